@@ -1,0 +1,65 @@
+"""Run the SQL files of ``sql/``: schema names go in as identifiers, values as bound parameters.
+
+A file may hold several statements. Placeholders ``{work}``, ``{build}`` (schema names)
+are filled with ``psycopg.sql.Identifier``; ``%(name)s`` placeholders are values, bound
+by psycopg's client-side cursor (which escapes them; it is what lets one file hold
+several statements, which the server-side extended protocol does not allow).
+"""
+
+from __future__ import annotations
+
+import os
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import psycopg
+from psycopg import sql
+
+__all__ = ["sql_dir", "read_sql", "compose_sql", "run_sql_file"]
+
+
+def sql_dir() -> Path:
+    """The project's ``sql/`` folder (``ANONYMIZERS_SQL_DIR`` overrides, e.g. in a container)."""
+    if env := os.environ.get("ANONYMIZERS_SQL_DIR"):
+        return Path(env)
+    return Path(__file__).resolve().parents[2] / "sql"
+
+
+@cache
+def read_sql(name: str) -> str:
+    path = sql_dir() / name
+    if not path.is_file():
+        raise FileNotFoundError(f"SQL file {path} not found (is ANONYMIZERS_SQL_DIR right?)")
+    return path.read_text()
+
+
+Name = str | tuple[str, ...]  # a schema, or a qualified (schema, table)
+
+
+def compose_sql(name: str, **identifiers: Name) -> sql.Composed:
+    """The text of ``sql/<name>`` with ``{placeholder}`` bound to (qualified) identifiers."""
+    bound = {
+        key: sql.Identifier(*value) if isinstance(value, tuple) else sql.Identifier(value)
+        for key, value in identifiers.items()
+    }
+    return sql.SQL(read_sql(name)).format(**bound)  # type: ignore[arg-type]
+
+
+def run_sql_file(
+    conn: psycopg.Connection,
+    name: str,
+    params: dict[str, Any] | None = None,
+    **identifiers: Name,
+) -> list[tuple[Any, ...]]:
+    """Execute every statement of ``sql/<name>``; returns the rows of the last one (if any)."""
+    with psycopg.ClientCursor(conn) as cur:
+        # Always bind (even {}), so every file writes a literal % as %% whatever its parameters.
+        cur.execute(compose_sql(name, **identifiers), params or {})
+        rows: list[tuple[Any, ...]] = []
+        while True:
+            if cur.description is not None:
+                rows = cur.fetchall()
+            if not cur.nextset():
+                break
+        return rows

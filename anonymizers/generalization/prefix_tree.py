@@ -1,0 +1,503 @@
+"""Make generalized cell sequences k-anonymous with the prefix-tree methods KAM_CUT and KAM_REC.
+
+The input is a generalized dataset D^G: one sequence of integer cell ids per trip
+(consecutive repeats already collapsed) and the id of the person who made it.  The
+output is the anonymized dataset D* as a list of :class:`AnonymizedSequence`, at most
+one per input sequence, sorted by ``source``.
+
+Support is always counted in *distinct owners* (persons), never in trajectories: a
+person with ten identical trips contributes 1.  Pass ``owners=range(len(sequences))``
+to get the paper's per-trajectory counting.
+
+Privacy invariant (the basis of the paper's Theorems 12 and 13): every published
+sequence ``S`` satisfies ``support(S, sequences, owners) >= k``, where support is the
+number of distinct owners having an input sequence that contains ``S`` as a
+subsequence (Definition 4).  Any ``g(T)`` with support ``< k`` in D^G is therefore
+contained in no published sequence, which is what Definition 9 asks.
+
+References
+----------
+.. [1] A. Monreale, G. Andrienko, N. Andrienko, F. Giannotti, D. Pedreschi,
+   S. Rinzivillo, S. Wrobel, "Movement Data Anonymity through Generalization",
+   Transactions on Data Privacy 3 (2010), 91-121.  Definitions 4 and 9, Section 6.2
+   (Algorithms 4, 5 and 6) and the running example of Section 6.3 (Figures 4-6).
+"""
+
+from __future__ import annotations
+
+import math
+import operator
+from collections import Counter
+from collections.abc import Hashable, Iterable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from anonymizers.errors import InputError
+
+__all__ = ["AnonymizedSequence", "kam_cut", "kam_rec", "support"]
+
+Cells = tuple[int, ...]
+
+# Float slack for ``p * len(T)``: 0.7 * 10 is 7.000000000000001 and must still mean 7.
+_P_EPSILON = 1e-9
+_NO_IDS = np.zeros(0, dtype=np.int64)
+# Below this many candidate holders a Python subsequence test beats another numpy pass.
+_FEW_HOLDERS = 16
+
+
+@dataclass(frozen=True)
+class AnonymizedSequence:
+    """One published sequence of D*.
+
+    Parameters
+    ----------
+    source : int
+        Index of the input sequence this published sequence was derived from.
+    cells : tuple of int
+        Published cell sequence (non-empty); always a subsequence of the source.
+    """
+
+    source: int
+    cells: tuple[int, ...]
+
+
+# --------------------------------------------------------------------------- public API
+
+
+def kam_cut(
+    sequences: Sequence[Sequence[int]], owners: Sequence[Hashable], k: int
+) -> list[AnonymizedSequence]:
+    """Anonymize by cutting every prefix-tree subtree whose root has support < k.
+
+    Each input sequence is published truncated at the last node of its path that
+    survives the cut; a sequence whose first node is cut is suppressed.  This is why
+    Figure 4(b) of [1]_ publishes "DE" twice, for DECHL and DEJFG.
+
+    Parameters
+    ----------
+    sequences : sequence of sequence of int
+        Generalized trajectories (cell ids), one per trip, none empty.
+    owners : sequence of hashable
+        Owner (person) of each sequence; node support counts distinct owners.
+    k : int
+        Anonymity threshold, at least 2.
+
+    Returns
+    -------
+    list of AnonymizedSequence
+        Published prefixes, at most one per input sequence, sorted by ``source``.
+
+    Raises
+    ------
+    InputError
+        If ``k < 2``, the lengths differ, a sequence is empty or a cell is not an int.
+
+    Notes
+    -----
+    The tree is never materialized: it is built level by level with numpy, keeping
+    only the node ids of the current depth, so memory is O(N) for N cells in total
+    and time O(N log n) for n sequences (one sort per level).  A prefix node's support
+    is a lower bound on the containment support of that prefix, so every output has
+    ``support >= k`` (Theorem 12).
+
+    References
+    ----------
+    .. [1] Monreale et al., "Movement Data Anonymity through Generalization",
+       Trans. Data Privacy 3 (2010), Algorithm 4 and Section 6.3.
+    """
+    seqs, owner_ids = _validate(sequences, owners, k)
+    depths = _surviving_depths(seqs, owner_ids, k)
+    return [
+        AnonymizedSequence(i, seq[:depth])
+        for i, (seq, depth) in enumerate(zip(seqs, depths.tolist(), strict=True))
+        if depth > 0
+    ]
+
+
+def kam_rec(
+    sequences: Sequence[Sequence[int]], owners: Sequence[Hashable], k: int, p: float
+) -> list[AnonymizedSequence]:
+    """Anonymize by pruning infrequent prefix-tree paths, then recovering sub-trajectories.
+
+    TreePruning (Algorithm 5 of [1]_) moves every sequence whose path crosses a node
+    of support < k, whole, into L_cut; the other sequences are published unchanged.
+    TrjRecovery (Algorithm 6) then looks, for each distinct ``T`` in L_cut, for the
+    longest common subsequence of ``T`` with the pruned tree and with L_cut, and
+    publishes it once per occurrence of ``T`` if it is k-supported and has at least
+    ``p * len(T)`` cells; otherwise every occurrence of ``T`` is suppressed.
+
+    Parameters
+    ----------
+    sequences : sequence of sequence of int
+        Generalized trajectories (cell ids), one per trip, none empty.
+    owners : sequence of hashable
+        Owner (person) of each sequence; supports count distinct owners.
+    k : int
+        Anonymity threshold, at least 2.
+    p : float
+        Minimum fraction of ``T``'s cells a recovered sequence keeps, in (0, 1].
+
+    Returns
+    -------
+    list of AnonymizedSequence
+        Published sequences, at most one per input sequence, sorted by ``source``.
+
+    Raises
+    ------
+    InputError
+        If ``k < 2``, ``p`` is outside (0, 1], the lengths differ, a sequence is empty
+        or a cell is not an int.
+
+    Notes
+    -----
+    This project's reading of the parts the paper leaves open:
+
+    * The pruned tree holds exactly the surviving sequences and L_cut the others, so
+      ``ClosestLCS(T, PT)`` and ``ClosestLCS(T, L_cut)`` together compare ``T`` with
+      every distinct input sequence except ``T`` itself.  Skipping ``T``'s own
+      occurrences changes nothing: if ``T`` were k-supported only through copies of
+      itself, all its prefix nodes would have support >= k and ``T`` would not be in
+      L_cut; so when ``support(T) >= k`` a strict supersequence exists and yields
+      ``T`` as LCS anyway.  Excluding them is what makes "CHL occurs twice in L_cut"
+      (thanks to DECHL) in Section 6.3.
+    * "The longest sub-trajectory that is frequent": one LCS string is computed per
+      compared sequence; the candidates are tried in decreasing length and the first
+      whose support in the whole input (distinct owners, containment) is >= k wins.
+      Ties go to the compared sequence with the larger cell-overlap bound, then to
+      the one met first in the input.  A candidate is never published below k: this
+      is the invariant Theorem 13 relies on.
+    * The length test is ``len(S) >= ceil(p * len(T))`` (with float slack).
+    * A recovered sequence may hold the same cell twice in a row (T = ABA, S = AA):
+      the cells in between were dropped.  Collapsing it would only raise its support.
+
+    Complexity.  Pruning is the O(N log n) pass of :func:`kam_cut`.  Recovery is
+    O(D^2 L^2 / w) in the worst case, like the paper's O(n^2), for D distinct
+    sequences of length L and machine word w; in practice each distinct ``T`` costs
+    one pass over the inverted-index postings of its cells (numpy) to bound
+    ``|LCS(T, U)|`` by the multiset overlap, and bit-parallel LCS (Hyyrö) only for the
+    few ``U`` whose bound beats both ``ceil(p * len(T))`` and the best candidate so
+    far.  Support checks stop at k owners and are memoized per pattern.
+
+    References
+    ----------
+    .. [1] Monreale et al., "Movement Data Anonymity through Generalization",
+       Trans. Data Privacy 3 (2010), Algorithms 5 and 6 and Section 6.3.
+    .. [2] H. Hyyrö, "Bit-parallel LCS-length computation revisited", AWOCA 2004.
+    """
+    seqs, owner_ids = _validate(sequences, owners, k)
+    _check_p(p)
+    depths = _surviving_depths(seqs, owner_ids, k)
+    published: dict[int, Cells] = {}
+    cut: dict[Cells, list[int]] = {}
+    for i, (seq, depth) in enumerate(zip(seqs, depths.tolist(), strict=True)):
+        if depth == len(seq):
+            published[i] = seq
+        else:
+            cut.setdefault(seq, []).append(i)
+    if cut:
+        recovery = _Recovery(seqs, owner_ids, k)
+        for seq, occurrences in cut.items():
+            recovered = recovery.best_subsequence(seq, _min_length(p, len(seq)))
+            if recovered is not None:
+                published.update(dict.fromkeys(occurrences, recovered))
+    return [AnonymizedSequence(i, published[i]) for i in sorted(published)]
+
+
+def support(
+    pattern: Sequence[int], sequences: Sequence[Sequence[int]], owners: Sequence[Hashable]
+) -> int:
+    """Count the distinct owners having a sequence that contains ``pattern`` (Definition 4).
+
+    A plain O(total length) reference implementation, meant for tests and checks.
+
+    Parameters
+    ----------
+    pattern : sequence of int
+        Candidate sub-trajectory; the empty pattern is contained in every sequence.
+    sequences : sequence of sequence of int
+        Generalized trajectories.
+    owners : sequence of hashable
+        Owner of each sequence.
+
+    Returns
+    -------
+    int
+        Number of distinct owners ``o`` with some sequence ``T`` of ``o`` such that
+        ``pattern`` is a subsequence of ``T``.
+
+    Raises
+    ------
+    InputError
+        If ``sequences`` and ``owners`` have different lengths.
+
+    References
+    ----------
+    .. [1] Monreale et al., "Movement Data Anonymity through Generalization",
+       Trans. Data Privacy 3 (2010), Definition 4.
+    """
+    if len(sequences) != len(owners):
+        raise InputError(
+            f"got {len(sequences)} sequences but {len(owners)} owners; pass one owner per sequence"
+        )
+    wanted = tuple(pattern)
+    return len(
+        {owner for seq, owner in zip(sequences, owners, strict=True) if _contains(seq, wanted)}
+    )
+
+
+# --------------------------------------------------------------------------- validation
+
+
+def _validate(
+    sequences: Sequence[Sequence[int]], owners: Sequence[Hashable], k: int
+) -> tuple[list[Cells], np.ndarray]:
+    """Check the common arguments; return the sequences as tuples and dense owner ids."""
+    if isinstance(k, bool) or not isinstance(k, int | np.integer) or k < 2:
+        raise InputError(f"k must be an integer >= 2 (k-anonymity needs a crowd), got {k!r}")
+    if len(sequences) != len(owners):
+        raise InputError(
+            f"got {len(sequences)} sequences but {len(owners)} owners; pass one owner per sequence"
+        )
+    seqs = [_as_cells(i, seq) for i, seq in enumerate(sequences)]
+    dense: dict[Hashable, int] = {}
+    owner_ids = np.fromiter(
+        (dense.setdefault(owner, len(dense)) for owner in owners), dtype=np.int64, count=len(seqs)
+    )
+    return seqs, owner_ids
+
+
+def _as_cells(index: int, seq: Sequence[int]) -> Cells:
+    """Convert one input sequence to a tuple of Python ints, rejecting empties and non-ints."""
+    try:
+        cells = tuple(map(operator.index, seq))
+    except TypeError as exc:
+        raise InputError(f"sequence {index} must hold integer cell ids: {exc}") from None
+    if not cells:
+        raise InputError(f"sequence {index} is empty; drop empty trajectories before anonymizing")
+    return cells
+
+
+def _check_p(p: float) -> None:
+    """Reject a recovery fraction outside (0, 1] (NaN included)."""
+    if isinstance(p, bool) or not isinstance(p, int | float | np.floating) or not 0 < p <= 1:
+        raise InputError(f"p must be a fraction in (0, 1], e.g. 0.4; got {p!r}")
+
+
+def _min_length(p: float, length: int) -> int:
+    """Smallest recovered length that keeps at least ``p`` of ``length`` cells (>= 1)."""
+    return max(1, math.ceil(p * length - _P_EPSILON))
+
+
+# --------------------------------------------------------------------------- prefix tree
+
+
+def _surviving_depths(seqs: list[Cells], owner_ids: np.ndarray, k: int) -> np.ndarray:
+    """Depth of the deepest node on each sequence's path whose owner support is >= k.
+
+    Equivalent to building the prefix tree and cutting every subtree rooted at a node
+    of support < k (TreePruning_cut).  Only the current level is kept: a node at depth
+    d is identified by (node at depth d-1, cell), and the sequences still "alive" at
+    depth d are exactly those passing through a surviving parent, so counting owners
+    among them gives the true node support.
+    """
+    lengths = np.fromiter(map(len, seqs), dtype=np.int64, count=len(seqs))
+    offsets = np.concatenate(([0], np.cumsum(lengths)[:-1]))
+    flat = _dense_cells(seqs, int(lengths.sum()))
+    key_base = int(flat.max()) + 1
+    depths = np.zeros(len(seqs), dtype=np.int64)
+    nodes = np.zeros(len(seqs), dtype=np.int64)
+    alive = np.arange(len(seqs))
+    depth = 0
+    while alive.size:
+        keys = nodes[alive] * key_base + flat[offsets[alive] + depth]
+        _, child = np.unique(keys, return_inverse=True)
+        keep = _distinct_owner_counts(child, owner_ids[alive])[child] >= k
+        nodes[alive[keep]] = child[keep]
+        alive = alive[keep]
+        depth += 1
+        depths[alive] = depth
+        alive = alive[lengths[alive] > depth]
+    return depths
+
+
+def _dense_cells(seqs: list[Cells], total: int) -> np.ndarray:
+    """All cells, concatenated and renumbered 0..C-1 so that tree keys cannot overflow."""
+    try:
+        flat = np.fromiter((c for seq in seqs for c in seq), dtype=np.int64, count=total)
+    except OverflowError:
+        raise InputError("cell ids must fit in a signed 64-bit integer") from None
+    return np.unique(flat, return_inverse=True)[1].reshape(-1)
+
+
+def _distinct_owner_counts(groups: np.ndarray, owner_ids: np.ndarray) -> np.ndarray:
+    """Number of distinct owners in each group id 0..max(groups)."""
+    base = int(owner_ids.max()) + 1
+    pairs = np.unique(groups * base + owner_ids)
+    return np.bincount(pairs // base, minlength=int(groups.max()) + 1)
+
+
+# --------------------------------------------------------------------------- recovery
+
+
+class _Recovery:
+    """TrjRecovery over the distinct input sequences, with an inverted index and memos."""
+
+    def __init__(self, seqs: list[Cells], owner_ids: np.ndarray, k: int) -> None:
+        self._k = k
+        index: dict[Cells, int] = {}
+        self._owners: list[set[int]] = []
+        for seq, owner in zip(seqs, owner_ids.tolist(), strict=True):
+            seq_id = index.setdefault(seq, len(index))
+            if seq_id == len(self._owners):
+                self._owners.append(set())
+            self._owners[seq_id].add(owner)
+        self._index = index
+        self._distinct = list(index)
+        self._postings = _inverted_index(self._distinct)
+        self._supported: dict[Cells, bool] = {}
+
+    def best_subsequence(self, seq: Cells, min_len: int) -> Cells | None:
+        """Longest k-supported LCS of ``seq`` with another distinct sequence, or None.
+
+        Candidates are visited by decreasing overlap bound, and the scan stops as soon
+        as no remaining bound can beat the best supported candidate found so far.
+        """
+        bounds = self._overlap_bounds(seq)
+        bounds[self._index[seq]] = 0
+        order, order_bounds = _by_decreasing_bound(bounds, min_len)
+        masks = _match_masks(seq)
+        best, best_len = None, min_len - 1
+        for other, bound in zip(order, order_bounds, strict=True):
+            if bound <= best_len:
+                break
+            candidate_len = _lcs_length(masks, len(seq), self._distinct[other])
+            if candidate_len > best_len:
+                candidate = _lcs_string(seq, masks, self._distinct[other])
+                if self._is_supported(candidate):
+                    best, best_len = candidate, candidate_len
+        return best
+
+    def _overlap_bounds(self, seq: Cells) -> np.ndarray:
+        """Multiset overlap |seq ∩ U| for every distinct U: an upper bound on |LCS|."""
+        wanted = Counter(seq)
+        once = [self._postings[c][0] for c, n in wanted.items() if n == 1]
+        bounds = np.bincount(np.concatenate(once or [_NO_IDS]), minlength=len(self._distinct))
+        for cell, n in wanted.items():
+            if n > 1:  # revisited cells are rare: weight only those
+                ids, counts = self._postings[cell]
+                bounds[ids] += np.minimum(counts, n)
+        return bounds
+
+    def _is_supported(self, pattern: Cells) -> bool:
+        """Memoized ``support(pattern) >= k`` over the whole input."""
+        known = self._supported.get(pattern)
+        if known is None:
+            known = self._supported[pattern] = self._count_owners(pattern) >= self._k
+        return known
+
+    def _count_owners(self, pattern: Cells) -> int:
+        """Distinct owners containing ``pattern``, counted only up to k (enough to decide)."""
+        found: set[int] = set()
+        for other in self._holders(pattern):
+            if _contains(self._distinct[other], pattern):
+                found |= self._owners[other]
+                if len(found) >= self._k:
+                    break
+        return len(found)
+
+    def _holders(self, pattern: Cells) -> list[int]:
+        """Distinct ids holding every cell of ``pattern`` (rarest cells first, while many)."""
+        cells = sorted(set(pattern), key=lambda c: len(self._postings[c][0]))
+        holders = self._postings[cells[0]][0]
+        for cell in cells[1:]:
+            if holders.size <= _FEW_HOLDERS:
+                break
+            ids = self._postings[cell][0]  # sorted, so membership is a binary search
+            at = np.minimum(np.searchsorted(ids, holders), ids.size - 1)
+            holders = holders[ids[at] == holders]
+        return holders.tolist()
+
+
+def _inverted_index(distinct: list[Cells]) -> dict[int, tuple[np.ndarray, np.ndarray]]:
+    """Map each cell to (ids of the distinct sequences holding it, its count in each)."""
+    ids: dict[int, list[int]] = {}
+    counts: dict[int, list[int]] = {}
+    for seq_id, seq in enumerate(distinct):
+        for cell, n in Counter(seq).items():
+            ids.setdefault(cell, []).append(seq_id)
+            counts.setdefault(cell, []).append(n)
+    return {
+        cell: (np.array(ids[cell], dtype=np.int64), np.array(counts[cell], dtype=np.int64))
+        for cell in ids
+    }
+
+
+def _by_decreasing_bound(bounds: np.ndarray, min_len: int) -> tuple[list[int], list[int]]:
+    """Candidate ids with bound >= min_len, by decreasing bound then increasing id."""
+    candidates = np.flatnonzero(bounds >= min_len)
+    order = candidates[np.argsort(-bounds[candidates], kind="stable")]
+    return order.tolist(), bounds[order].tolist()
+
+
+# --------------------------------------------------------------------------- LCS
+
+
+def _match_masks(seq: Cells) -> dict[int, int]:
+    """Bit i of ``masks[c]`` is set iff ``seq[i] == c`` (Hyyrö's match vectors)."""
+    masks: dict[int, int] = {}
+    for i, cell in enumerate(seq):
+        masks[cell] = masks.get(cell, 0) | (1 << i)
+    return masks
+
+
+def _lcs_length(masks: dict[int, int], length: int, other: Iterable[int]) -> int:
+    """LCS length of the sequence behind ``masks`` and ``other``, bit-parallel.
+
+    Python ints are the bit vectors, so one step per cell of ``other`` costs
+    O(length / word size); cells absent from the first sequence leave V unchanged.
+    """
+    full = (1 << length) - 1
+    vector = full
+    for cell in other:
+        match = masks.get(cell)
+        if match:
+            carry = vector & match
+            vector = (vector + carry) | (vector - carry)
+    return length - (vector & full).bit_count()
+
+
+def _lcs_string(first: Cells, masks: dict[int, int], second: Cells) -> Cells:
+    """One longest common subsequence of ``first`` (given with its masks) and ``second``.
+
+    Reruns the bit-parallel recurrence keeping every column vector: the zero bits
+    among the lowest ``i`` bits of column ``j`` count LCS(first[:i], second[:j]), so
+    the classic backtrack costs O(len(first) + len(second)) big-int operations
+    instead of filling the O(len * len) table.
+    """
+    second = tuple(c for c in second if c in masks)  # other cells never match
+    columns = [(1 << len(first)) - 1]
+    for cell in second:
+        carry = columns[-1] & masks[cell]
+        columns.append((columns[-1] + carry) | (columns[-1] - carry))
+
+    def lcs(i: int, j: int) -> int:
+        return i - (columns[j] & ((1 << i) - 1)).bit_count()
+
+    picked: list[int] = []
+    i, j = len(first), len(second)
+    while i and j:
+        if first[i - 1] == second[j - 1]:
+            picked.append(first[i - 1])
+            i, j = i - 1, j - 1
+        elif lcs(i - 1, j) >= lcs(i, j - 1):
+            i -= 1
+        else:
+            j -= 1
+    return tuple(reversed(picked))
+
+
+def _contains(seq: Sequence[int], pattern: Sequence[int]) -> bool:
+    """True if ``pattern`` is a subsequence of ``seq`` (Definition 4)."""
+    remaining = iter(seq)
+    return all(cell in remaining for cell in pattern)

@@ -1,0 +1,79 @@
+"""Read and check the optional persons file: one row per person with demographic columns."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from anonymizers.errors import InputError
+
+__all__ = ["KNOWN_COLUMNS", "read_persons", "check_referenced", "persons_rows"]
+
+# Typed columns of raw.persons; any other column is kept in its jsonb `attributes`.
+KNOWN_COLUMNS = {"age": "integer", "sex": "text", "education": "text", "income": "number"}
+
+
+def read_persons(path: Path) -> pd.DataFrame:
+    """The persons file as a frame with user_id first; rejects what cannot be loaded."""
+    if not path.is_file():
+        raise InputError(f"{path}: no such persons file. Check the path.")
+    try:
+        frame = pd.read_csv(path, dtype=str, keep_default_na=False)
+    except pd.errors.EmptyDataError as error:
+        raise InputError(f"{path}: the persons file is empty; expected a header with "
+                         "user_id and demographic columns.") from error
+    if "user_id" not in frame.columns:
+        raise InputError(f"{path}: the persons file needs a user_id column "
+                         f"(found {', '.join(frame.columns)}).")
+    duplicated = frame["user_id"].duplicated()
+    if duplicated.any():
+        first = frame["user_id"][duplicated].iloc[0]
+        raise InputError(f"{path}: user_id {first!r} appears more than once "
+                         f"(line {int(np.flatnonzero(duplicated)[0]) + 2}); one row per person.")
+    for column, kind in KNOWN_COLUMNS.items():
+        if column in frame.columns and kind != "text":
+            frame[column] = _numeric(frame[column], column, kind, path)
+    return frame
+
+
+def _numeric(values: pd.Series, column: str, kind: str, path: Path) -> pd.Series:
+    parsed = pd.to_numeric(values.replace("", np.nan), errors="coerce")
+    bad = parsed.isna() & (values != "")
+    if kind == "integer":
+        bad |= parsed.notna() & (parsed % 1 != 0)
+    if bad.any():
+        line = int(np.flatnonzero(bad.to_numpy())[0]) + 2
+        raise InputError(f"{path}: column {column} must be {kind}; line {line} has "
+                         f"{values[bad].iloc[0]!r}. Fix it or leave the cell empty.")
+    return parsed.astype("Int64") if kind == "integer" else parsed
+
+
+def check_referenced(persons: pd.DataFrame, user_ids: np.ndarray, path: Path) -> None:
+    """Every user_id of the points must have a row in the persons file."""
+    missing = pd.Index(pd.unique(user_ids)).difference(pd.Index(persons["user_id"]))
+    if len(missing):
+        shown = ", ".join(map(repr, missing[:5]))
+        raise InputError(f"{path}: {len(missing)} person(s) referenced by the points have no "
+                         f"row here ({shown}{', ...' if len(missing) > 5 else ''}). "
+                         "Add them, or load without --persons.")
+
+
+def persons_rows(persons: pd.DataFrame) -> list[tuple]:
+    """Rows for COPY into raw.persons (user_id, age, sex, education, income, attributes)."""
+    extra = [c for c in persons.columns if c != "user_id" and c not in KNOWN_COLUMNS]
+    rows = []
+    for record in persons.to_dict("records"):
+        known = [_none(record.get(column)) for column in KNOWN_COLUMNS]
+        attributes = {c: record[c] for c in extra if record[c] != ""}
+        rows.append((record["user_id"], *known, json.dumps(attributes)))
+    return rows
+
+
+def _none(value: object) -> object:
+    if value is None or value is pd.NA or value == "" or (isinstance(value, float)
+                                                          and np.isnan(value)):
+        return None
+    return int(value) if isinstance(value, np.integer) else value

@@ -1,0 +1,82 @@
+"""Read point files (CSV, GeoParquet, GeoPackage) into a frame of the loader's five columns."""
+
+from __future__ import annotations
+
+import gzip
+from dataclasses import dataclass
+from pathlib import Path
+
+import pandas as pd
+import pyarrow as pa
+import pyarrow.csv as pacsv
+
+from anonymizers.errors import InputError
+from anonymizers.loading.validation import POINT_COLUMNS, check_columns
+
+__all__ = ["PointFile", "read_points"]
+
+TABLE_SUFFIXES = (".parquet", ".geoparquet", ".gpkg")
+
+
+@dataclass
+class PointFile:
+    """What was read: the five columns as read, and how to turn positions into line numbers."""
+
+    frame: pd.DataFrame
+    source: str
+    line_offset: int  # 2 for CSV (header is line 1), 1 for table formats (row numbers)
+
+
+def read_points(path: Path) -> PointFile:
+    """Read ``path``; CSV (optionally .gz) by default, GeoParquet / GeoPackage by suffix."""
+    if not path.is_file():
+        raise InputError(f"{path}: no such file. Check the path.")
+    if path.suffix.lower() in TABLE_SUFFIXES:
+        return PointFile(_read_geo_table(path), str(path), 1)
+    return PointFile(_read_csv(path), str(path), 2)
+
+
+def _header(path: Path) -> list[str]:
+    opener = gzip.open if path.suffix == ".gz" else open
+    with opener(path, "rt", encoding="utf-8", errors="replace") as handle:
+        first = handle.readline()
+    if not first.strip():
+        raise InputError(f"{path}: the file is empty. Expected a header "
+                         f"{','.join(POINT_COLUMNS)} and one row per GPS fix.")
+    return [name.strip().strip('"') for name in first.rstrip("\r\n").split(",")]
+
+
+def _read_csv(path: Path) -> pd.DataFrame:
+    check_columns(_header(path), str(path))
+    # Everything as text: parsing is the validator's job, so that it can name the bad rows.
+    types = {name: pa.string() for name in POINT_COLUMNS}
+    try:
+        table = pacsv.read_csv(path, convert_options=pacsv.ConvertOptions(column_types=types))
+    except pa.ArrowInvalid as error:
+        raise InputError(f"{path}: not a readable CSV file ({error}).") from error
+    return table.to_pandas()[list(POINT_COLUMNS)]
+
+
+def _read_geo_table(path: Path) -> pd.DataFrame:
+    import geopandas as gpd
+
+    try:
+        frame = (gpd.read_parquet(path) if path.suffix.lower() != ".gpkg"
+                 else gpd.read_file(path, engine="pyogrio"))
+    except Exception as error:  # pyogrio/pyarrow raise many types; all mean "cannot read"
+        raise InputError(f"{path}: cannot read it as GeoParquet/GeoPackage ({error}).") from error
+    if frame.crs is None:
+        raise InputError(f"{path}: the geometry has no CRS; set one (e.g. EPSG:4326).")
+    geom_types = set(frame.geometry.dropna().geom_type.unique())
+    if not geom_types <= {"Point"}:
+        raise InputError(f"{path}: geometries must be Points, found {sorted(geom_types)}.")
+    check_columns([c for c in frame.columns if c != frame.geometry.name] + ["lon", "lat"],
+                  str(path))
+    frame = frame.to_crs(4326)
+    empty = frame.geometry.isna() | frame.geometry.is_empty
+    lon = frame.geometry.x.where(~empty)
+    lat = frame.geometry.y.where(~empty)
+    return pd.DataFrame({
+        "traj_id": frame["traj_id"].astype("string"), "user_id": frame["user_id"].astype("string"),
+        "t": frame["t"], "lon": lon.astype(float), "lat": lat.astype(float),
+    })
