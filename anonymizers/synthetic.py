@@ -224,14 +224,17 @@ def _require_int(value: object, name: str, low: int, high: int) -> None:
         raise InputError(f"CityConfig.{name} must be in [{low}, {high}], got {value}")
 
 
-def _require_float(value: object, name: str, low: float, high: float, *, open_low: bool) -> None:
+def _require_float(
+    value: object, name: str, low: float, high: float, *, open_low: bool, open_high: bool = False
+) -> None:
     if isinstance(value, bool) or not isinstance(value, int | float | np.integer | np.floating):
         raise InputError(f"CityConfig.{name} must be a number, got {value!r}")
     number = float(value)
     too_low = number <= low if open_low else number < low
-    if not math.isfinite(number) or too_low or number > high:
-        bracket = "(" if open_low else "["
-        raise InputError(f"CityConfig.{name} must be in {bracket}{low}, {high}], got {value!r}")
+    too_high = number >= high if open_high else number > high
+    if not math.isfinite(number) or too_low or too_high:
+        interval = f"{'(' if open_low else '['}{low:g}, {high:g}{')' if open_high else ']'}"
+        raise InputError(f"CityConfig.{name} must be in {interval}, got {value!r}")
 
 
 def _validate(cfg: CityConfig) -> None:
@@ -240,10 +243,9 @@ def _validate(cfg: CityConfig) -> None:
     _require_int(cfg.arterial_every, "arterial_every", 1, 1000)
     _require_int(cfg.days, "days", 1, 366)
     _require_float(cfg.origin_lon, "origin_lon", -180.0, 180.0, open_low=False)
-    _require_float(cfg.origin_lat, "origin_lat", -80.0, 80.0, open_low=True)
-    if cfg.origin_lat == 80.0:
-        raise InputError(f"CityConfig.origin_lat must be in (-80, 80), got {cfg.origin_lat!r}")
+    _require_float(cfg.origin_lat, "origin_lat", -80.0, 80.0, open_low=True, open_high=True)
     _require_float(cfg.radius_m, "radius_m", 0.0, _MAX_RADIUS_M, open_low=True)
+    # a city needs at least a few streets; the upper bound is radius_m / 2
     _require_float(cfg.block_m, "block_m", 0.0, cfg.radius_m / 2, open_low=True)
     _require_float(cfg.ring_radius_m, "ring_radius_m", 0.0, cfg.radius_m, open_low=True)
     # whole-second timestamps stay strictly increasing only with intervals of >= 1 s
@@ -254,6 +256,8 @@ def _validate(cfg: CityConfig) -> None:
 
 def _first_midnight_utc(start: str) -> int:
     """Seconds since the epoch of midnight UTC of the date in ``start``."""
+    if not isinstance(start, str):
+        raise InputError(f"CityConfig.start must be an ISO-8601 string, got {start!r}")
     try:
         stamp = pd.Timestamp(start)
     except (TypeError, ValueError) as exc:
@@ -267,6 +271,10 @@ def _first_midnight_utc(start: str) -> int:
 # --------------------------------------------------------------------------- places
 
 
+# (weights, centres, sigmas) of a mixture of Rayleigh blobs
+_Mixture = tuple[np.ndarray, np.ndarray, np.ndarray]
+
+
 class _City(NamedTuple):
     """City-wide places shared by every block (drawn once from the seed)."""
 
@@ -278,7 +286,7 @@ class _City(NamedTuple):
 def _sample_disc(
     rng: np.random.Generator,
     n: int,
-    mixture: tuple[np.ndarray, np.ndarray, np.ndarray],
+    mixture: _Mixture,
     radius: float,
 ) -> np.ndarray:
     """Draw n points from a mixture of truncated 2-D Rayleigh blobs inside the disc."""
@@ -293,13 +301,13 @@ def _sample_disc(
     return centre + r[:, None] * np.column_stack([np.cos(theta), np.sin(theta)])
 
 
-def _home_mixture(radius: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _home_mixture(radius: float) -> _Mixture:
     weights = np.array([w for w, _ in _HOME_MIX])
     sigmas = np.array([s for _, s in _HOME_MIX]) * radius
     return weights, np.zeros((len(_HOME_MIX), 2)), sigmas
 
 
-def _work_mixture(radius: float, districts: np.ndarray) -> tuple[np.ndarray, ...]:
+def _work_mixture(radius: float, districts: np.ndarray) -> _Mixture:
     k = len(districts)
     weights = np.array([_CBD_SHARE, *([_DISTRICT_SHARE / k] * k), _DISPERSED_SHARE])
     centres = np.vstack([np.zeros((1, 2)), districts, np.zeros((1, 2))])
@@ -360,7 +368,9 @@ def _demographics(
     return age, female, education, (np.round(income / 100) * 100).astype(np.int64)
 
 
-def _favourite_pois(rng: np.random.Generator, home: np.ndarray, city: _City, radius: float):
+def _favourite_pois(
+    rng: np.random.Generator, home: np.ndarray, city: _City, radius: float
+) -> np.ndarray:
     """(n, 3, 2) POIs per person, drawn with a gravity model around the home."""
     dist = np.hypot(*(home[:, None, :] - city.pois[None, :, :]).transpose(2, 0, 1))
     weight = city.poi_weight[None, :] * np.exp(-dist / (_POI_DECAY * radius))
@@ -370,7 +380,9 @@ def _favourite_pois(rng: np.random.Generator, home: np.ndarray, city: _City, rad
     return city.pois[pick]
 
 
-def _make_people(rng: np.random.Generator, first_id: int, n: int, cfg: CityConfig, city: _City):
+def _make_people(
+    rng: np.random.Generator, first_id: int, n: int, cfg: CityConfig, city: _City
+) -> _People:
     radius = cfg.radius_m
     home = _snap(_sample_disc(rng, n, _home_mixture(radius), radius), cfg)
     work = _snap(_sample_disc(rng, n, _work_mixture(radius, city.districts), radius), cfg)
@@ -411,7 +423,9 @@ def _centre_side_arterial(coord: np.ndarray, cfg: CityConfig) -> np.ndarray:
     return np.trunc(coord / spacing) * spacing
 
 
-def _grid_route(s: np.ndarray, d: np.ndarray, ys: np.ndarray, xd: np.ndarray, cfg: CityConfig):
+def _grid_route(
+    s: np.ndarray, d: np.ndarray, ys: np.ndarray, xd: np.ndarray, cfg: CityConfig
+) -> _Routes:
     """S -> (sx, ys) -> (xd, ys) -> (xd, dy) -> D along the lines x=sx, y=ys, x=xd, y=dy."""
     m = len(s)
     corners = [
@@ -499,7 +513,7 @@ def _leg_durations(route: _Routes, speeds: np.ndarray, cfg: CityConfig) -> np.nd
     return length / np.take_along_axis(speeds, route.road, axis=1)
 
 
-def _fastest_routes(s: np.ndarray, d: np.ndarray, speeds: np.ndarray, cfg: CityConfig):
+def _fastest_routes(s: np.ndarray, d: np.ndarray, speeds: np.ndarray, cfg: CityConfig) -> _Routes:
     """The fastest candidate route per trip among those that stay inside the city."""
     candidates = [*_grid_candidates(s, d, cfg), _ring_route(s, d, cfg)]
     times = np.column_stack([_leg_durations(c, speeds, cfg).sum(axis=1) for c in candidates])
@@ -766,17 +780,19 @@ def _persons_table(block: _Block, cfg: CityConfig) -> pa.Table:
 def _fixed7(values: np.ndarray) -> pa.Array:
     """Text with exactly 7 decimals, built with Arrow kernels instead of a Python loop."""
     scaled = np.rint(values * 1e7).astype(np.int64)
-    whole, frac = np.divmod(np.abs(scaled), 10_000_000)
-    sign = pc.if_else(pa.array(scaled < 0), "-", "")
-    text = pc.binary_join_element_wise(sign, pc.cast(pa.array(whole), pa.string()), "")
-    decimals = pc.utf8_lpad(pc.cast(pa.array(frac), pa.string()), width=7, padding="0")
-    return pc.binary_join_element_wise(text, decimals, ".")
+    digits = pc.utf8_lpad(pc.cast(pa.array(np.abs(scaled)), pa.string()), width=8, padding="0")
+    text = pc.utf8_replace_slice(digits, -7, -7, ".")  # insert the decimal point
+    negative = scaled < 0
+    if not negative.any():
+        return text
+    return pc.if_else(pa.array(negative), pc.binary_join_element_wise("-", text, ""), text)
 
 
 def _points_csv_table(block: _Block, cfg: CityConfig) -> pa.Table:
     traj, users = _id_columns(block, cfg)
-    seconds = pa.array(block.t, type=pa.timestamp("s", tz="UTC"))
-    t = pc.strftime(seconds, format="%Y-%m-%dT%H:%M:%SZ")
+    # casting to text is ~25x faster than strftime; it gives "2026-03-02 07:31:05"
+    text = pc.cast(pa.array(block.t, type=pa.timestamp("s")), pa.string())
+    t = pc.binary_join_element_wise(pc.utf8_replace_slice(text, 10, 11, "T"), "Z", "")
     columns = [traj, users, t, _fixed7(block.lon), _fixed7(block.lat)]
     return pa.table(dict(zip(_POINT_COLUMNS, columns, strict=True)))
 

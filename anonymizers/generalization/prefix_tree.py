@@ -355,6 +355,10 @@ class _Recovery:
         self._index = index
         self._distinct = list(index)
         self._postings = _inverted_index(self._distinct)
+        self._cell_support = {
+            cell: len(set().union(*(self._owners[i] for i in ids.tolist())))
+            for cell, (ids, _) in self._postings.items()
+        }
         self._supported: dict[Cells, bool] = {}
 
     def best_subsequence(self, seq: Cells, min_len: int) -> Cells | None:
@@ -363,8 +367,9 @@ class _Recovery:
         Candidates are visited by decreasing overlap bound, and the scan stops as soon
         as no remaining bound can beat the best supported candidate found so far.
         """
+        seq_id = self._index[seq]
         bounds = self._overlap_bounds(seq)
-        bounds[self._index[seq]] = 0
+        bounds[seq_id] = 0
         order, order_bounds = _by_decreasing_bound(bounds, min_len)
         masks = _match_masks(seq)
         best, best_len = None, min_len - 1
@@ -374,7 +379,7 @@ class _Recovery:
             candidate_len = _lcs_length(masks, len(seq), self._distinct[other])
             if candidate_len > best_len:
                 candidate = _lcs_string(seq, masks, self._distinct[other])
-                if self._is_supported(candidate):
+                if self._is_supported(candidate, (seq_id, other)):
                     best, best_len = candidate, candidate_len
         return best
 
@@ -389,11 +394,22 @@ class _Recovery:
                 bounds[ids] += np.minimum(counts, n)
         return bounds
 
-    def _is_supported(self, pattern: Cells) -> bool:
-        """Memoized ``support(pattern) >= k`` over the whole input."""
+    def _is_supported(self, pattern: Cells, holders: tuple[int, int]) -> bool:
+        """Memoized ``support(pattern) >= k`` over the whole input.
+
+        ``holders`` are two distinct ids known to contain ``pattern`` (the LCS pair):
+        their owners alone may already reach k, and a cell held by fewer than k
+        owners rules the pattern out; only the rest needs a scan.
+        """
         known = self._supported.get(pattern)
         if known is None:
-            known = self._supported[pattern] = self._count_owners(pattern) >= self._k
+            if len(self._owners[holders[0]] | self._owners[holders[1]]) >= self._k:
+                known = True
+            elif min(map(self._cell_support.__getitem__, pattern)) < self._k:
+                known = False
+            else:
+                known = self._count_owners(pattern) >= self._k
+            self._supported[pattern] = known
         return known
 
     def _count_owners(self, pattern: Cells) -> int:

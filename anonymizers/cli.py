@@ -1,0 +1,211 @@
+"""The ``anonymizers`` command: database, synthetic data, loading, releases, verification.
+
+User mistakes (AnonymizerError) print one clear line and exit 2, without a traceback;
+a failed privacy check exits 3; anything else is a bug and keeps its traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from anonymizers.errors import AnonymizerError, PrivacyViolation
+
+__all__ = ["main"]
+
+
+def _echo(message: str) -> None:
+    print(message, file=sys.stderr, flush=True)
+
+
+def _ensure_database() -> str:
+    """The database URL, starting the embedded cluster and migrating as needed."""
+    import os
+
+    from anonymizers.db.cluster import EmbeddedCluster
+    from anonymizers.db.migrate import migrate
+
+    url = os.environ.get("DATABASE_URL") or EmbeddedCluster.default().up(log=_echo)
+    applied = migrate(url)
+    if applied:
+        _echo(f"schema migrated: {', '.join(applied)}")
+    return url
+
+
+def cmd_db(args: argparse.Namespace) -> int:
+    from anonymizers.db.cluster import EmbeddedCluster
+
+    cluster = EmbeddedCluster.default()
+    if args.action == "up":
+        _ensure_database()
+        print(cluster.url())
+    elif args.action == "down":
+        _echo("stopped" if cluster.down() else "was not running")
+    elif args.action == "status":
+        print(cluster.status())
+    else:
+        from anonymizers.db.connection import database_url
+
+        print(database_url())
+    return 0
+
+
+def cmd_generate(args: argparse.Namespace) -> int:
+    from anonymizers.synthetic import CityConfig, write_city
+
+    config = CityConfig(seed=args.seed, target_points=args.points, origin_lon=args.lon,
+                        origin_lat=args.lat, days=args.days)
+    persons = args.persons or args.out.with_name(args.out.stem.split(".")[0] + "_persons.csv")
+    started = time.monotonic()
+    n_points, n_persons = write_city(config, args.out, persons)
+    _echo(f"generated {n_points} points of {n_persons} persons in "
+          f"{time.monotonic() - started:.1f} s")
+    print(f"{args.out}\n{persons}")
+    return 0
+
+
+def cmd_load(args: argparse.Namespace) -> int:
+    from anonymizers.loading import load_dataset
+
+    url = _ensure_database()
+    started = time.monotonic()
+    result = load_dataset(args.file, args.dataset, persons=args.persons, replace=args.replace,
+                          sort=args.sort, url=url)
+    print(result.summary())
+    _echo(f"load took {time.monotonic() - started:.1f} s")
+    return 0
+
+
+def _params(pairs: list[str]) -> dict[str, Any]:
+    from anonymizers.errors import InputError
+
+    params: dict[str, Any] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key:
+            raise InputError(f"--param {pair!r}: write it as key=value, e.g. cell_size=500")
+        params[key] = value
+    return params
+
+
+def cmd_release(args: argparse.Namespace) -> int:
+    import os
+
+    from anonymizers.airflow_runner import run_dag
+    from anonymizers.db.connection import connect
+    from anonymizers.release import gate
+    from anonymizers.release.spec import METHODS, method_params
+
+    url = _ensure_database()
+    os.environ["DATABASE_URL"] = url  # the DAG's tasks connect through the environment
+    conf = {"dataset": args.dataset, "method": args.method, "k": args.k,
+            "k_counts": args.k_counts, "start": args.start, "end": args.end,
+            **method_params(args.method, _params(args.param))}
+    with connect(url) as conn:  # fail fast on a bad dataset/method/window, before Airflow
+        spec = gate.resolve_spec(conn, conf, None, "check")
+    _echo(f"running DAG {METHODS[args.method]} for {spec.release_name} ...")
+    started = time.monotonic()
+    run_dag(METHODS[args.method], conf)
+    _echo(f"done in {time.monotonic() - started:.1f} s; query it with:\n  psql "
+          f"\"{_analyst_url(url)}\" -c 'SELECT * FROM {spec.release_name}.metrics'")
+    print(spec.release_name)
+    return 0
+
+
+def _analyst_url(url: str) -> str:
+    from psycopg.conninfo import conninfo_to_dict, make_conninfo
+
+    info = conninfo_to_dict(url)
+    info["user"] = "analyst"
+    info.pop("password", None)
+    return make_conninfo(**info)
+
+
+def cmd_verify(args: argparse.Namespace) -> int:
+    from anonymizers.db.connection import connect
+    from anonymizers.verifiers.generalization import verify_generalization_release
+
+    url = _ensure_database()
+    with connect(url) as conn:
+        result = verify_generalization_release(conn, args.release)
+    print(json.dumps(result.to_json(), indent=2))
+    if not result.passed:
+        raise PrivacyViolation(f"{args.release} violates its privacy model "
+                               f"({len(result.violations)} violation(s))")
+    return 0
+
+
+def cmd_releases(args: argparse.Namespace) -> int:
+    from anonymizers.db.connection import connect
+
+    url = _ensure_database()
+    with connect(url) as conn:
+        rows = conn.execute(
+            "SELECT release_name, dataset, method, k, k_counts, window_start, window_end, "
+            "trajectories_in, trajectories_out FROM catalog.releases ORDER BY published_at"
+        ).fetchall()
+    for row in rows:
+        name, dataset, method, k, counts, start, end, t_in, t_out = row
+        print(f"{name}  {dataset} {method} k={k} ({counts})  {start:%Y-%m-%d %H:%M} .. "
+              f"{end:%Y-%m-%d %H:%M}  trajectories {t_out}/{t_in}")
+    if not rows:
+        _echo("no releases yet")
+    return 0
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="anonymizers", description=__doc__)
+    sub = parser.add_subparsers(dest="command", required=True)
+    db = sub.add_parser("db", help="the embedded PostGIS cluster (or DATABASE_URL)")
+    db.add_argument("action", choices=["up", "down", "status", "url"])
+    db.set_defaults(func=cmd_db)
+    gen = sub.add_parser("generate", help="write a synthetic city (points + persons CSV)")
+    gen.add_argument("--out", type=Path, required=True)
+    gen.add_argument("--persons", type=Path, help="persons CSV (default: <out>_persons.csv)")
+    gen.add_argument("--points", type=int, default=100_000, help="approximate number of fixes")
+    gen.add_argument("--seed", type=int, default=0)
+    gen.add_argument("--lon", type=float, default=11.2558, help="city centre longitude")
+    gen.add_argument("--lat", type=float, default=43.7696, help="city centre latitude")
+    gen.add_argument("--days", type=int, default=1)
+    gen.set_defaults(func=cmd_generate)
+    load = sub.add_parser("load", help="validate and load a CSV/GeoParquet/GPKG into raw")
+    load.add_argument("file", type=Path)
+    load.add_argument("--dataset", required=True)
+    load.add_argument("--persons", type=Path, help="CSV with user_id and demographic columns")
+    load.add_argument("--replace", action="store_true", help="swap an existing dataset atomically")
+    load.add_argument("--sort", action="store_true", help="sort rows by traj_id, t before checks")
+    load.set_defaults(func=cmd_load)
+    rel = sub.add_parser("release", help="build, verify and publish a release via Airflow")
+    rel.add_argument("--dataset", required=True)
+    rel.add_argument("--method", required=True)
+    rel.add_argument("--k", type=int, required=True)
+    rel.add_argument("--k-counts", choices=["persons", "trajectories"], default="persons")
+    rel.add_argument("--start", help="window start, ISO-8601 (default: start of the data)")
+    rel.add_argument("--end", help="window end, exclusive (default: end of the data)")
+    rel.add_argument("--param", action="append", default=[], metavar="KEY=VALUE")
+    rel.set_defaults(func=cmd_release)
+    ver = sub.add_parser("verify", help="independently re-check a published release")
+    ver.add_argument("release")
+    ver.set_defaults(func=cmd_verify)
+    sub.add_parser("releases", help="list the catalog").set_defaults(func=cmd_releases)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    try:
+        return int(args.func(args))
+    except PrivacyViolation as error:
+        _echo(f"privacy violation: {error}")
+        return 3
+    except AnonymizerError as error:
+        _echo(f"error: {error}")
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,157 @@
+"""The steps of a generalization release, one function per Airflow task.
+
+Each step reads and writes only its run's work/build schema (plus raw, read-only), runs
+in one transaction, and gives the same outcome when re-run. Steps take and return the
+ReleaseSpec as a plain dict (the only thing that travels by XCom); data moves between
+steps through tables in the work schema.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import datetime
+from typing import Any
+
+import psycopg
+
+from anonymizers.db.connection import connect
+from anonymizers.db.sqlfiles import run_sql_file
+from anonymizers.errors import PrivacyViolation
+from anonymizers.release import gate
+from anonymizers.release.spec import ReleaseSpec
+
+__all__ = ["prepare", "project", "grid_membership", "visits_and_flows", "anonymize",
+           "build_release", "verify", "metrics", "publish", "cleanup", "FAULT_ENV"]
+
+log = logging.getLogger(__name__)
+
+# Test hook: "step" raises in that step, "step:hang" blocks it (to kill the process).
+FAULT_ENV = "ANONYMIZERS_INJECT_FAULT"
+
+
+def _injected_fault(step: str) -> None:
+    target, _, mode = os.environ.get(FAULT_ENV, "").partition(":")
+    if target != step:
+        return
+    if mode == "hang":
+        time.sleep(3600)
+    raise RuntimeError(f"fault injected into step {step!r} ({FAULT_ENV})")
+
+
+@contextmanager
+def _step(name: str, spec: dict[str, Any]) -> Iterator[tuple[ReleaseSpec, psycopg.Connection]]:
+    """One transaction for one step, with timing in the task log."""
+    started = time.monotonic()
+    release = ReleaseSpec.from_dict(spec)
+    with connect() as conn:
+        yield release, conn
+        _injected_fault(name)
+    log.info("step %s of %s took %.2f s", name, release.release_name, time.monotonic() - started)
+
+
+def prepare(params: dict[str, Any], interval: tuple[datetime, datetime] | None,
+            run_id: str) -> dict[str, Any] | None:
+    """Resolve the release; None when it is already published (the run then does nothing)."""
+    with connect() as conn:
+        release = gate.resolve_spec(conn, params, interval, gate.run_token(run_id))
+        if gate.is_published(conn, release):
+            log.info("%s is already published: nothing to do", release.release_name)
+            return None
+        gate.prepare_work_schema(conn, release)
+        _injected_fault("prepare")
+    log.info("release %s, window %s .. %s, SRID %s", release.release_name,
+             release.window_start, release.window_end, release.srid)
+    return release.to_dict()
+
+
+def project(spec: dict[str, Any]) -> None:
+    with _step("project", spec) as (release, conn):
+        run_sql_file(conn, "generalization/010_project_window.sql", release.window_params(),
+                     work=release.work_schema)
+
+
+def grid_membership(spec: dict[str, Any]) -> None:
+    with _step("grid_membership", spec) as (release, conn):
+        cell_size = float(release.params.get("cell_size", 1000.0))
+        run_sql_file(conn, "generalization/020_grid_membership.sql",
+                     {"cell_size": cell_size, "srid": release.srid}, work=release.work_schema)
+
+
+def visits_and_flows(spec: dict[str, Any]) -> None:
+    with _step("visits_and_flows", spec) as (release, conn):
+        run_sql_file(conn, "generalization/050_visits.sql", work=release.work_schema)
+        run_sql_file(conn, "generalization/060_flows.sql",
+                     {"k": release.k, "count_persons": release.count_persons},
+                     work=release.work_schema)
+
+
+def _owners(user_ids: list[str], count_persons: bool) -> list[int]:
+    """Owner per sequence: the person (default) or the trajectory itself."""
+    if not count_persons:
+        return list(range(len(user_ids)))
+    ids: dict[str, int] = {}
+    return [ids.setdefault(user, len(ids)) for user in user_ids]
+
+
+def anonymize(spec: dict[str, Any]) -> dict[str, int]:
+    """The prefix-tree step in Python: KAM_CUT over the generalized sequences."""
+    from anonymizers.generalization.prefix_tree import kam_cut
+
+    with _step("anonymize", spec) as (release, conn):
+        rows = run_sql_file(conn, "generalization/070_sequences.sql", work=release.work_schema)
+        sequences = [list(cells) for _traj, _user, cells in rows]
+        owners = _owners([user for _traj, user, _cells in rows], release.count_persons)
+        published = kam_cut(sequences, owners, release.k)
+        run_sql_file(conn, "generalization/075_anonymized.sql", work=release.work_schema)
+        table = psycopg.sql.Identifier(release.work_schema, "anonymized")
+        copy_sql = psycopg.sql.SQL("COPY {} (source_traj_id, cells) FROM STDIN").format(table)
+        with conn.cursor().copy(copy_sql) as copy:
+            for item in published:
+                copy.write_row((rows[item.source][0], list(item.cells)))
+    return {"sequences_in": len(rows), "sequences_out": len(published)}
+
+
+def build_release(spec: dict[str, Any]) -> None:
+    with _step("build_release", spec) as (release, conn):
+        schemas = {"work": release.work_schema, "build": release.build_schema}
+        run_sql_file(conn, "generalization/080_build_release.sql", {"srid": release.srid},
+                     **schemas)
+        run_sql_file(conn, "release/create_manifest.sql", release.manifest_params(), **schemas)
+
+
+def verify(spec: dict[str, Any]) -> dict[str, Any]:
+    """The gate: the independent verifier on the build schema; raises if it fails."""
+    from anonymizers.verifiers.generalization import verify_generalization_release
+
+    with _step("verify", spec) as (release, conn):
+        result = verify_generalization_release(conn, release.build_schema)
+        conn.execute(psycopg.sql.SQL("UPDATE {}.manifest SET verifier_result = %s").format(
+            psycopg.sql.Identifier(release.build_schema)), (json.dumps(result.to_json()),))
+    if not result.passed:
+        raise PrivacyViolation(f"{release.build_schema} fails its privacy model; not "
+                               f"published: {'; '.join(result.violations[:5])}")
+    return result.to_json()
+
+
+def metrics(spec: dict[str, Any]) -> None:
+    with _step("metrics", spec) as (release, conn):
+        run_sql_file(conn, "generalization/090_metrics.sql", work=release.work_schema,
+                     build=release.build_schema)
+
+
+def publish(spec: dict[str, Any]) -> str:
+    with _step("publish", spec) as (release, conn):
+        published = gate.publish(conn, release)
+    log.info("%s %s", release.release_name, "published" if published else "already published")
+    return release.release_name
+
+
+def cleanup(spec: dict[str, Any]) -> list[str]:
+    """After a publish, drop the work and build leftovers of every run of this release."""
+    with _step("cleanup", spec) as (release, conn):
+        return gate.drop_run_schemas(conn, release, all_runs=True)

@@ -1,0 +1,1 @@
+"""Release machinery: what a release is, the work/build schemas, and the atomic publish."""

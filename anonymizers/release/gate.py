@@ -1,0 +1,120 @@
+"""The release gate: resolve a run into a ReleaseSpec, prepare its schemas, publish atomically.
+
+Publishing renames the verified build schema to the release schema and inserts its
+catalog row in one transaction, under an advisory lock on the release name, only if the
+release is not yet in the catalog and the verifier passed on exactly that schema. So a
+failed or killed run leaves no release and no catalog row, a re-run publishes once, and
+two concurrent runs of one release never both publish.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import psycopg
+from psycopg import sql
+
+from anonymizers.db.sqlfiles import run_sql_file
+from anonymizers.errors import InputError, ReleaseError
+from anonymizers.release.spec import ReleaseSpec, method_params, utm_srid
+
+__all__ = ["resolve_spec", "run_token", "is_published", "prepare_work_schema", "publish",
+           "drop_run_schemas"]
+
+
+def run_token(run_id: str) -> str:
+    return hashlib.sha1(run_id.encode()).hexdigest()[:8]
+
+
+def _dataset_row(conn: psycopg.Connection, name: str) -> tuple[Any, ...]:
+    row = conn.execute(
+        "SELECT dataset_id, source_sha256, t_min, t_max, lon_median, lat_median "
+        "FROM raw.datasets WHERE name = %s", (name,)).fetchone()
+    if row is None:
+        raise InputError(f"no dataset named {name!r}; load it first with "
+                         f"`anonymizers load FILE --dataset {name}` (see `anonymizers releases`)")
+    return row
+
+
+def _window(params: dict[str, Any], interval: tuple[datetime, datetime] | None,
+            t_min: datetime, t_max: datetime) -> tuple[str, str]:
+    """Explicit start/end, else the scheduled data interval, else the whole dataset."""
+    start, end = params.get("start"), params.get("end")
+    if start or end:
+        lo = datetime.fromisoformat(start) if start else t_min
+        hi = datetime.fromisoformat(end) if end else t_max + timedelta(microseconds=1)
+    elif interval is not None:
+        lo, hi = interval
+    else:
+        lo, hi = t_min, t_max + timedelta(microseconds=1)
+    return _aware(lo).isoformat(), _aware(hi).isoformat()
+
+
+def _aware(moment: datetime) -> datetime:
+    """In UTC (naive means UTC): the window's text form is part of the release identity."""
+    return moment.astimezone(UTC) if moment.tzinfo else moment.replace(tzinfo=UTC)
+
+
+def resolve_spec(conn: psycopg.Connection, params: dict[str, Any],
+                 interval: tuple[datetime, datetime] | None, token: str) -> ReleaseSpec:
+    """Turn DAG params (+ the data interval of a scheduled run) into a ReleaseSpec."""
+    dataset_id, sha, t_min, t_max, lon, lat = _dataset_row(conn, params["dataset"])
+    start, end = _window(params, interval, t_min, t_max)
+    chosen = method_params(params["method"], params)
+    srid = int(params.get("srid") or utm_srid(lon, lat))
+    return ReleaseSpec(
+        dataset=params["dataset"], dataset_id=dataset_id, source_sha256=sha,
+        method=params["method"], k=int(params["k"]), k_counts=params.get("k_counts", "persons"),
+        window_start=start, window_end=end, srid=srid, params=chosen, run_token=token,
+    )
+
+
+def is_published(conn: psycopg.Connection, spec: ReleaseSpec) -> bool:
+    row = conn.execute("SELECT 1 FROM catalog.releases WHERE release_name = %s",
+                       (spec.release_name,)).fetchone()
+    return row is not None
+
+
+def prepare_work_schema(conn: psycopg.Connection, spec: ReleaseSpec) -> None:
+    """A fresh work schema for this run (re-running prepare starts the run over)."""
+    work = sql.Identifier(spec.work_schema)
+    conn.execute(sql.SQL("DROP SCHEMA IF EXISTS {} CASCADE").format(work))
+    conn.execute(sql.SQL("CREATE SCHEMA {}").format(work))
+
+
+def _verifier_passed(conn: psycopg.Connection, spec: ReleaseSpec) -> bool:
+    query = sql.SQL("SELECT (verifier_result ->> 'passed')::boolean FROM {}.manifest").format(
+        sql.Identifier(spec.build_schema))
+    row = conn.execute(query).fetchone()
+    return bool(row and row[0])
+
+
+def publish(conn: psycopg.Connection, spec: ReleaseSpec) -> bool:
+    """Publish the verified build schema; False if the release was already published."""
+    conn.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", (spec.release_name,))
+    if is_published(conn, spec):
+        return False
+    exists = conn.execute("SELECT to_regnamespace(%s)", (spec.build_schema,)).fetchone()
+    if exists is None or exists[0] is None:
+        raise ReleaseError(f"nothing to publish: build schema {spec.build_schema} is missing")
+    if not _verifier_passed(conn, spec):
+        raise ReleaseError(f"{spec.build_schema} has no passing verifier result: not published")
+    run_sql_file(conn, "release/publish.sql", build=spec.build_schema, release=spec.release_name)
+    return True
+
+
+def drop_run_schemas(conn: psycopg.Connection, spec: ReleaseSpec, *, all_runs: bool) -> list[str]:
+    """Drop this run's work schema, or (after a publish) every run's leftovers of the release."""
+    if all_runs:
+        pattern = f"work\\_{spec.digest}\\_%"
+        rows = conn.execute(
+            "SELECT nspname FROM pg_namespace WHERE nspname LIKE %s OR nspname LIKE %s",
+            (pattern, f"build\\_{spec.digest}\\_%")).fetchall()
+        names = [row[0] for row in rows]
+    else:
+        names = [spec.work_schema]
+    for name in names:
+        conn.execute(sql.SQL("DROP SCHEMA IF EXISTS {} CASCADE").format(sql.Identifier(name)))
+    return names

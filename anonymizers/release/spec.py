@@ -1,0 +1,152 @@
+"""What one release is: dataset, method, parameters and window, and the names derived from them.
+
+A release's identity is a hash of everything that determines its content (dataset and
+its source digest, method, k, what k counts, parameters, window). Re-running the same
+release therefore targets the same schema names: a failed run is completed by a re-run,
+and a published release is never published twice.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import asdict, dataclass, field
+from datetime import datetime
+from typing import Any
+
+from anonymizers import __version__
+from anonymizers.errors import InputError
+
+__all__ = ["ReleaseSpec", "utm_srid", "METHODS", "METHOD_PARAMETERS", "PRIVACY_MODELS",
+           "method_params"]
+
+# Method -> DAG that builds it. Methods of later issues are added here as they land.
+METHODS = {"grid_kam_cut": "generalization"}
+
+# Method -> its parameters with defaults (the part of the DAG params that is the method's).
+METHOD_PARAMETERS: dict[str, dict[str, Any]] = {
+    "grid_kam_cut": {"cell_size": 1000.0},
+}
+
+PRIVACY_MODELS = {
+    "generalization": (
+        "k-anonymous cell sequences: every published cell sequence (trajectory or flow) is "
+        "contained, as a subsequence, in the generalized trajectories of at least k distinct "
+        "{counts} of the window (implies seed 000 Definition 9)"
+    ),
+}
+
+
+def method_params(method: str, given: dict[str, Any]) -> dict[str, Any]:
+    """The method's parameters: defaults overridden by ``given`` (other keys are ignored)."""
+    if method not in METHOD_PARAMETERS:
+        raise InputError(f"unknown method {method!r}; choose one of "
+                         f"{', '.join(sorted(METHOD_PARAMETERS))}")
+    chosen = dict(METHOD_PARAMETERS[method])
+    for key, default in chosen.items():
+        value = given.get(key)
+        if value is None:
+            continue
+        try:
+            chosen[key] = type(default)(value)
+        except (TypeError, ValueError) as error:
+            raise InputError(f"parameter {key}={value!r} must be a {type(default).__name__}")\
+                from error
+        if isinstance(chosen[key], float | int) and chosen[key] <= 0:
+            raise InputError(f"parameter {key} must be positive (got {value})")
+    return chosen
+
+
+def utm_srid(lon: float, lat: float) -> int:
+    """EPSG code of the WGS 84 / UTM zone containing (lon, lat)."""
+    zone = min(int((lon + 180) // 6) + 1, 60)
+    return (32600 if lat >= 0 else 32700) + zone
+
+
+@dataclass(frozen=True)
+class ReleaseSpec:
+    """Everything a task needs to know about its release (travels between tasks by XCom)."""
+
+    dataset: str
+    dataset_id: int
+    source_sha256: str
+    method: str
+    k: int
+    k_counts: str
+    window_start: str  # ISO-8601, inclusive
+    window_end: str  # ISO-8601, exclusive
+    srid: int
+    params: dict[str, Any] = field(default_factory=dict)
+    run_token: str = "manual"  # names this run's scratch schemas; not part of the identity
+    code_version: str = __version__
+
+    def __post_init__(self) -> None:
+        if self.method not in METHODS:
+            raise InputError(f"unknown method {self.method!r}; choose one of "
+                             f"{', '.join(sorted(METHODS))}")
+        if self.k < 2:
+            raise InputError(f"k must be at least 2 (got {self.k}): k = 1 is no anonymity.")
+        if self.k_counts not in ("persons", "trajectories"):
+            raise InputError(f"k_counts must be 'persons' or 'trajectories', not {self.k_counts!r}")
+        if datetime.fromisoformat(self.window_start) >= datetime.fromisoformat(self.window_end):
+            raise InputError(f"empty window: start {self.window_start} is not before "
+                             f"end {self.window_end}")
+
+    @property
+    def digest(self) -> str:
+        identity = {key: value for key, value in asdict(self).items()
+                    if key not in ("code_version", "run_token")}
+        text = json.dumps(identity, sort_keys=True, default=str)
+        return hashlib.sha256(text.encode()).hexdigest()[:10]
+
+    @property
+    def release_name(self) -> str:
+        return f"release_{self.dataset}_{self.method}_{self.digest}"
+
+    @property
+    def work_schema(self) -> str:
+        """Scratch tables of this run (each run has its own: concurrent runs never share)."""
+        return f"work_{self.digest}_{self.run_token}"
+
+    @property
+    def build_schema(self) -> str:
+        """The release tables of this run, under a name analysts cannot see, until publish."""
+        return f"build_{self.digest}_{self.run_token}"
+
+    @property
+    def family(self) -> str:
+        return METHODS[self.method]
+
+    @property
+    def count_persons(self) -> bool:
+        return self.k_counts == "persons"
+
+    @property
+    def privacy_model(self) -> str:
+        return PRIVACY_MODELS[self.family].format(counts=self.k_counts)
+
+    @property
+    def input_fingerprint(self) -> str:
+        text = f"{self.source_sha256}|{self.dataset_id}|{self.window_start}|{self.window_end}"
+        return hashlib.sha256(text.encode()).hexdigest()
+
+    def window_params(self) -> dict[str, Any]:
+        return {"dataset_id": self.dataset_id, "window_start": self.window_start,
+                "window_end": self.window_end, "srid": self.srid}
+
+    def manifest_params(self) -> dict[str, Any]:
+        return {
+            "release_name": self.release_name, "dataset": self.dataset, "method": self.method,
+            "parameters": json.dumps(self.params, sort_keys=True), "k": self.k,
+            "k_counts": self.k_counts, "privacy_model": self.privacy_model,
+            "window_start": self.window_start, "window_end": self.window_end,
+            "srid": self.srid, "input_fingerprint": self.input_fingerprint,
+            "code_version": self.code_version,
+        }
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> ReleaseSpec:
+        return cls(**data)

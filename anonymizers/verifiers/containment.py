@@ -1,0 +1,77 @@
+"""Count, for published cell sequences, the distinct owners whose sequences contain them.
+
+Written independently of the prefix-tree anonymizers on purpose: it shares no code with
+them, so a bug there is not repeated here. Containment is seed 000 Definition 4: S is
+contained in T if S's cells appear in T in order, not necessarily consecutively.
+
+An inverted index (cell -> ids of sequences holding it) limits the containment test to
+sequences holding every cell of S, smallest posting list first; counting stops at k.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+__all__ = ["SupportIndex", "is_subsequence", "Shortfall"]
+
+
+def is_subsequence(pattern: Sequence[int], sequence: Sequence[int]) -> bool:
+    """True if ``pattern`` occurs in ``sequence`` in order (gaps allowed)."""
+    remaining = iter(sequence)
+    return all(any(cell == item for item in remaining) for cell in pattern)
+
+
+@dataclass(frozen=True)
+class Shortfall:
+    """A published sequence with fewer than k supporting owners."""
+
+    pattern: tuple[int, ...]
+    support: int
+
+
+class SupportIndex:
+    """The derived input sequences, indexed by the cells they visit."""
+
+    def __init__(self, sequences: Sequence[Sequence[int]], owners: Sequence[int]) -> None:
+        self.sequences = [tuple(s) for s in sequences]
+        self.owners = np.asarray(owners)
+        postings: dict[int, list[int]] = {}
+        for position, sequence in enumerate(self.sequences):
+            for cell in set(sequence):
+                postings.setdefault(cell, []).append(position)
+        self.postings = {cell: np.array(ids) for cell, ids in postings.items()}
+
+    def support(self, pattern: Sequence[int], stop_at: int | None = None) -> int:
+        """Distinct owners with a sequence containing ``pattern`` (stops early at stop_at)."""
+        candidates = self._candidates(pattern)
+        owners: set[int] = set()
+        for position in candidates:
+            owner = int(self.owners[position])
+            if owner in owners or not is_subsequence(pattern, self.sequences[position]):
+                continue
+            owners.add(owner)
+            if stop_at is not None and len(owners) >= stop_at:
+                break
+        return len(owners)
+
+    def _candidates(self, pattern: Sequence[int]) -> np.ndarray:
+        lists = [self.postings.get(cell) for cell in set(pattern)]
+        if any(ids is None for ids in lists):
+            return np.empty(0, dtype=int)
+        ordered = sorted(lists, key=len)  # type: ignore[arg-type]
+        result = ordered[0]
+        for ids in ordered[1:]:
+            result = np.intersect1d(result, ids, assume_unique=True)
+        return result
+
+    def shortfalls(self, patterns: Sequence[Sequence[int]], k: int) -> list[Shortfall]:
+        """Every distinct pattern whose support is below k."""
+        found = []
+        for pattern in {tuple(p) for p in patterns}:
+            support = self.support(pattern, stop_at=k)
+            if support < k:
+                found.append(Shortfall(pattern, support))
+        return found

@@ -1,0 +1,195 @@
+"""Verify a generalization release (grid_kam_cut, kam_cut, kam_rec) from its tables and raw data.
+
+It reads only the release schema under test and ``raw``: never the work schema or the
+anonymizer's bookkeeping. Checks:
+
+1. the input is the one the release was made from (fingerprint);
+2. every published trajectory's cell sequence is contained in the re-derived sequences of
+   at least k distinct owners (persons by default);
+3. every published flow A->B is a consecutive move of at least k owners, and its counts
+   are the verifier's own recount;
+4. every published cell is visited by at least k owners, so no cell or centroid can
+   point at fewer than k people;
+5. no raw traj_id / user_id appears in any text column, and no timestamp column is
+   published (time is generalized to the release window).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from datetime import UTC
+from collections import defaultdict
+from dataclasses import dataclass, field
+from typing import Any
+
+import psycopg
+from psycopg import sql
+
+from anonymizers.db.sqlfiles import run_sql_file
+from anonymizers.errors import InputError
+from anonymizers.verifiers.containment import SupportIndex
+
+__all__ = ["VerifierResult", "verify_generalization_release"]
+
+OUTSIDE = -1  # the verifier's symbol for "in no published cell"
+SHOWN = 10  # violations quoted in the result
+
+
+@dataclass
+class VerifierResult:
+    schema: str
+    k: int
+    k_counts: str
+    checks: dict[str, Any] = field(default_factory=dict)
+    violations: list[str] = field(default_factory=list)
+
+    @property
+    def passed(self) -> bool:
+        return not self.violations
+
+    def to_json(self) -> dict[str, Any]:
+        return {"passed": self.passed, "k": self.k, "k_counts": self.k_counts,
+                "checks": self.checks, "violations": self.violations[:SHOWN],
+                "n_violations": len(self.violations)}
+
+
+@dataclass
+class Derived:
+    """The verifier's own generalized trajectories."""
+
+    owners: list[int]
+    trajectory_ids: list[int]
+    sequences: list[tuple[int, ...]]  # with OUTSIDE symbols, consecutive repeats collapsed
+
+
+def _manifest(conn: psycopg.Connection, schema: str) -> dict[str, Any]:
+    cur = conn.execute(sql.SQL("SELECT * FROM {}.manifest").format(sql.Identifier(schema)))
+    row = cur.fetchone()
+    if row is None or cur.description is None:
+        raise InputError(f"{schema} has no manifest row: not a release")
+    return dict(zip([column.name for column in cur.description], row, strict=True))
+
+
+def _dataset(conn: psycopg.Connection, manifest: dict[str, Any]) -> tuple[int, str]:
+    row = conn.execute("SELECT dataset_id, source_sha256 FROM raw.datasets WHERE name = %s",
+                       (manifest["dataset"],)).fetchone()
+    if row is None:
+        raise InputError(f"dataset {manifest['dataset']!r} of this release is no longer loaded")
+    return int(row[0]), str(row[1])
+
+
+def _fingerprint(sha: str, dataset_id: int, manifest: dict[str, Any]) -> str:
+    start = manifest["window_start"].astimezone(UTC).isoformat()
+    end = manifest["window_end"].astimezone(UTC).isoformat()
+    return hashlib.sha256(f"{sha}|{dataset_id}|{start}|{end}".encode()).hexdigest()
+
+
+def _derive(conn: psycopg.Connection, schema: str, dataset_id: int,
+            manifest: dict[str, Any]) -> Derived:
+    params = {"dataset_id": dataset_id, "window_start": manifest["window_start"],
+              "window_end": manifest["window_end"], "srid": manifest["srid"]}
+    rows = run_sql_file(conn, "verify/derive_sequences.sql", params, release=schema)
+    person_ids: dict[str, int] = {}
+    owners, trajectory_ids, sequences = [], [], []
+    for position, (_traj, user, cells) in enumerate(rows):
+        person = person_ids.setdefault(user, len(person_ids))
+        owners.append(person if manifest["k_counts"] == "persons" else position)
+        trajectory_ids.append(position)
+        sequences.append(tuple(cells))
+    return Derived(owners, trajectory_ids, sequences)
+
+
+def _check_trajectories(conn, schema: str, derived: Derived, k: int,
+                        result: VerifierResult) -> SupportIndex:
+    inside = [tuple(c for c in seq if c != OUTSIDE) for seq in derived.sequences]
+    index = SupportIndex(inside, derived.owners)
+    published = conn.execute(sql.SQL("SELECT DISTINCT cells FROM {}.trajectories").format(
+        sql.Identifier(schema))).fetchall()
+    shortfalls = index.shortfalls([tuple(row[0]) for row in published], k)
+    result.checks["distinct_published_sequences"] = len(published)
+    result.checks["sequences_below_k"] = len(shortfalls)
+    for short in shortfalls:
+        result.violations.append(f"trajectory cells {list(short.pattern)} are contained in only "
+                                 f"{short.support} {result.k_counts}' sequences (k={k})")
+    return index
+
+
+def _recount_flows(derived: Derived) -> dict[tuple[int, int], tuple[set, set]]:
+    counts: dict[tuple[int, int], tuple[set, set]] = defaultdict(lambda: (set(), set()))
+    for owner, traj, seq in zip(derived.owners, derived.trajectory_ids, derived.sequences,
+                                strict=True):
+        for move in zip(seq, seq[1:], strict=False):
+            if OUTSIDE not in move:
+                counts[move][0].add(owner)
+                counts[move][1].add(traj)
+    return counts
+
+
+def _check_flows(conn, schema: str, derived: Derived, k: int, result: VerifierResult) -> None:
+    recount = _recount_flows(derived)
+    rows = conn.execute(sql.SQL(
+        "SELECT from_cell, to_cell, n_persons, n_trajectories FROM {}.flows").format(
+        sql.Identifier(schema))).fetchall()
+    result.checks["flows"] = len(rows)
+    for from_cell, to_cell, n_persons, n_trajectories in rows:
+        owners, trajectories = recount.get((from_cell, to_cell), (set(), set()))
+        if len(owners) < k:
+            result.violations.append(f"flow {from_cell}->{to_cell} is made by only "
+                                     f"{len(owners)} {result.k_counts} (k={k})")
+        if result.k_counts == "persons" and n_persons != len(owners):
+            result.violations.append(f"flow {from_cell}->{to_cell} says {n_persons} persons, "
+                                     f"the verifier counts {len(owners)}")
+        if n_trajectories != len(trajectories):
+            result.violations.append(f"flow {from_cell}->{to_cell} says {n_trajectories} "
+                                     f"trajectories, the verifier counts {len(trajectories)}")
+
+
+def _check_cells(conn, schema: str, index: SupportIndex, k: int,
+                 result: VerifierResult) -> None:
+    cells = [row[0] for row in conn.execute(sql.SQL("SELECT cell_id FROM {}.cells").format(
+        sql.Identifier(schema))).fetchall()]
+    thin = [cell for cell in cells if index.support((cell,), stop_at=k) < k]
+    result.checks["cells"] = len(cells)
+    result.checks["cells_below_k"] = len(thin)
+    for cell in thin:
+        result.violations.append(f"cell {cell} is visited by fewer than k={k} "
+                                 f"{result.k_counts}: its geometry would point at them")
+
+
+def _check_identifiers_and_time(conn, schema: str, dataset_id: int,
+                                result: VerifierResult) -> None:
+    columns = run_sql_file(conn, "verify/identifier_leaks.sql", {"schema": schema})
+    leaked = 0
+    for table, column in columns:
+        n = run_sql_file(conn, "verify/count_leaked_ids.sql", {"dataset_id": dataset_id},
+                         source=(schema, table), column=column)[0][0]
+        if n:
+            leaked += n
+            result.violations.append(f"{table}.{column} holds {n} raw traj_id/user_id values")
+    result.checks["identifier_columns_scanned"] = len(columns)
+    result.checks["raw_identifiers_found"] = leaked
+    timed = conn.execute(
+        "SELECT table_name || '.' || column_name FROM information_schema.columns "
+        "WHERE table_schema = %s AND table_name NOT IN ('manifest', 'metrics') "
+        "AND data_type LIKE 'time%%'", (schema,)).fetchall()
+    for (name,) in timed:
+        result.violations.append(f"{name} publishes time finer than the release window")
+
+
+def verify_generalization_release(conn: psycopg.Connection, schema: str) -> VerifierResult:
+    """Check the privacy model of the release (or build) schema ``schema``."""
+    manifest = _manifest(conn, schema)
+    k = int(manifest["k"])
+    result = VerifierResult(schema, k, manifest["k_counts"])
+    dataset_id, sha = _dataset(conn, manifest)
+    if _fingerprint(sha, dataset_id, manifest) != manifest["input_fingerprint"]:
+        result.violations.append("the dataset changed since this release was built: "
+                                 "the release cannot be verified against it")
+        return result
+    derived = _derive(conn, schema, dataset_id, manifest)
+    result.checks["input_trajectories"] = len(derived.sequences)
+    index = _check_trajectories(conn, schema, derived, k, result)
+    _check_flows(conn, schema, derived, k, result)
+    _check_cells(conn, schema, index, k, result)
+    _check_identifiers_and_time(conn, schema, dataset_id, result)
+    return result

@@ -1,0 +1,92 @@
+-- Build the release tables in the build schema (a temporary name; published by renaming).
+-- Only cells that a published trajectory or flow uses are published, under fresh random
+-- ids; trajectories get random UUIDs and a random row order, so nothing joins to raw
+-- data or to another release. No timestamps are published: time is the release window.
+-- Inputs: {work}.anonymized(anon_id, cells integer[]), {work}.cells(cell_id, geom,
+-- centroid), {work}.flows. Params: srid. Identifiers: work, build.
+DROP SCHEMA IF EXISTS {build} CASCADE;
+CREATE SCHEMA {build};
+
+DROP TABLE IF EXISTS {work}.cell_map;
+CREATE TABLE {work}.cell_map AS
+SELECT cell_id, (row_number() OVER (ORDER BY random()))::integer AS release_cell_id
+FROM (SELECT unnest(cells) AS cell_id FROM {work}.anonymized
+      UNION SELECT from_cell FROM {work}.flows
+      UNION SELECT to_cell FROM {work}.flows) AS used;
+CREATE UNIQUE INDEX ON {work}.cell_map (cell_id);
+
+CREATE TABLE {build}.cells (
+    cell_id  integer PRIMARY KEY,
+    geom     geometry(Polygon, %(srid)s) NOT NULL,
+    centroid geometry(Point, %(srid)s) NOT NULL
+);
+INSERT INTO {build}.cells (cell_id, geom, centroid)
+SELECT m.release_cell_id, c.geom, c.centroid
+FROM {work}.cells AS c
+JOIN {work}.cell_map AS m USING (cell_id)
+ORDER BY random();
+CREATE INDEX ON {build}.cells USING gist (geom);
+CREATE INDEX ON {build}.cells USING gist (centroid);
+
+CREATE TABLE {build}.trajectories (
+    traj_id uuid PRIMARY KEY DEFAULT gen_random_uuid(),
+    cells   integer[] NOT NULL,
+    n_cells integer NOT NULL,
+    geom    geometry(LineString, %(srid)s)
+);
+INSERT INTO {build}.trajectories (cells, n_cells, geom)
+SELECT seq.cells, cardinality(seq.cells),
+       CASE WHEN cardinality(seq.cells) >= 2 THEN seq.line END
+FROM (
+    SELECT a.anon_id,
+           array_agg(m.release_cell_id ORDER BY u.ord) AS cells,
+           ST_MakeLine(c.centroid ORDER BY u.ord) AS line
+    FROM {work}.anonymized AS a
+    CROSS JOIN LATERAL unnest(a.cells) WITH ORDINALITY AS u(cell_id, ord)
+    JOIN {work}.cell_map AS m ON m.cell_id = u.cell_id
+    JOIN {work}.cells AS c ON c.cell_id = u.cell_id
+    GROUP BY a.anon_id
+) AS seq
+ORDER BY random();
+CREATE INDEX ON {build}.trajectories USING gist (geom);
+
+CREATE TABLE {build}.flows (
+    from_cell      integer NOT NULL REFERENCES {build}.cells,
+    to_cell        integer NOT NULL REFERENCES {build}.cells,
+    n_persons      integer NOT NULL,
+    n_trajectories integer NOT NULL,
+    geom           geometry(LineString, %(srid)s) NOT NULL,
+    PRIMARY KEY (from_cell, to_cell)
+);
+INSERT INTO {build}.flows (from_cell, to_cell, n_persons, n_trajectories, geom)
+SELECT mf.release_cell_id, mt.release_cell_id, f.n_persons, f.n_trajectories,
+       ST_MakeLine(cf.centroid, ct.centroid)
+FROM {work}.flows AS f
+JOIN {work}.cell_map AS mf ON mf.cell_id = f.from_cell
+JOIN {work}.cell_map AS mt ON mt.cell_id = f.to_cell
+JOIN {work}.cells AS cf ON cf.cell_id = f.from_cell
+JOIN {work}.cells AS ct ON ct.cell_id = f.to_cell
+ORDER BY random();
+CREATE INDEX ON {build}.flows USING gist (geom);
+
+COMMENT ON TABLE {build}.cells IS
+    'The areas trajectories are generalized to. Only cells used by a published trajectory or flow.';
+COMMENT ON COLUMN {build}.cells.cell_id IS 'Cell id, drawn at random for this release only.';
+COMMENT ON COLUMN {build}.cells.geom IS 'The cell polygon (metric CRS of the release).';
+COMMENT ON COLUMN {build}.cells.centroid IS
+    'The point that stands for the cell in trajectories and flows.';
+COMMENT ON TABLE {build}.trajectories IS
+    'k-anonymous generalized trajectories: every cell sequence is contained in the sequences of at least k persons (see manifest.k_counts).';
+COMMENT ON COLUMN {build}.trajectories.traj_id IS
+    'Random id, fresh in every release: it does not identify a person or join to other releases.';
+COMMENT ON COLUMN {build}.trajectories.cells IS 'Sequence of visited cells (cells.cell_id), in order.';
+COMMENT ON COLUMN {build}.trajectories.n_cells IS 'Number of cells in the sequence.';
+COMMENT ON COLUMN {build}.trajectories.geom IS
+    'Line through the centroids of the visited cells; NULL when the sequence has one cell.';
+COMMENT ON TABLE {build}.flows IS
+    'Moves between consecutively visited cells; flows with fewer than k supporters are suppressed.';
+COMMENT ON COLUMN {build}.flows.from_cell IS 'Cell left (cells.cell_id).';
+COMMENT ON COLUMN {build}.flows.to_cell IS 'Cell entered next (cells.cell_id).';
+COMMENT ON COLUMN {build}.flows.n_persons IS 'Distinct persons making this move in the window.';
+COMMENT ON COLUMN {build}.flows.n_trajectories IS 'Trajectories making this move in the window.';
+COMMENT ON COLUMN {build}.flows.geom IS 'Line from the centroid of from_cell to that of to_cell.';

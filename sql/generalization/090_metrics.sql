@@ -1,0 +1,47 @@
+-- Utility measures of a generalization release, computed from the work and build schemas.
+-- Displacement: distance from each input fix to the centroid of its cell (Andrienko's
+-- local/global displacement, seed 000 §6.1.2). Identifiers: work, build.
+DELETE FROM {build}.metrics;
+INSERT INTO {build}.metrics (name, value, unit, description)
+WITH displacement AS (
+    SELECT ST_Distance(p.geom, c.centroid) AS d
+    FROM {work}.points AS p
+    JOIN {work}.memberships AS m USING (traj_id, t)
+    JOIN {work}.cells AS c USING (cell_id)
+), published_sources AS (
+    SELECT DISTINCT a.source_traj_id, v.user_id
+    FROM {work}.anonymized AS a
+    JOIN (SELECT DISTINCT traj_id, user_id FROM {work}.visits) AS v
+      ON v.traj_id = a.source_traj_id
+)
+SELECT * FROM (VALUES
+    ('trajectories_in', (SELECT count(DISTINCT traj_id) FROM {work}.points)::float8, 'count',
+     'Trajectories in the window'),
+    ('trajectories_out', (SELECT count(*) FROM {build}.trajectories)::float8, 'count',
+     'Published trajectories'),
+    ('trajectories_suppressed',
+     (SELECT count(DISTINCT traj_id) FROM {work}.points)
+     - (SELECT count(DISTINCT source_traj_id) FROM {work}.anonymized)::float8, 'count',
+     'Input trajectories of which nothing is published'),
+    ('persons_in', (SELECT count(DISTINCT user_id) FROM {work}.points)::float8, 'count',
+     'Distinct persons in the window'),
+    ('persons_out', (SELECT count(DISTINCT user_id) FROM published_sources)::float8, 'count',
+     'Distinct persons with at least one published trajectory'),
+    ('points_in', (SELECT count(*) FROM {work}.points)::float8, 'count', 'GPS fixes in the window'),
+    ('cell_visits_in', (SELECT count(*) FROM {work}.visits)::float8, 'count',
+     'Cell visits of all generalized input trajectories'),
+    ('cell_visits_out', (SELECT coalesce(sum(n_cells), 0) FROM {build}.trajectories)::float8,
+     'count', 'Cell visits of the published trajectories'),
+    ('cells_visited', (SELECT count(*) FROM {work}.cells)::float8, 'count',
+     'Cells visited by the input in the window'),
+    ('cells_published', (SELECT count(*) FROM {build}.cells)::float8, 'count',
+     'Cells published (used by a published trajectory or flow)'),
+    ('flows_published', (SELECT count(*) FROM {build}.flows)::float8, 'count',
+     'Cell-to-cell flows with at least k supporters'),
+    ('displacement_avg_m', (SELECT avg(d) FROM displacement), 'm',
+     'Average distance from a fix to the centroid of its cell (global average displacement)'),
+    ('displacement_max_m', (SELECT max(d) FROM displacement), 'm',
+     'Largest distance from a fix to the centroid of its cell (global maximum displacement)'),
+    ('displacement_sum_m', (SELECT sum(d) FROM displacement), 'm',
+     'Sum of distances from fixes to the centroids of their cells (global sum)')
+) AS m(name, value, unit, description);

@@ -1,0 +1,65 @@
+-- The release's manifest (one row: what was released, from what, how, and the proof)
+-- and its metrics table (filled by the metrics step). Params: see ReleaseSpec.manifest_params.
+-- Identifiers: build.
+CREATE TABLE {build}.manifest (
+    release_name      text NOT NULL,
+    dataset           text NOT NULL,
+    method            text NOT NULL,
+    parameters        jsonb NOT NULL,
+    k                 integer NOT NULL,
+    k_counts          text NOT NULL,
+    privacy_model     text NOT NULL,
+    window_start      timestamptz NOT NULL,
+    window_end        timestamptz NOT NULL,
+    srid              integer NOT NULL,
+    input_fingerprint text NOT NULL,
+    trajectories_in   bigint NOT NULL,
+    persons_in        bigint NOT NULL,
+    points_in         bigint NOT NULL,
+    trajectories_out  bigint NOT NULL,
+    suppressed        bigint NOT NULL,
+    verifier_result   jsonb,
+    code_version      text NOT NULL
+);
+INSERT INTO {build}.manifest
+SELECT %(release_name)s, %(dataset)s, %(method)s, %(parameters)s, %(k)s, %(k_counts)s,
+       %(privacy_model)s, %(window_start)s, %(window_end)s, %(srid)s, %(input_fingerprint)s,
+       (SELECT count(DISTINCT traj_id) FROM {work}.points),
+       (SELECT count(DISTINCT user_id) FROM {work}.points),
+       (SELECT count(*) FROM {work}.points),
+       (SELECT count(*) FROM {build}.trajectories),
+       (SELECT count(DISTINCT traj_id) FROM {work}.points)
+           - (SELECT count(DISTINCT source_traj_id) FROM {work}.anonymized),
+       NULL, %(code_version)s;
+
+CREATE TABLE {build}.metrics (
+    name        text PRIMARY KEY,
+    value       double precision,
+    unit        text NOT NULL,
+    description text NOT NULL
+);
+
+COMMENT ON TABLE {build}.manifest IS 'What this release is: source, method, parameters, privacy model and the verifier''s proof.';
+COMMENT ON COLUMN {build}.manifest.release_name IS 'The schema name of this release.';
+COMMENT ON COLUMN {build}.manifest.dataset IS 'The dataset the release was made from.';
+COMMENT ON COLUMN {build}.manifest.method IS 'Anonymization method (see the README).';
+COMMENT ON COLUMN {build}.manifest.parameters IS 'Method parameters as given (with defaults filled in).';
+COMMENT ON COLUMN {build}.manifest.k IS 'Anonymity threshold k.';
+COMMENT ON COLUMN {build}.manifest.k_counts IS 'What k counts: distinct persons (default) or trajectories.';
+COMMENT ON COLUMN {build}.manifest.privacy_model IS 'The privacy model the verifier proved on this release.';
+COMMENT ON COLUMN {build}.manifest.window_start IS 'Start of the time window (inclusive); no finer time is published.';
+COMMENT ON COLUMN {build}.manifest.window_end IS 'End of the time window (exclusive).';
+COMMENT ON COLUMN {build}.manifest.srid IS 'SRID of every geometry in this release (a metric CRS).';
+COMMENT ON COLUMN {build}.manifest.input_fingerprint IS 'SHA-256 over the source file digest, dataset and window: identifies the input.';
+COMMENT ON COLUMN {build}.manifest.trajectories_in IS 'Trajectories in the window before anonymization.';
+COMMENT ON COLUMN {build}.manifest.persons_in IS 'Distinct persons in the window before anonymization.';
+COMMENT ON COLUMN {build}.manifest.points_in IS 'GPS fixes in the window before anonymization.';
+COMMENT ON COLUMN {build}.manifest.trajectories_out IS 'Published trajectories.';
+COMMENT ON COLUMN {build}.manifest.suppressed IS 'Input trajectories of which nothing was published.';
+COMMENT ON COLUMN {build}.manifest.verifier_result IS 'The independent verifier''s findings on exactly these tables.';
+COMMENT ON COLUMN {build}.manifest.code_version IS 'Version of the anonymizers package that built the release.';
+COMMENT ON TABLE {build}.metrics IS 'Utility and risk measures computed on this release.';
+COMMENT ON COLUMN {build}.metrics.name IS 'Metric name.';
+COMMENT ON COLUMN {build}.metrics.value IS 'Metric value.';
+COMMENT ON COLUMN {build}.metrics.unit IS 'Unit of the value.';
+COMMENT ON COLUMN {build}.metrics.description IS 'What the metric measures and how.';
