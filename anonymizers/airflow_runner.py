@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import importlib.util
 import logging
+from collections.abc import Iterator
+from contextlib import contextmanager
 import os
 import subprocess
 import sys
@@ -73,14 +75,48 @@ def _load_dag(dag_id: str) -> Any:
     raise ReleaseError(f"{path} defines no DAG {dag_id!r}")
 
 
-def run_dag(dag_id: str, conf: dict[str, Any]) -> str:
+@contextmanager
+def _airflow_output_to(log_file: Path) -> Iterator[None]:
+    """Airflow's task logs go to ``log_file``; our step progress still reaches the terminal.
+
+    Airflow's structlog holds the process's stdout itself, so the redirect is done on
+    file descriptors 1 and 2, not on sys.stdout.
+    """
+    log_file.parent.mkdir(parents=True, exist_ok=True)
+    sys.stdout.flush()
+    sys.stderr.flush()
+    saved = os.dup(1), os.dup(2)
+    terminal = os.fdopen(os.dup(2), "w", buffering=1)
+    progress = logging.StreamHandler(terminal)
+    progress.setFormatter(logging.Formatter("  %(message)s"))
+    steps_logger = logging.getLogger("anonymizers.pipeline")
+    steps_logger.addHandler(progress)
+    steps_logger.setLevel(logging.INFO)
+    with log_file.open("a") as sink:
+        os.dup2(sink.fileno(), 1)
+        os.dup2(sink.fileno(), 2)
+        try:
+            yield
+        finally:
+            sys.stdout.flush()
+            sys.stderr.flush()
+            os.dup2(saved[0], 1)
+            os.dup2(saved[1], 2)
+            steps_logger.removeHandler(progress)
+            terminal.close()
+            for fd in saved:
+                os.close(fd)
+
+
+def run_dag(dag_id: str, conf: dict[str, Any], log_file: Path | None = None) -> str:
     """Run ``dag_id`` once with ``conf``; returns the run's final state or raises."""
-    configure_airflow()
+    home = configure_airflow()
     dag = _load_dag(dag_id)
     catcher = _FirstError()
     logging.getLogger().addHandler(catcher)
     try:
-        run = dag.test(run_conf=conf)
+        with _airflow_output_to(log_file or home / "logs" / f"{dag_id}-test-runs.log"):
+            run = dag.test(run_conf=conf)
     finally:
         logging.getLogger().removeHandler(catcher)
     state = str(getattr(run, "state", "unknown"))

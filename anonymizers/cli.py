@@ -107,7 +107,8 @@ def cmd_release(args: argparse.Namespace) -> int:
             **method_params(args.method, _params(args.param))}
     with connect(url) as conn:  # fail fast on a bad dataset/method/window, before Airflow
         spec = gate.resolve_spec(conn, conf, None, "check")
-    _echo(f"running DAG {METHODS[args.method]} for {spec.release_name} ...")
+    _echo(f"running DAG {METHODS[args.method]} for {spec.release_name} "
+          "(Airflow's log: $AIRFLOW_HOME/logs) ...")
     started = time.monotonic()
     run_dag(METHODS[args.method], conf)
     _echo(f"done in {time.monotonic() - started:.1f} s; query it with:\n  psql "

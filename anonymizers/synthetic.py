@@ -6,8 +6,8 @@ problem is real: homes and work places are dense in the centre and sparse in the
 periphery, everybody drives on the same street network, so central route fragments are
 shared by many persons while peripheral routes are unique.
 
-Public API
-----------
+Routine Listings
+----------------
 :class:`CityConfig`
     All parameters of a city (validated on construction, bad values raise
     :class:`~anonymizers.errors.InputError`).
@@ -37,23 +37,25 @@ own lognormal speed factor per class (sigma 0.15), so equal routes take differen
 (35 % Rayleigh with sigma 0.12 R, 45 % with sigma 0.30 R, 20 % nearly uniform), work
 places from a more central mixture (45 % central business district, sigma 0.07 R; 35 %
 in five business districts at 0.25-0.6 R; 20 % dispersed, sigma 0.35 R), where R is
-``radius_m``.  Each component is a Rayleigh distribution truncated at the city edge and
+``radius_m``.  Each component is a Rayleigh distribution truncated so that it stays inside the city,
 sampled by its exact inverse CDF, so no rejection loop is needed.  Places are snapped to
 the nearest street intersection inside the city.  Demographics: age 18-85 from
 ``18 + 68 * Beta(2, 3)`` (mean about 45); sex F with probability 0.51; education
 primary/secondary/bachelor/master/doctorate with shares 14/44/22/16/4 %, capped by the
 minimum age at which a degree is plausible (22, 24, 27); yearly income lognormal
 (sigma 0.4) around an education-specific base, times an experience curve that peaks
-around 50 and a pension factor 0.7 after 65, rounded to 100 EUR.
+in the mid-40s and a pension factor 0.7 after 65, rounded to 100 EUR.
 
 **Trips.**  On each of ``days`` days every person commutes home -> work in the morning
-(habitual local departure time ~ N(07:45, 50 min) plus N(0, 10 min) daily jitter) and
-work -> home in the evening (~ N(17:30, 60 min), at least one hour after arriving).  With
-a personal propensity ~ Beta(1.5, 2.8) (mean 0.35) a person makes an extra evening trip
-from home to one of three favourite points of interest, chosen once per person from 60
-city-wide POIs by a gravity model (attractiveness * exp(-distance / 0.15 R)).  Local
-time is turned into UTC with the solar offset ``round(origin_lon / 15)`` hours (no
-daylight saving).  Only the date of ``start`` is used: day ``d`` starts at its midnight.
+(habitual local departure time ~ N(07:45, 50 min) plus N(0, 10 min) daily jitter, kept
+within 05:00-10:30) and work -> home in the evening (~ N(17:30, 60 min) plus jitter, kept
+within 14:00-21:30 and at least one hour after arriving).  With a personal propensity
+~ Beta(1.5, 2.8) (mean 0.35) a person makes an extra evening trip (~ N(19:45, 75 min), at
+least 20 min after getting home) from home to one of three favourite points of
+interest, chosen once per person from 60 city-wide POIs by a gravity model
+(attractiveness * exp(-distance / 0.15 R)).  Local time is turned into UTC with the
+solar offset ``round(origin_lon / 15)`` hours (no daylight saving).  Only the date of
+``start`` is used: day ``d`` starts at its midnight.
 
 **Routing.**  Five candidate routes are built for every trip and the fastest feasible
 one is used: two plain Manhattan L-paths (x first or y first), two arterial paths (go to
@@ -76,7 +78,11 @@ block ``b`` uses ``numpy.random.default_rng([seed, 1, b])`` and the city-wide pl
 the chunk size used for writing.  Instead of estimating points per person, blocks are
 produced until ``target_points`` is spent and the trajectory that crosses the budget is
 cut short (never below two fixes), so the output has exactly ``target_points`` fixes (or
-one fewer) and a city is a prefix of any larger city with the same parameters.
+one fewer) and, up to that cut trajectory, a city is a prefix of any larger city with the
+same parameters.
+
+**Not modelled.**  Weekends and holidays (every day is a working day), congestion,
+stops at junctions, modes other than driving, correlated GPS errors and signal loss.
 
 References
 ----------
@@ -89,6 +95,15 @@ References
 .. [3] M. E. O'Neill, "PCG: A Family of Simple Fast Space-Efficient Statistically Good
    Algorithms for Random Number Generation", HMC-CS-2014-0905 (2014); numpy's default
    generator, seeded through ``numpy.random.SeedSequence``.
+
+Examples
+--------
+>>> from anonymizers.synthetic import CityConfig, generate_city
+>>> city = generate_city(CityConfig(seed=1, target_points=1_000))
+>>> len(city.points), list(city.points.columns)
+(1000, ['traj_id', 'user_id', 't', 'lon', 'lat'])
+>>> city.points["traj_id"].iloc[0]
+'p000000_0_0'
 """
 
 from __future__ import annotations
@@ -175,6 +190,11 @@ class CityConfig:
         ISO-8601 date or timestamp of the first day (UTC); only the date is used.
     days : int
         Number of consecutive days with trips (1 .. 366).
+
+    Raises
+    ------
+    InputError
+        If a value is of the wrong type or out of range; the message names the field.
     """
 
     seed: int = 0
@@ -454,24 +474,18 @@ def _swapped(route: _Routes) -> _Routes:
 
 
 def _grid_candidates(s: np.ndarray, d: np.ndarray, cfg: CityConfig) -> list[_Routes]:
-    """Direct L-paths and arterial paths, each in the x-first and the y-first variant."""
-    s_t, d_t = s[:, ::-1], d[:, ::-1]
-    return [
-        _grid_route(s, d, s[:, 1], d[:, 0], cfg),
-        _swapped(_grid_route(s_t, d_t, s_t[:, 1], d_t[:, 0], cfg)),
-        _grid_route(
-            s, d, _centre_side_arterial(s[:, 1], cfg), _centre_side_arterial(d[:, 0], cfg), cfg
-        ),
-        _swapped(
-            _grid_route(
-                s_t,
-                d_t,
-                _centre_side_arterial(s_t[:, 1], cfg),
-                _centre_side_arterial(d_t[:, 0], cfg),
-                cfg,
-            )
-        ),
-    ]
+    """Direct L-paths and arterial paths, each x-first and y-first (in this order)."""
+    routes = []
+    for via_arterials in (False, True):
+        for y_first in (False, True):
+            # a y-first route is an x-first route in mirrored (y, x) coordinates
+            a, b = (s[:, ::-1], d[:, ::-1]) if y_first else (s, d)
+            ys, xd = a[:, 1], b[:, 0]
+            if via_arterials:
+                ys, xd = _centre_side_arterial(ys, cfg), _centre_side_arterial(xd, cfg)
+            route = _grid_route(a, b, ys, xd, cfg)
+            routes.append(_swapped(route) if y_first else route)
+    return routes
 
 
 def _ring_access(p: np.ndarray, cfg: CityConfig) -> tuple[np.ndarray, ...]:
@@ -578,9 +592,9 @@ def _departures(
 ) -> np.ndarray:
     """UTC departure second of every trip; each trip starts after the previous one ended."""
     n, days = len(people.ids), cfg.days
-    duration = np.zeros(n * days * 3)
-    duration[trips.present] = total_s
-    duration = duration.reshape(n, days, 3)
+    flat = np.zeros(n * days * 3)
+    flat[trips.present] = total_s
+    duration = flat.reshape(n, days, 3)
     morning = np.clip(
         people.morning_s[:, None] + rng.normal(0, 600, (n, days)), 5 * _HOUR_S, 10.5 * _HOUR_S
     )
@@ -699,11 +713,13 @@ def _truncate(block: _Block, budget: int) -> _Block:
         npts = np.append(npts, rest)
     n_trips, n_points = len(npts), int(npts.sum())
     n_persons = int(block.trip_person[n_trips - 1] - block.person_id[0]) + 1 if n_trips else 0
-    return _Block(
-        *(column[:n_persons] for column in block[:5]),
-        *(column[:n_trips] for column in block[5:8]),
-        npts,
-        *(column[:n_points] for column in block[9:]),
+    return _Block._make(
+        [
+            *(column[:n_persons] for column in block[:5]),
+            *(column[:n_trips] for column in block[5:8]),
+            npts,
+            *(column[:n_points] for column in block[9:]),
+        ]
     )
 
 
@@ -812,6 +828,11 @@ def generate_city(config: CityConfig) -> SyntheticCity:
     -------
     SyntheticCity
         The GPS fixes and the persons who made them (same rows as :func:`write_city`).
+
+    Notes
+    -----
+    Holds everything in memory (about 1.4 GB at 10 million fixes); use
+    :func:`write_city` for large cities.
     """
     block = _concat(list(_iter_blocks(config)))
     points = _points_table(block, config).to_pandas()
@@ -843,6 +864,11 @@ def write_city(
     -------
     tuple of int
         ``(n_points, n_persons)`` written.
+
+    Raises
+    ------
+    InputError
+        If ``chunk_persons`` is not a positive integer or an output directory is missing.
     """
     if isinstance(chunk_persons, bool) or not isinstance(chunk_persons, int) or chunk_persons < 1:
         raise InputError(f"chunk_persons must be a positive integer, got {chunk_persons!r}")

@@ -42,8 +42,8 @@ Cells = tuple[int, ...]
 # Float slack for ``p * len(T)``: 0.7 * 10 is 7.000000000000001 and must still mean 7.
 _P_EPSILON = 1e-9
 _NO_IDS = np.zeros(0, dtype=np.int64)
-# Below this many candidate holders a Python subsequence test beats another numpy pass.
-_FEW_HOLDERS = 16
+# Cells of T that fit in one int64 bit mask (the sign bit is left alone).
+_MASK_BITS = 63
 
 
 @dataclass(frozen=True)
@@ -367,24 +367,22 @@ class _Recovery:
         Candidates are visited by decreasing overlap bound, and the scan stops as soon
         as no remaining bound can beat the best supported candidate found so far.
         """
-        seq_id = self._index[seq]
-        bounds = self._overlap_bounds(seq)
-        bounds[seq_id] = 0
-        order, order_bounds = _by_decreasing_bound(bounds, min_len)
-        masks = _match_masks(seq)
+        near = self._neighbours(seq, min_len)
+        masks, full = _match_masks(seq), (1 << len(seq)) - 1
         best, best_len = None, min_len - 1
-        for other, bound in zip(order, order_bounds, strict=True):
+        for other, bound in zip(near.ids.tolist(), near.bounds.tolist(), strict=True):
             if bound <= best_len:
                 break
-            candidate_len = _lcs_length(masks, len(seq), self._distinct[other])
+            common, columns = _lcs_columns(masks, len(seq), self._distinct[other])
+            candidate_len = len(seq) - (columns[-1] & full).bit_count()
             if candidate_len > best_len:
-                candidate = _lcs_string(seq, masks, self._distinct[other])
-                if self._is_supported(candidate, (seq_id, other)):
+                candidate = _lcs_backtrack(seq, common, columns)
+                if self._is_supported(candidate, near, other):
                     best, best_len = candidate, candidate_len
         return best
 
-    def _overlap_bounds(self, seq: Cells) -> np.ndarray:
-        """Multiset overlap |seq ∩ U| for every distinct U: an upper bound on |LCS|."""
+    def _neighbours(self, seq: Cells, min_len: int) -> _Neighbours:
+        """The other distinct sequences whose overlap with ``seq`` reaches ``min_len``."""
         wanted = Counter(seq)
         once = [self._postings[c][0] for c, n in wanted.items() if n == 1]
         bounds = np.bincount(np.concatenate(once or [_NO_IDS]), minlength=len(self._distinct))
@@ -392,47 +390,80 @@ class _Recovery:
             if n > 1:  # revisited cells are rare: weight only those
                 ids, counts = self._postings[cell]
                 bounds[ids] += np.minimum(counts, n)
-        return bounds
+        seq_id = self._index[seq]
+        bounds[seq_id] = 0
+        ids = np.flatnonzero(bounds >= min_len)
+        ids = ids[np.argsort(-bounds[ids], kind="stable")]
+        return _Neighbours(seq_id, wanted, ids, bounds[ids], self._postings)
 
-    def _is_supported(self, pattern: Cells, holders: tuple[int, int]) -> bool:
+    def _is_supported(self, pattern: Cells, near: _Neighbours, other: int) -> bool:
         """Memoized ``support(pattern) >= k`` over the whole input.
 
-        ``holders`` are two distinct ids known to contain ``pattern`` (the LCS pair):
-        their owners alone may already reach k, and a cell held by fewer than k
+        ``pattern`` is the LCS of ``near``'s sequence and ``other``, so both contain
+        it: their owners alone may already reach k, and a cell held by fewer than k
         owners rules the pattern out; only the rest needs a scan.
         """
         known = self._supported.get(pattern)
         if known is None:
-            if len(self._owners[holders[0]] | self._owners[holders[1]]) >= self._k:
+            if len(self._owners[near.seq_id] | self._owners[other]) >= self._k:
                 known = True
             elif min(map(self._cell_support.__getitem__, pattern)) < self._k:
                 known = False
             else:
-                known = self._count_owners(pattern) >= self._k
+                known = self._count_owners(pattern, near) >= self._k
             self._supported[pattern] = known
         return known
 
-    def _count_owners(self, pattern: Cells) -> int:
+    def _count_owners(self, pattern: Cells, near: _Neighbours) -> int:
         """Distinct owners containing ``pattern``, counted only up to k (enough to decide)."""
-        found: set[int] = set()
-        for other in self._holders(pattern):
+        found = set(self._owners[near.seq_id])
+        for other in near.holders(pattern).tolist():
             if _contains(self._distinct[other], pattern):
                 found |= self._owners[other]
                 if len(found) >= self._k:
                     break
         return len(found)
 
-    def _holders(self, pattern: Cells) -> list[int]:
-        """Distinct ids holding every cell of ``pattern`` (rarest cells first, while many)."""
-        cells = sorted(set(pattern), key=lambda c: len(self._postings[c][0]))
-        holders = self._postings[cells[0]][0]
-        for cell in cells[1:]:
-            if holders.size <= _FEW_HOLDERS:
-                break
-            ids = self._postings[cell][0]  # sorted, so membership is a binary search
-            at = np.minimum(np.searchsorted(ids, holders), ids.size - 1)
-            holders = holders[ids[at] == holders]
-        return holders.tolist()
+
+class _Neighbours:
+    """The distinct sequences that may share a subsequence of some length with one ``T``.
+
+    A sequence ``U`` containing a subsequence ``S`` of ``T`` overlaps ``T`` in at
+    least ``len(S)`` cells, so every holder of a candidate ``S`` (but ``T`` itself)
+    is among these neighbours: support checks only scan them.
+    """
+
+    def __init__(
+        self,
+        seq_id: int,
+        cells: Counter[int],
+        ids: np.ndarray,
+        bounds: np.ndarray,
+        postings: dict[int, tuple[np.ndarray, np.ndarray]],
+    ) -> None:
+        self.seq_id, self.ids, self.bounds = seq_id, ids, bounds
+        self._cells, self._postings = cells, postings
+        self._bit_of = {cell: 1 << b for b, cell in enumerate(cells)}
+        self._cell_masks: np.ndarray | None = None  # built on the first support scan
+
+    def holders(self, pattern: Cells) -> np.ndarray:
+        """Neighbour ids that overlap enough and hold every cell of ``pattern``."""
+        enough = self.ids[: np.searchsorted(-self.bounds, -len(pattern), side="right")]
+        if len(self._cells) > _MASK_BITS:  # too many cells for one int64 mask: skip the filter
+            return enough
+        masks = self._masks()[: enough.size]
+        wanted = sum(self._bit_of[c] for c in set(pattern))
+        return enough[(masks & wanted) == wanted]
+
+    def _masks(self) -> np.ndarray:
+        """Bit b of a neighbour's mask is set iff it holds the b-th distinct cell of T."""
+        if self._cell_masks is None:
+            dense = np.zeros(int(self.ids.max(initial=0)) + 1, dtype=np.int64)
+            for cell, bit in self._bit_of.items():
+                holders = self._postings[cell][0]
+                dense[holders[holders < dense.size]] |= bit
+            self._cell_masks = dense[self.ids]
+        return self._cell_masks
 
 
 def _inverted_index(distinct: list[Cells]) -> dict[int, tuple[np.ndarray, np.ndarray]]:
@@ -449,13 +480,6 @@ def _inverted_index(distinct: list[Cells]) -> dict[int, tuple[np.ndarray, np.nda
     }
 
 
-def _by_decreasing_bound(bounds: np.ndarray, min_len: int) -> tuple[list[int], list[int]]:
-    """Candidate ids with bound >= min_len, by decreasing bound then increasing id."""
-    candidates = np.flatnonzero(bounds >= min_len)
-    order = candidates[np.argsort(-bounds[candidates], kind="stable")]
-    return order.tolist(), bounds[order].tolist()
-
-
 # --------------------------------------------------------------------------- LCS
 
 
@@ -467,46 +491,37 @@ def _match_masks(seq: Cells) -> dict[int, int]:
     return masks
 
 
-def _lcs_length(masks: dict[int, int], length: int, other: Iterable[int]) -> int:
-    """LCS length of the sequence behind ``masks`` and ``other``, bit-parallel.
+def _lcs_columns(masks: dict[int, int], length: int, other: Cells) -> tuple[Cells, list[int]]:
+    """Hyyrö's bit-parallel LCS columns of the sequence behind ``masks`` against ``other``.
 
-    Python ints are the bit vectors, so one step per cell of ``other`` costs
-    O(length / word size); cells absent from the first sequence leave V unchanged.
+    Python ints are the bit vectors, so one step costs O(length / word size).  Cells
+    absent from the first sequence never match and leave the vector unchanged, so they
+    are dropped first; the returned ``other`` is that filtered sequence.  The zero bits
+    among the lowest ``i`` bits of ``columns[j]`` count LCS(first[:i], other[:j]).
     """
-    full = (1 << length) - 1
-    vector = full
+    other = tuple(cell for cell in other if cell in masks)
+    vector = (1 << length) - 1
+    columns = [vector]
     for cell in other:
-        match = masks.get(cell)
-        if match:
-            carry = vector & match
-            vector = (vector + carry) | (vector - carry)
-    return length - (vector & full).bit_count()
+        carry = vector & masks[cell]
+        vector = (vector + carry) | (vector - carry)
+        columns.append(vector)
+    return other, columns
 
 
-def _lcs_string(first: Cells, masks: dict[int, int], second: Cells) -> Cells:
-    """One longest common subsequence of ``first`` (given with its masks) and ``second``.
-
-    Reruns the bit-parallel recurrence keeping every column vector: the zero bits
-    among the lowest ``i`` bits of column ``j`` count LCS(first[:i], second[:j]), so
-    the classic backtrack costs O(len(first) + len(second)) big-int operations
-    instead of filling the O(len * len) table.
-    """
-    second = tuple(c for c in second if c in masks)  # other cells never match
-    columns = [(1 << len(first)) - 1]
-    for cell in second:
-        carry = columns[-1] & masks[cell]
-        columns.append((columns[-1] + carry) | (columns[-1] - carry))
-
-    def lcs(i: int, j: int) -> int:
-        return i - (columns[j] & ((1 << i) - 1)).bit_count()
-
+def _lcs_backtrack(first: Cells, second: Cells, columns: list[int]) -> Cells:
+    """One longest common subsequence, read back from :func:`_lcs_columns` in O(len + len)."""
     picked: list[int] = []
     i, j = len(first), len(second)
     while i and j:
         if first[i - 1] == second[j - 1]:
             picked.append(first[i - 1])
             i, j = i - 1, j - 1
-        elif lcs(i - 1, j) >= lcs(i, j - 1):
+            continue
+        below = (1 << (i - 1)) - 1
+        up = i - 1 - (columns[j] & below).bit_count()  # LCS(first[:i-1], second[:j])
+        left = i - (columns[j - 1] & (2 * below + 1)).bit_count()  # LCS(first[:i], second[:j-1])
+        if up >= left:
             i -= 1
         else:
             j -= 1
