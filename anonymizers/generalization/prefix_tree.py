@@ -28,7 +28,7 @@ from __future__ import annotations
 import math
 import operator
 from collections import Counter
-from collections.abc import Hashable, Iterable, Sequence
+from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -159,8 +159,8 @@ def kam_rec(
       occurrences changes nothing: if ``T`` were k-supported only through copies of
       itself, all its prefix nodes would have support >= k and ``T`` would not be in
       L_cut; so when ``support(T) >= k`` a strict supersequence exists and yields
-      ``T`` as LCS anyway.  Excluding them is what makes "CHL occurs twice in L_cut"
-      (thanks to DECHL) in Section 6.3.
+      ``T`` as LCS anyway.  In Section 6.3, CHL "occurs twice in L_cut" because
+      DECHL contains it, not because CHL is compared with itself.
     * "The longest sub-trajectory that is frequent": one LCS string is computed per
       compared sequence; the candidates are tried in decreasing length and the first
       whose support in the whole input (distinct owners, containment) is >= k wins.
@@ -172,12 +172,17 @@ def kam_rec(
       the cells in between were dropped.  Collapsing it would only raise its support.
 
     Complexity.  Pruning is the O(N log n) pass of :func:`kam_cut`.  Recovery is
-    O(D^2 L^2 / w) in the worst case, like the paper's O(n^2), for D distinct
-    sequences of length L and machine word w; in practice each distinct ``T`` costs
-    one pass over the inverted-index postings of its cells (numpy) to bound
-    ``|LCS(T, U)|`` by the multiset overlap, and bit-parallel LCS (Hyyrö) only for the
-    few ``U`` whose bound beats both ``ceil(p * len(T))`` and the best candidate so
-    far.  Support checks stop at k owners and are memoized per pattern.
+    quadratic in the worst case, like the paper's O(n^2): for D distinct sequences
+    of length at most L and word size w, O(D^2 L^2 / w) for the LCS computations
+    plus O(D L) for each distinct candidate pattern whose support must be scanned.
+    In practice each distinct ``T`` costs one numpy pass over the inverted-index
+    postings of its cells, which bounds ``|LCS(T, U)|`` by the multiset overlap
+    ``|T ∩ U|`` for every ``U`` at once; bit-parallel LCS (Hyyrö) then runs only for
+    the ``U`` whose bound beats both ``ceil(p * len(T))`` and the best supported
+    candidate so far, visited by decreasing bound.  Support checks are memoized per
+    pattern, answered from the LCS pair's owners or from per-cell owner counts when
+    possible, otherwise scan only T's neighbours holding all the pattern's cells and
+    stop at k owners.  10,000 synthetic trips (``tests/benchmarks``) take seconds.
 
     References
     ----------
@@ -301,6 +306,8 @@ def _surviving_depths(seqs: list[Cells], owner_ids: np.ndarray, k: int) -> np.nd
     depth d are exactly those passing through a surviving parent, so counting owners
     among them gives the true node support.
     """
+    if not seqs:
+        return np.zeros(0, dtype=np.int64)
     lengths = np.fromiter(map(len, seqs), dtype=np.int64, count=len(seqs))
     offsets = np.concatenate(([0], np.cumsum(lengths)[:-1]))
     flat = _dense_cells(seqs, int(lengths.sum()))

@@ -67,7 +67,7 @@ def _record(name: str, path: Path, persons_path: Path | None, rows_read: int,
 def load_dataset(path: Path, dataset: str, *, persons: Path | None = None,
                  replace: bool = False, sort: bool = False, url: str | None = None) -> LoadResult:
     """Validate ``path`` (and ``persons``) and load them as ``dataset``, all or nothing."""
-    if not DATASET_NAME.match(dataset):
+    if not DATASET_NAME.fullmatch(dataset):
         raise InputError(f"dataset name {dataset!r}: use 1-20 lowercase letters, digits or _, "
                          "starting with a letter (it becomes part of schema names).")
     points = read_points(path)

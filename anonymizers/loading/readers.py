@@ -38,7 +38,7 @@ def read_points(path: Path) -> PointFile:
 
 def _header(path: Path) -> list[str]:
     opener = gzip.open if path.suffix == ".gz" else open
-    with opener(path, "rt", encoding="utf-8", errors="replace") as handle:
+    with opener(path, "rt", encoding="utf-8-sig", errors="replace") as handle:
         first = handle.readline()
     if not first.strip():
         raise InputError(f"{path}: the file is empty. Expected a header "
@@ -47,11 +47,15 @@ def _header(path: Path) -> list[str]:
 
 
 def _read_csv(path: Path) -> pd.DataFrame:
-    check_columns(_header(path), str(path))
+    header = _header(path)
+    check_columns(header, str(path))
     # Everything as text: parsing is the validator's job, so that it can name the bad rows.
     types = {name: pa.string() for name in POINT_COLUMNS}
+    # The names as checked (stripped of spaces, quotes and a BOM), not Arrow's raw header.
+    names = pacsv.ReadOptions(column_names=header, skip_rows=1)
     try:
-        table = pacsv.read_csv(path, convert_options=pacsv.ConvertOptions(column_types=types))
+        table = pacsv.read_csv(path, read_options=names,
+                               convert_options=pacsv.ConvertOptions(column_types=types))
     except pa.ArrowInvalid as error:
         raise InputError(f"{path}: not a readable CSV file ({error}).") from error
     return table.to_pandas()[list(POINT_COLUMNS)]
@@ -70,8 +74,8 @@ def _read_geo_table(path: Path) -> pd.DataFrame:
     geom_types = set(frame.geometry.dropna().geom_type.unique())
     if not geom_types <= {"Point"}:
         raise InputError(f"{path}: geometries must be Points, found {sorted(geom_types)}.")
-    check_columns([c for c in frame.columns if c != frame.geometry.name] + ["lon", "lat"],
-                  str(path))
+    check_columns([c for c in frame.columns if c not in (frame.geometry.name, "lon", "lat")]
+                  + ["lon", "lat"], str(path))
     frame = frame.to_crs(4326)
     empty = frame.geometry.isna() | frame.geometry.is_empty
     lon = frame.geometry.x.where(~empty)

@@ -55,13 +55,14 @@ def check_columns(found: list[str], source: str) -> None:
     """Reject a file whose columns are not exactly traj_id,user_id,t,lon,lat (any order)."""
     missing = [c for c in POINT_COLUMNS if c not in found]
     unexpected = [c for c in found if c not in POINT_COLUMNS]
-    if missing or unexpected:
+    repeated = sorted({c for c in found if c in POINT_COLUMNS and found.count(c) > 1})
+    problems = [f"{what} {', '.join(names)}" for what, names in
+                (("missing", missing), ("unexpected", unexpected), ("repeated", repeated))
+                if names]
+    if problems:
         raise InputError(
-            f"{source}: columns must be {','.join(POINT_COLUMNS)}; "
-            + (f"missing {', '.join(missing)}" if missing else "")
-            + ("; " if missing and unexpected else "")
-            + (f"unexpected {', '.join(unexpected)}" if unexpected else "")
-            + ". Rename or remove columns so the header matches."
+            f"{source}: columns must be {','.join(POINT_COLUMNS)}; {'; '.join(problems)}. "
+            "Rename or remove columns so the header matches."
         )
 
 
@@ -104,7 +105,9 @@ def _parse_timestamps(raw: pd.Series, source: str, line_offset: int) -> pd.Serie
     if len(bad):
         _reject(source, "an unparseable timestamp in column t", bad, line_offset,
                 "Use ISO-8601, e.g. 2008-02-02T07:36:08Z (no offset means UTC).")
-    return parsed
+    # timestamptz keeps microseconds: truncate here, so that the duplicate and order checks
+    # judge exactly the values that are stored (Arrow refuses to cast away nanoseconds).
+    return parsed.dt.floor("us")
 
 
 def _check_order(traj: np.ndarray, ts: np.ndarray, positions: np.ndarray, source: str,
@@ -183,11 +186,11 @@ def validate_points(frame: pd.DataFrame, source: str, *, sort: bool = False,
     alive = ~np.logical_or.reduce(list(problems.values()))
     problems |= _duplicate_problems(frame["traj_id"].to_numpy(), ts, lon, lat, alive)
     keep = ~np.logical_or.reduce(list(problems.values()))
+    if not keep.any():  # before the order check, which cannot judge an empty trajectory list
+        raise InputError(f"{source}: every row was dropped as noise ({_summary(problems)}).")
     # Order is checked on the rows we keep: a repeated fix is not "going back in time".
     _check_order(frame["traj_id"].to_numpy()[keep], _nanoseconds(ts)[keep], order[keep],
                  source, line_offset)
-    if not keep.any():
-        raise InputError(f"{source}: every row was dropped as noise ({_summary(problems)}).")
     return ValidatedPoints(
         order=order[keep],
         timestamps=ts[keep].reset_index(drop=True),

@@ -54,7 +54,9 @@ def synthetic_dataset(n: int, seed: int = 0) -> tuple[list[list[int]], list[int]
     routes = _routes(rng, max(50, n // 20))
     route_weights = _zipf(len(routes), 1.0)
     n_people = max(1, n // 4)
-    habits = [rng.choice(len(routes), size=rng.integers(1, 4), p=route_weights) for _ in range(n_people)]
+    habits = [
+        rng.choice(len(routes), size=rng.integers(1, 4), p=route_weights) for _ in range(n_people)
+    ]
     owners = rng.integers(n_people, size=n).tolist()
     sequences = [_trip(rng, routes[int(rng.choice(habits[owner]))]) for owner in owners]
     return sequences, owners
@@ -107,7 +109,9 @@ def _routes(rng: np.random.Generator, count: int) -> list[list[int]]:
     return routes
 
 
-def _lattice_path(rng: np.random.Generator, start: tuple[int, int], end: tuple[int, int]) -> list[int]:
+def _lattice_path(
+    rng: np.random.Generator, start: tuple[int, int], end: tuple[int, int]
+) -> list[int]:
     """A random shortest grid path from ``start`` to ``end``, as cell ids."""
     (x, y), (ex, ey) = start, end
     steps = [0] * abs(ex - x) + [1] * abs(ey - y)

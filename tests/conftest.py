@@ -1,0 +1,106 @@
+"""Shared fixtures: a real PostGIS (embedded cluster or DATABASE_URL), one fresh database
+per test cloned from a migrated template, and an Airflow home for dag.test() runs.
+
+A database test never skips quietly: under CI (CI=true) any skipped test fails the run.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import psycopg
+import pytest
+from psycopg.conninfo import conninfo_to_dict, make_conninfo
+
+REPO = Path(__file__).resolve().parents[1]
+SHARED_DATA = REPO.parent / "shared" / "data"
+# One template per session: concurrent pytest sessions on one server never collide.
+TEMPLATE = f"anonymizers_test_template_{os.getpid()}"
+
+# Airflow reads AIRFLOW_HOME when first imported: set it before any test imports it.
+# Kept between sessions (its metadata DB migrates once); never the user's own ~/airflow.
+os.environ.setdefault("AIRFLOW_HOME", str(Path(tempfile.gettempdir()) / "anonymizers-airflow-tests"))
+os.environ.setdefault("AIRFLOW__CORE__LOAD_EXAMPLES", "False")
+
+
+def with_database(url: str, dbname: str) -> str:
+    info = conninfo_to_dict(url)
+    info["dbname"] = dbname
+    return make_conninfo(**info)
+
+
+@pytest.fixture(scope="session")
+def server_url() -> str:
+    """A maintenance URL of the server: DATABASE_URL's server, or the embedded cluster's."""
+    from anonymizers.db.cluster import EmbeddedCluster
+
+    url = os.environ.get("DATABASE_URL") or EmbeddedCluster.default().up()
+    return with_database(url, "postgres")
+
+
+@pytest.fixture(scope="session")
+def template_db(server_url: str) -> Iterator[str]:
+    """A database migrated once per session; each test clones it (cheap, pgstac-style)."""
+    from anonymizers.db.migrate import migrate
+
+    with psycopg.connect(server_url, autocommit=True) as conn:
+        conn.execute(f"DROP DATABASE IF EXISTS {TEMPLATE} WITH (FORCE)")
+        conn.execute(f"CREATE DATABASE {TEMPLATE}")
+    url = with_database(server_url, TEMPLATE)
+    migrate(url)
+    yield url
+    with psycopg.connect(server_url, autocommit=True) as conn:
+        conn.execute(f"DROP DATABASE IF EXISTS {TEMPLATE} WITH (FORCE)")
+
+
+@pytest.fixture
+def db_url(server_url: str, template_db: str, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+    """A fresh database for this test; DATABASE_URL points at it (the pipeline reads that)."""
+    name = f"test_{uuid.uuid4().hex[:12]}"
+    with psycopg.connect(server_url, autocommit=True) as conn:
+        conn.execute(f"CREATE DATABASE {name} TEMPLATE {TEMPLATE}")
+    url = with_database(server_url, name)
+    monkeypatch.setenv("DATABASE_URL", url)
+    yield url
+    with psycopg.connect(server_url, autocommit=True) as conn:
+        conn.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+
+
+@pytest.fixture
+def conn(db_url: str) -> Iterator[psycopg.Connection]:
+    with psycopg.connect(db_url, autocommit=True) as connection:
+        yield connection
+
+
+@pytest.fixture(scope="session")
+def small_city(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """A synthetic city of ~20k fixes (points CSV, persons CSV), generated once."""
+    from anonymizers.synthetic import CityConfig, write_city
+
+    folder = tmp_path_factory.mktemp("city")
+    points, persons = folder / "points.csv", folder / "persons.csv"
+    write_city(CityConfig(seed=7, target_points=20_000), points, persons)
+    return points, persons
+
+
+@pytest.fixture
+def loaded_city(db_url: str, small_city: tuple[Path, Path]) -> str:
+    """The small city loaded as dataset 'city' into this test's database."""
+    from anonymizers.loading import load_dataset
+
+    points, persons = small_city
+    load_dataset(points, "city", persons=persons, url=db_url)
+    return "city"
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+    skipped = len(reporter.stats.get("skipped", [])) if reporter else 0
+    if os.environ.get("CI") and skipped:
+        reporter.write_line(f"CI: {skipped} test(s) skipped; a skipped test is a failure here",
+                            red=True)
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
