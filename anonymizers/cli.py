@@ -158,6 +158,26 @@ def cmd_releases(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_demo(args: argparse.Namespace) -> int:
+    """The README's first command: database, synthetic city, load, release, how to query."""
+    from anonymizers.db.cluster import default_home
+
+    folder = default_home() / "demo"
+    folder.mkdir(parents=True, exist_ok=True)
+    points, persons = folder / "city.csv", folder / "city_persons.csv"
+    _ensure_database()
+    _echo(f"1/3 generating a synthetic city of {args.points} fixes in {folder}")
+    cmd_generate(argparse.Namespace(seed=args.seed, points=args.points, lon=11.2558,
+                                    lat=43.7696, days=1, out=points, persons=persons))
+    _echo("2/3 loading it as dataset 'demo'")
+    cmd_load(argparse.Namespace(file=points, dataset="demo", persons=persons, replace=True,
+                                sort=False))
+    _echo(f"3/3 releasing it with grid_kam_cut, k={args.k}, through the Airflow DAG")
+    return cmd_release(argparse.Namespace(dataset="demo", method="grid_kam_cut", k=args.k,
+                                          k_counts="persons", start=None, end=None,
+                                          param=[f"cell_size={args.cell_size}"]))
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="anonymizers", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -193,6 +213,12 @@ def _parser() -> argparse.ArgumentParser:
     ver.add_argument("release")
     ver.set_defaults(func=cmd_verify)
     sub.add_parser("releases", help="list the catalog").set_defaults(func=cmd_releases)
+    demo = sub.add_parser("demo", help="generate, load and release a synthetic city end to end")
+    demo.add_argument("--points", type=int, default=200_000)
+    demo.add_argument("--k", type=int, default=5)
+    demo.add_argument("--cell-size", type=float, default=500.0)
+    demo.add_argument("--seed", type=int, default=0)
+    demo.set_defaults(func=cmd_demo)
     return parser
 
 

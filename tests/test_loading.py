@@ -98,8 +98,8 @@ EMPTY = DatabaseState(datasets=(), partitions=(), points=(), persons=())
 
 def expect_rejected(conn: psycopg.Connection, path: Path, *fragments: str,
                     dataset: str = "x", **options: Any) -> str:
-    """Load ``path``: it must raise InputError naming the file and every ``fragment``,
-    and leave the database exactly as it was. Returns the message."""
+    """Load ``path``: it must raise InputError whose message holds every ``fragment``
+    (the file, the line or column, what to do), and leave the database exactly as it was."""
     before = database_state(conn)
     with pytest.raises(InputError) as caught:
         load_dataset(path, dataset, **options)
@@ -113,6 +113,13 @@ def expect_rejected(conn: psycopg.Connection, path: Path, *fragments: str,
 def load(path: Path, dataset: str = "x", **options: Any) -> LoadResult:
     """Load into this test's database (the db_url fixture points DATABASE_URL at it)."""
     return load_dataset(path, dataset, **options)
+
+
+def load_good(tmp_path: Path, dataset: str = "x",
+              rows: Sequence[Row] = GOOD_ROWS, **options: Any) -> LoadResult:
+    """Load ``rows`` (GOOD_ROWS by default) from a CSV file of its own, as ``dataset``."""
+    folder = Path(tempfile.mkdtemp(dir=tmp_path))
+    return load(write_csv(folder, rows), dataset, **options)
 
 
 def stored_points(conn: psycopg.Connection, dataset_id: int) -> list[tuple[Any, ...]]:
@@ -501,15 +508,9 @@ def test_persons_file_with_only_user_id_and_extra_columns(conn: psycopg.Connecti
 # --------------------------------------------------------------------------- dataset names
 
 
-def load_good(conn: psycopg.Connection, tmp_path: Path, dataset: str = "x",
-              rows: Sequence[Row] = GOOD_ROWS, **options: Any) -> LoadResult:
-    folder = Path(tempfile.mkdtemp(dir=tmp_path))
-    return load(write_csv(folder, rows), dataset, **options)
-
-
 def test_existing_dataset_name_is_refused_and_left_intact(conn: psycopg.Connection,
                                                           tmp_path: Path) -> None:
-    first = load_good(conn, tmp_path)
+    first = load_good(tmp_path)
     before = database_state(conn)
     assert before.datasets == ((first.dataset_id, "x", 5),)
     other = write_csv(tmp_path, GOOD_ROWS[:2], name="other.csv")
@@ -518,9 +519,9 @@ def test_existing_dataset_name_is_refused_and_left_intact(conn: psycopg.Connecti
 
 
 def test_replace_swaps_the_dataset(conn: psycopg.Connection, tmp_path: Path) -> None:
-    old = load_good(conn, tmp_path)
-    keep = load_good(conn, tmp_path, dataset="keep")  # another dataset: untouched
-    new = load_good(conn, tmp_path, rows=GOOD_ROWS[:2], replace=True)
+    old = load_good(tmp_path)
+    keep = load_good(tmp_path, dataset="keep")  # another dataset: untouched
+    new = load_good(tmp_path, rows=GOOD_ROWS[:2], replace=True)
     assert new.dataset_id != old.dataset_id
     state = database_state(conn)
     assert [(name, n) for (_, name, n) in state.datasets] == [("keep", 5), ("x", 2)]
@@ -532,7 +533,7 @@ def test_replace_swaps_the_dataset(conn: psycopg.Connection, tmp_path: Path) -> 
 
 def test_replace_of_a_missing_dataset_just_loads(conn: psycopg.Connection,
                                                  tmp_path: Path) -> None:
-    result = load_good(conn, tmp_path, replace=True)
+    result = load_good(tmp_path, replace=True)
     assert database_state(conn).datasets == ((result.dataset_id, "x", 5),)
 
 
@@ -551,7 +552,7 @@ def test_invalid_dataset_name_is_rejected(conn: psycopg.Connection, tmp_path: Pa
 ], ids=["backwards", "bad-time", "all-noise"])
 def test_rejected_replacement_leaves_the_old_dataset_intact(
         conn: psycopg.Connection, tmp_path: Path, bad_rows: list[Row], fragment: str) -> None:
-    load_good(conn, tmp_path, persons=write_persons(tmp_path, [("u1",), ("u2",)],
+    load_good(tmp_path, persons=write_persons(tmp_path, [("u1",), ("u2",)],
                                                     header="user_id"))
     before = database_state(conn)
     assert before.points and before.persons
@@ -563,7 +564,7 @@ def test_rejected_replacement_leaves_the_old_dataset_intact(
 def test_failure_during_replace_keeps_the_old_dataset(conn: psycopg.Connection, tmp_path: Path,
                                                       monkeypatch: pytest.MonkeyPatch) -> None:
     persons = write_persons(tmp_path, [("u1", 30, "F", "", ""), ("u2", 40, "M", "", "")])
-    old = load_good(conn, tmp_path, persons=persons)
+    old = load_good(tmp_path, persons=persons)
     before = database_state(conn)
     copied = store_module._copy_points
 
@@ -573,7 +574,7 @@ def test_failure_during_replace_keeps_the_old_dataset(conn: psycopg.Connection, 
 
     monkeypatch.setattr(store_module, "_copy_points", copy_then_fail)
     with pytest.raises(RuntimeError, match="disk full"):
-        load_good(conn, tmp_path, rows=GOOD_ROWS[:2], replace=True)
+        load_good(tmp_path, rows=GOOD_ROWS[:2], replace=True)
     assert database_state(conn) == before
     assert before.persons == ((old.dataset_id, 2),)
     assert len(stored_points(conn, old.dataset_id)) == 5
@@ -638,6 +639,7 @@ def test_geo_table_with_non_point_geometry_is_rejected(conn: psycopg.Connection,
     assert database_state(conn) == EMPTY
 
 
+@pytest.mark.filterwarnings("ignore:'crs' was not provided")  # that is the point here
 @pytest.mark.parametrize("suffix", [".parquet", ".gpkg"])
 def test_geo_table_without_crs_is_rejected(conn: psycopg.Connection, tmp_path: Path,
                                            suffix: str) -> None:
@@ -728,7 +730,7 @@ def test_cli_loads_and_prints_the_summary(db_url: str, tmp_path: Path,
 
 
 def test_load_report_is_stored_as_json(conn: psycopg.Connection, tmp_path: Path) -> None:
-    result = load_good(conn, tmp_path, rows=[*GOOD_ROWS, fix("b", "u2", minute(30), 0, 0)])
+    result = load_good(tmp_path, rows=[*GOOD_ROWS, fix("b", "u2", minute(30), 0, 0)])
     (report,) = conn.execute("SELECT load_report FROM raw.datasets").fetchone()
     assert report == json.loads(json.dumps(result.record.load_report))
     assert report["dropped"] == {"null_island_0_0": 1}

@@ -11,6 +11,7 @@ initdb refuses to run as root, so when we are root the server runs as the unpriv
 
 from __future__ import annotations
 
+import hashlib
 import os
 import shutil
 import subprocess
@@ -63,7 +64,8 @@ class EmbeddedCluster:
 
     @classmethod
     def default(cls) -> EmbeddedCluster:
-        return cls(default_home(), int(os.environ.get("ANONYMIZERS_PG_PORT", DEFAULT_PORT)))
+        return cls(_reachable_home(default_home()),
+                   int(os.environ.get("ANONYMIZERS_PG_PORT", DEFAULT_PORT)))
 
     @property
     def data_dir(self) -> Path:
@@ -180,6 +182,23 @@ class EmbeddedCluster:
         if check and result.returncode != 0:
             raise DatabaseSetupError(f"{' '.join(cmd)} failed:\n{result.stderr.strip()}")
         return result
+
+
+def _reachable_home(home: Path) -> Path:
+    """``home``, or (as root, when the server user cannot reach it) a folder under /var/tmp.
+
+    A checkout under /root is not traversable by the ``postgres`` user that runs the
+    server; rather than fail, the cluster then lives in /var/tmp, named after ``home``.
+    """
+    if not _is_root() or "ANONYMIZERS_HOME" in os.environ:
+        return home
+    probe = home if home.exists() else home.parent
+    reachable = subprocess.run(["runuser", "-u", SERVER_USER_WHEN_ROOT, "--", "test", "-x",
+                                str(probe)], capture_output=True, check=False).returncode == 0
+    if reachable:
+        return home
+    digest = hashlib.sha1(str(home).encode()).hexdigest()[:8]
+    return Path(f"/var/tmp/anonymizers-{digest}")
 
 
 def _is_root() -> bool:

@@ -1,0 +1,63 @@
+"""The verifier's support counting, and the property that KAM_CUT output always passes it."""
+
+from __future__ import annotations
+
+from itertools import combinations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from anonymizers.generalization.prefix_tree import kam_cut
+from anonymizers.verifiers.containment import SupportIndex, is_subsequence
+
+cells = st.integers(min_value=0, max_value=6)
+sequences = st.lists(st.lists(cells, min_size=1, max_size=7), min_size=1, max_size=40)
+
+
+def _brute_subsequence(pattern, sequence) -> bool:
+    return any(tuple(sequence[i] for i in idx) == tuple(pattern)
+               for idx in combinations(range(len(sequence)), len(pattern)))
+
+
+@pytest.mark.parametrize(("pattern", "sequence", "expected"), [
+    ((), (1, 2), True),
+    ((1, 3), (1, 2, 3), True),
+    ((3, 1), (1, 2, 3), False),
+    ((1, 1), (1, 2, 1), True),
+    ((1, 1), (1,), False),
+    ((4,), (), False),
+])
+def test_is_subsequence_examples(pattern, sequence, expected):
+    assert is_subsequence(pattern, sequence) is expected
+
+
+@given(st.lists(cells, max_size=4), st.lists(cells, max_size=7))
+def test_is_subsequence_matches_brute_force(pattern, sequence):
+    assert is_subsequence(pattern, sequence) == _brute_subsequence(pattern, sequence)
+
+
+def test_support_counts_distinct_owners_not_sequences():
+    index = SupportIndex([(1, 2, 3)] * 4 + [(1, 3)], owners=[7, 7, 7, 7, 8])
+    assert index.support((1, 3)) == 2
+    assert index.support((2,)) == 1
+    assert index.support((9,)) == 0
+
+
+@settings(max_examples=150, deadline=None)
+@given(sequences, st.integers(min_value=2, max_value=4), st.data())
+def test_kam_cut_output_always_passes_the_verifier(seqs, k, data):
+    owners = data.draw(st.lists(st.integers(0, 12), min_size=len(seqs), max_size=len(seqs)))
+    published = kam_cut(seqs, owners, k)
+    index = SupportIndex(seqs, owners)
+    assert index.shortfalls([p.cells for p in published], k) == []
+
+
+@settings(max_examples=100, deadline=None)
+@given(sequences, st.integers(min_value=2, max_value=4))
+def test_a_planted_rare_sequence_is_caught(seqs, k):
+    owners = list(range(len(seqs)))  # every sequence its own person
+    planted = (*seqs[0], 99)  # cell 99 is visited by nobody: support 0
+    published = [p.cells for p in kam_cut(seqs, owners, k)] + [planted]
+    shortfalls = SupportIndex(seqs, owners).shortfalls(published, k)
+    assert [s.pattern for s in shortfalls] == [planted]
