@@ -10,18 +10,18 @@ from __future__ import annotations
 
 import importlib.util
 import logging
-from collections.abc import Iterator
-from contextlib import contextmanager
 import os
 import subprocess
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 from anonymizers.db.cluster import default_home
 from anonymizers.errors import AnonymizerError, ReleaseError
 
-__all__ = ["configure_airflow", "run_dag", "dags_folder"]
+__all__ = ["configure_airflow", "dags_folder", "run_dag"]
 
 log = logging.getLogger(__name__)
 

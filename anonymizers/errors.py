@@ -4,9 +4,9 @@ from __future__ import annotations
 
 __all__ = [
     "AnonymizerError",
+    "DatabaseSetupError",
     "InputError",
     "PrivacyViolation",
-    "DatabaseSetupError",
     "ReleaseError",
 ]
 

@@ -23,7 +23,8 @@ TEMPLATE = f"anonymizers_test_template_{os.getpid()}"
 
 # Airflow reads AIRFLOW_HOME when first imported: set it before any test imports it.
 # Kept between sessions (its metadata DB migrates once); never the user's own ~/airflow.
-os.environ.setdefault("AIRFLOW_HOME", str(Path(tempfile.gettempdir()) / "anonymizers-airflow-tests"))
+AIRFLOW_TEST_HOME = Path(tempfile.gettempdir()) / "anonymizers-airflow-tests"
+os.environ.setdefault("AIRFLOW_HOME", str(AIRFLOW_TEST_HOME))
 os.environ.setdefault("AIRFLOW__CORE__LOAD_EXAMPLES", "False")
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import itertools
 from pathlib import Path
 
 import pytest
@@ -33,7 +34,7 @@ def test_every_dag_file_imports_without_errors(dagbag):
 def test_generalization_dag_runs_the_steps_in_order(dagbag):
     dag = dagbag.get_dag("generalization")
     order = ["prepare", *STEP_ORDER]
-    for upstream, downstream in zip(order, order[1:], strict=False):
+    for upstream, downstream in itertools.pairwise(order):
         assert downstream in dag.get_task(upstream).downstream_task_ids
     assert dag.params["k"] == 5 and dag.params["k_counts"] == "persons"
     assert dag.doc_md and "verify" in dag.doc_md

@@ -154,7 +154,7 @@ def _metrics_filled(conn) -> bool:
 def test_analyst_reads_releases_and_catalog_but_not_raw_or_scratch(loaded_city, conn, db_url):
     spec = ReleaseSpec.from_dict(run_steps(release_params()))
     kept = run_steps(release_params(k=4), run_id="scratch", until="metrics")
-    from conftest import with_database  # noqa: PLC0415
+    from conftest import with_database
     from psycopg.conninfo import conninfo_to_dict, make_conninfo
 
     info = conninfo_to_dict(db_url)

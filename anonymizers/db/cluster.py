@@ -111,7 +111,8 @@ class EmbeddedCluster:
         bindir = find_binaries()
         if bindir is None:
             return False
-        result = self._run([str(bindir / "pg_ctl"), "-D", str(self.data_dir), "status"], check=False)
+        status = [str(bindir / "pg_ctl"), "-D", str(self.data_dir), "status"]
+        result = self._run(status, check=False)
         return result.returncode == 0
 
     def status(self) -> str:
@@ -244,7 +245,8 @@ def _apt_install(packages: tuple[str, ...]) -> None:
     env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
     started = time.monotonic()
     for cmd in (["apt-get", "update", "-qq"], ["apt-get", "install", "-y", "-qq", *packages]):
-        result = subprocess.run([*prefix, *cmd], capture_output=True, text=True, env=env, check=False)
+        result = subprocess.run([*prefix, *cmd], capture_output=True, text=True, env=env,
+                                check=False)
         if result.returncode != 0:
             raise DatabaseSetupError(
                 f"`{' '.join(cmd)}` failed (exit {result.returncode}); install "

@@ -11,7 +11,7 @@ from typing import TypeVar
 import psycopg
 from psycopg import errors as pg_errors
 
-__all__ = ["database_url", "connect", "transaction", "retry_transient", "TRANSIENT_ERRORS"]
+__all__ = ["TRANSIENT_ERRORS", "connect", "database_url", "retry_transient", "transaction"]
 
 T = TypeVar("T")
 

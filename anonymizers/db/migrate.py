@@ -14,7 +14,7 @@ import psycopg
 from anonymizers.db.connection import connect
 from anonymizers.db.sqlfiles import sql_dir
 
-__all__ = ["migrate", "schema_files", "MIGRATION_LOCK"]
+__all__ = ["MIGRATION_LOCK", "migrate", "schema_files"]
 
 MIGRATION_LOCK = 7_210_001  # advisory lock key: one migration at a time per database
 

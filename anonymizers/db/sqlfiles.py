@@ -16,7 +16,7 @@ from typing import Any
 import psycopg
 from psycopg import sql
 
-__all__ = ["sql_dir", "read_sql", "compose_sql", "run_sql_file"]
+__all__ = ["compose_sql", "read_sql", "run_sql_file", "sql_dir"]
 
 
 def sql_dir() -> Path:

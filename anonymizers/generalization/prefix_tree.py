@@ -340,7 +340,8 @@ def _dense_cells(seqs: list[Cells], total: int) -> np.ndarray:
 def _distinct_owner_counts(groups: np.ndarray, owner_ids: np.ndarray) -> np.ndarray:
     """Number of distinct owners in each group id 0..max(groups)."""
     base = int(owner_ids.max()) + 1
-    pairs = np.unique(groups * base + owner_ids)
+    pairs = np.sort(groups * base + owner_ids)  # np.unique's hash path is far slower here
+    pairs = pairs[np.concatenate(([True], pairs[1:] != pairs[:-1]))]
     return np.bincount(pairs // base, minlength=int(groups.max()) + 1)
 
 

@@ -16,7 +16,7 @@ from anonymizers.loading.readers import read_points
 from anonymizers.loading.store import DatasetRecord, points_csv, store_dataset
 from anonymizers.loading.validation import ValidatedPoints, validate_points
 
-__all__ = ["LoadResult", "load_dataset", "DATASET_NAME"]
+__all__ = ["DATASET_NAME", "LoadResult", "load_dataset"]
 
 DATASET_NAME = re.compile(r"^[a-z][a-z0-9_]{0,19}$")
 

@@ -10,7 +10,7 @@ import pandas as pd
 
 from anonymizers.errors import InputError
 
-__all__ = ["KNOWN_COLUMNS", "read_persons", "check_referenced", "persons_rows"]
+__all__ = ["KNOWN_COLUMNS", "check_referenced", "persons_rows", "read_persons"]
 
 # Typed columns of raw.persons; any other column is kept in its jsonb `attributes`.
 KNOWN_COLUMNS = {"age": "integer", "sex": "text", "education": "text", "income": "number"}

@@ -16,7 +16,7 @@ from psycopg import Connection
 from anonymizers.db.sqlfiles import run_sql_file
 from anonymizers.errors import InputError
 
-__all__ = ["DatasetRecord", "store_dataset", "points_csv"]
+__all__ = ["DatasetRecord", "points_csv", "store_dataset"]
 
 COPY_POINTS = "COPY {} (traj_id, user_id, t, lon, lat) FROM STDIN (FORMAT csv)"
 COPY_PERSONS = ("COPY raw.persons (dataset_id, user_id, age, sex, education, income, attributes) "

@@ -25,8 +25,19 @@ from anonymizers.errors import PrivacyViolation
 from anonymizers.release import gate
 from anonymizers.release.spec import ReleaseSpec
 
-__all__ = ["prepare", "project", "grid_membership", "visits_and_flows", "anonymize",
-           "build_release", "verify", "metrics", "publish", "cleanup", "FAULT_ENV"]
+__all__ = [
+    "FAULT_ENV",
+    "anonymize",
+    "build_release",
+    "cleanup",
+    "grid_membership",
+    "metrics",
+    "prepare",
+    "project",
+    "publish",
+    "verify",
+    "visits_and_flows",
+]
 
 log = logging.getLogger(__name__)
 

@@ -20,8 +20,14 @@ from anonymizers.db.sqlfiles import run_sql_file
 from anonymizers.errors import InputError, ReleaseError
 from anonymizers.release.spec import ReleaseSpec, method_params, utm_srid
 
-__all__ = ["resolve_spec", "run_token", "is_published", "prepare_work_schema", "publish",
-           "drop_run_schemas"]
+__all__ = [
+    "drop_run_schemas",
+    "is_published",
+    "prepare_work_schema",
+    "publish",
+    "resolve_spec",
+    "run_token",
+]
 
 
 def run_token(run_id: str) -> str:

@@ -17,8 +17,14 @@ from typing import Any
 from anonymizers import __version__
 from anonymizers.errors import InputError
 
-__all__ = ["ReleaseSpec", "utm_srid", "METHODS", "METHOD_PARAMETERS", "PRIVACY_MODELS",
-           "method_params"]
+__all__ = [
+    "METHODS",
+    "METHOD_PARAMETERS",
+    "PRIVACY_MODELS",
+    "ReleaseSpec",
+    "method_params",
+    "utm_srid",
+]
 
 # Method -> DAG that builds it. Methods of later issues are added here as they land.
 METHODS = {"grid_kam_cut": "generalization"}

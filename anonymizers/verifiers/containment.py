@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["SupportIndex", "is_subsequence", "Shortfall"]
+__all__ = ["Shortfall", "SupportIndex", "is_subsequence"]
 
 
 def is_subsequence(pattern: Sequence[int], sequence: Sequence[int]) -> bool:

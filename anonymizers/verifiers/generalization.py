@@ -17,9 +17,10 @@ anonymizer's bookkeeping. Checks:
 from __future__ import annotations
 
 import hashlib
-from datetime import UTC
+import itertools
 from collections import defaultdict
 from dataclasses import dataclass, field
+from datetime import UTC
 from typing import Any
 
 import psycopg
@@ -118,7 +119,7 @@ def _recount_flows(derived: Derived) -> dict[tuple[int, int], tuple[set, set]]:
     counts: dict[tuple[int, int], tuple[set, set]] = defaultdict(lambda: (set(), set()))
     for owner, traj, seq in zip(derived.owners, derived.trajectory_ids, derived.sequences,
                                 strict=True):
-        for move in zip(seq, seq[1:], strict=False):
+        for move in itertools.pairwise(seq):
             if OUTSIDE not in move:
                 counts[move][0].add(owner)
                 counts[move][1].add(traj)
