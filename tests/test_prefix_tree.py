@@ -161,6 +161,7 @@ def test_bad_p_is_rejected(p: object) -> None:
         ([[1, 2], ["x"]], [0, 1], "sequence 1 must hold integer"),
         ([[1, 2.5]], [0], "sequence 0 must hold integer"),
         ([[1, 2**70]], [0], "64-bit"),
+        ([[1], [2]], [[0], [1]], "owners must be hashable"),
     ],
 )
 def test_bad_sequences_are_rejected(sequences: list, owners: list, message: str) -> None:

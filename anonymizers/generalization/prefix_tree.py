@@ -30,6 +30,7 @@ import operator
 from collections import Counter
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
+from itertools import chain
 
 import numpy as np
 
@@ -266,10 +267,11 @@ def _validate(
         )
     seqs = [_as_cells(i, seq) for i, seq in enumerate(sequences)]
     dense: dict[Hashable, int] = {}
-    owner_ids = np.fromiter(
-        (dense.setdefault(owner, len(dense)) for owner in owners), dtype=np.int64, count=len(seqs)
-    )
-    return seqs, owner_ids
+    try:
+        owner_ids = [dense.setdefault(owner, len(dense)) for owner in owners]
+    except TypeError as exc:
+        raise InputError(f"owners must be hashable person ids: {exc}") from None
+    return seqs, np.array(owner_ids, dtype=np.int64)
 
 
 def _as_cells(index: int, seq: Sequence[int]) -> Cells:
@@ -331,7 +333,7 @@ def _surviving_depths(seqs: list[Cells], owner_ids: np.ndarray, k: int) -> np.nd
 def _dense_cells(seqs: list[Cells], total: int) -> np.ndarray:
     """All cells, concatenated and renumbered 0..C-1 so that tree keys cannot overflow."""
     try:
-        flat = np.fromiter((c for seq in seqs for c in seq), dtype=np.int64, count=total)
+        flat = np.fromiter(chain.from_iterable(seqs), dtype=np.int64, count=total)
     except OverflowError:
         raise InputError("cell ids must fit in a signed 64-bit integer") from None
     return np.unique(flat, return_inverse=True)[1].reshape(-1)

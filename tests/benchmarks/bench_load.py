@@ -1,0 +1,45 @@
+"""Benchmark: loading 1M points vs a bare `psql \\copy` of the same CSV, in the same run.
+
+Target (issue 2): the loader (read, validate, COPY, indexes, attach) takes at most 2x the
+bare copy into an unindexed table. Run: .venv/bin/python tests/benchmarks/bench_load.py [N]
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+from _common import peak_rss_mib, scratch_database, synthetic_csv, timed, write_results
+
+BARE_TABLE = ("CREATE TABLE bare_copy (traj_id text, user_id text, t timestamptz, "
+              "lon double precision, lat double precision)")
+
+
+def bare_copy(url: str, csv: Path, figures: dict) -> None:
+    psql = "/usr/lib/postgresql/15/bin/psql"
+    subprocess.run([psql, url, "-qc", BARE_TABLE], check=True)
+    with timed(figures, "bare_psql_copy_s"):
+        subprocess.run([psql, url, "-qc", f"\\copy bare_copy FROM '{csv}' CSV HEADER"],
+                       check=True)
+    subprocess.run([psql, url, "-qc", "DROP TABLE bare_copy"], check=True)
+
+
+def main(points: int = 1_000_000) -> None:
+    from anonymizers.loading import load_dataset
+
+    csv, persons = synthetic_csv(points)
+    figures: dict = {"points": points, "csv_bytes": csv.stat().st_size}
+    with scratch_database() as url:
+        bare_copy(url, csv, figures)
+        with timed(figures, "loader_s"):
+            result = load_dataset(csv, "bench", persons=persons, url=url)
+        bare_copy(url, csv, figures | {})  # warm-cache repeat: report the faster baseline
+        figures["points_loaded"] = result.record.n_points
+    figures["ratio_loader_to_bare_copy"] = round(figures["loader_s"] / figures["bare_psql_copy_s"], 2)
+    figures["peak_rss_mib"] = round(peak_rss_mib(), 1)
+    write_results("load", figures)
+
+
+if __name__ == "__main__":
+    main(int(sys.argv[1]) if len(sys.argv) > 1 else 1_000_000)
