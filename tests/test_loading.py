@@ -566,15 +566,18 @@ def test_failure_during_replace_keeps_the_old_dataset(conn: psycopg.Connection, 
     persons = write_persons(tmp_path, [("u1", 30, "F", "", ""), ("u2", 40, "M", "", "")])
     old = load_good(tmp_path, persons=persons)
     before = database_state(conn)
-    copied = store_module._copy_points
+    copied = store_module._copy
+    calls: list[int] = []
 
     def copy_then_fail(*args: Any, **kwargs: Any) -> None:
-        copied(*args, **kwargs)  # the new rows are written, then the load dies
-        raise RuntimeError("disk full")
+        copied(*args, **kwargs)
+        calls.append(1)
+        if len(calls) == 2:  # the persons COPY, after the old dataset was dropped and the
+            raise RuntimeError("disk full")  # new points attached, in the same transaction
 
-    monkeypatch.setattr(store_module, "_copy_points", copy_then_fail)
+    monkeypatch.setattr(store_module, "_copy", copy_then_fail)
     with pytest.raises(RuntimeError, match="disk full"):
-        load_good(tmp_path, rows=GOOD_ROWS[:2], replace=True)
+        load_good(tmp_path, rows=GOOD_ROWS[:2], persons=persons, replace=True)
     assert database_state(conn) == before
     assert before.persons == ((old.dataset_id, 2),)
     assert len(stored_points(conn, old.dataset_id)) == 5

@@ -9,9 +9,8 @@ from pathlib import Path
 
 import numpy as np
 
-from anonymizers.db.connection import connect
 from anonymizers.errors import InputError
-from anonymizers.loading.persons import check_referenced, persons_rows, read_persons
+from anonymizers.loading.persons import check_referenced, read_persons
 from anonymizers.loading.readers import read_points
 from anonymizers.loading.store import DatasetRecord, points_csv, store_dataset
 from anonymizers.loading.validation import ValidatedPoints, validate_points
@@ -82,7 +81,5 @@ def load_dataset(path: Path, dataset: str, *, persons: Path | None = None,
     record = _record(dataset, path, persons, len(points.frame), kept, checked, unit)
     csv_rows = points_csv(kept["traj_id"], kept["user_id"], checked.timestamps,
                           checked.lon, checked.lat)
-    rows = persons_rows(person_frame) if person_frame is not None else None
-    with connect(url) as conn:
-        dataset_id = store_dataset(conn, record, csv_rows, rows, replace)
+    dataset_id = store_dataset(url, record, csv_rows, person_frame, replace)
     return LoadResult(dataset_id, record)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import numpy as np
@@ -10,7 +9,7 @@ import pandas as pd
 
 from anonymizers.errors import InputError
 
-__all__ = ["KNOWN_COLUMNS", "check_referenced", "persons_rows", "read_persons"]
+__all__ = ["KNOWN_COLUMNS", "check_referenced", "read_persons"]
 
 # Typed columns of raw.persons; any other column is kept in its jsonb `attributes`.
 KNOWN_COLUMNS = {"age": "integer", "sex": "text", "education": "text", "income": "number"}
@@ -59,21 +58,3 @@ def check_referenced(persons: pd.DataFrame, user_ids: np.ndarray, path: Path) ->
         raise InputError(f"{path}: {len(missing)} person(s) referenced by the points have no "
                          f"row here ({shown}{', ...' if len(missing) > 5 else ''}). "
                          "Add them, or load without --persons.")
-
-
-def persons_rows(persons: pd.DataFrame) -> list[tuple]:
-    """Rows for COPY into raw.persons (user_id, age, sex, education, income, attributes)."""
-    extra = [c for c in persons.columns if c != "user_id" and c not in KNOWN_COLUMNS]
-    rows = []
-    for record in persons.to_dict("records"):
-        known = [_none(record.get(column)) for column in KNOWN_COLUMNS]
-        attributes = {c: record[c] for c in extra if record[c] != ""}
-        rows.append((record["user_id"], *known, json.dumps(attributes)))
-    return rows
-
-
-def _none(value: object) -> object:
-    if value is None or value is pd.NA or value == "" or (isinstance(value, float)
-                                                          and np.isnan(value)):
-        return None
-    return int(value) if isinstance(value, np.integer) else value

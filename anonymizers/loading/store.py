@@ -1,27 +1,44 @@
-"""Write validated points (and persons) into raw in one transaction, with COPY."""
+"""Write validated points (and persons) into raw with COPY, visible all at once or not at all.
+
+Three phases, so that the index builds can use both cores:
+
+1. stage: a new unattached table ``raw.points_<id>`` is created and filled by COPY in one
+   transaction (no WAL with wal_level=minimal). Nothing reads unattached tables.
+2. index: the spatial and the time indexes are built on two connections in parallel.
+3. publish: one transaction checks the name (refuse, or --replace), registers the dataset,
+   attaches the table and loads the persons.
+
+A failure drops the staged table; a killed load leaves one that the next load drops
+(orphan_partitions.sql), after checking no running load holds it (advisory lock).
+"""
 
 from __future__ import annotations
 
 import io
 import json
-from dataclasses import dataclass
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import asdict, dataclass
 from typing import Any
 
 import numpy as np
 import pandas as pd
+import psycopg
 import pyarrow as pa
 import pyarrow.csv as pacsv
-from psycopg import Connection
+from psycopg import sql
 
+from anonymizers.db.connection import connect
 from anonymizers.db.sqlfiles import run_sql_file
 from anonymizers.errors import InputError
+from anonymizers.loading.persons import KNOWN_COLUMNS
 
-__all__ = ["DatasetRecord", "points_csv", "store_dataset"]
+__all__ = ["DatasetRecord", "persons_csv", "points_csv", "store_dataset"]
 
 COPY_POINTS = "COPY {} (traj_id, user_id, t, lon, lat) FROM STDIN (FORMAT csv)"
-COPY_PERSONS = ("COPY raw.persons (dataset_id, user_id, age, sex, education, income, attributes) "
-                "FROM STDIN")
+COPY_PERSONS = ("COPY raw.persons (dataset_id, user_id, age, sex, education, income, "
+                "attributes) FROM STDIN (FORMAT csv)")
 COPY_CHUNK = 8 << 20
+STAGING_LOCK = 7_210_002  # advisory lock class: (STAGING_LOCK, dataset_id) while loading
 
 
 @dataclass
@@ -58,42 +75,101 @@ def points_csv(traj_id: pd.Series, user_id: pd.Series, t: pd.Series,
     return buffer.getvalue()
 
 
-def _existing(conn: Connection, name: str) -> int | None:
-    row = conn.execute("SELECT dataset_id FROM raw.datasets WHERE name = %s", (name,)).fetchone()
-    return None if row is None else int(row[0])
+def persons_csv(persons: pd.DataFrame, dataset_id: int) -> bytes:
+    """raw.persons rows as CSV; columns other than the known ones become jsonb attributes."""
+    extra = [c for c in persons.columns if c != "user_id" and c not in KNOWN_COLUMNS]
+    attributes = [json.dumps({key: value for key, value in record.items() if value != ""})
+                  for record in persons[extra].to_dict("records")]
+    rows = pd.DataFrame({"dataset_id": dataset_id, "user_id": persons["user_id"]})
+    for column in KNOWN_COLUMNS:
+        rows[column] = persons[column] if column in persons.columns else None
+    rows["attributes"] = attributes
+    return rows.to_csv(index=False, header=False).encode()
 
 
-def store_dataset(conn: Connection, record: DatasetRecord, csv_rows: bytes,
-                  persons: list[tuple] | None, replace: bool) -> int:
-    """Load one dataset atomically; the caller's transaction commits or rolls it all back."""
-    conn.execute("SET LOCAL TimeZone = 'UTC'")
-    # Two loads of one name serialise here rather than race on the UNIQUE constraint.
-    conn.execute("SELECT pg_advisory_xact_lock(hashtext('raw.datasets:' || %s))", (record.name,))
-    old = _existing(conn, record.name)
-    if old is not None and not replace:
-        raise InputError(f"dataset {record.name!r} already exists; choose another --dataset "
-                         "name, or pass --replace to swap it atomically for the new file.")
-    if old is not None:
-        run_sql_file(conn, "load/drop_dataset.sql", {"dataset_id": old},
-                     partition=("raw", f"points_{old}"))
-    params = {**record.__dict__, "load_report": json.dumps(record.load_report)}
-    dataset_id = int(run_sql_file(conn, "load/insert_dataset.sql", params)[0][0])
+def _copy(conn: psycopg.Connection, statement: sql.Composable, payload: bytes) -> None:
+    with conn.cursor().copy(statement) as copy:
+        view = memoryview(payload)
+        for start in range(0, len(view), COPY_CHUNK):
+            copy.write(view[start:start + COPY_CHUNK])
+
+
+def _drop_orphans(conn: psycopg.Connection) -> None:
+    for relname, dataset_id in run_sql_file(conn, "load/orphan_partitions.sql"):
+        taken = conn.execute("SELECT pg_try_advisory_lock(%s, %s)",
+                             (STAGING_LOCK, dataset_id)).fetchone()
+        if taken and taken[0]:
+            conn.execute(sql.SQL("DROP TABLE IF EXISTS {}").format(sql.Identifier("raw", relname)))
+            conn.execute("SELECT pg_advisory_unlock(%s, %s)", (STAGING_LOCK, dataset_id))
+
+
+def _stage(url: str | None, guard: psycopg.Connection, csv_rows: bytes) -> int:
+    """Draw a dataset id, lock it for this load, create and fill its table."""
+    _drop_orphans(guard)
+    dataset_id = int(guard.execute(
+        "SELECT nextval(pg_get_serial_sequence('raw.datasets', 'dataset_id'))").fetchone()[0])
+    guard.execute("SELECT pg_advisory_lock(%s, %s)", (STAGING_LOCK, dataset_id))
     partition = ("raw", f"points_{dataset_id}")
-    run_sql_file(conn, "load/create_partition.sql", {"dataset_id": dataset_id}, partition=partition)
-    _copy_points(conn, partition, csv_rows)
-    run_sql_file(conn, "load/attach_partition.sql", {"dataset_id": dataset_id}, partition=partition)
-    if persons:
-        with conn.cursor().copy(COPY_PERSONS) as copy:
-            for row in persons:
-                copy.write_row((dataset_id, *row))
+    with connect(url) as conn:
+        conn.execute("SET LOCAL TimeZone = 'UTC'")
+        run_sql_file(conn, "load/create_partition.sql", {"dataset_id": dataset_id},
+                     partition=partition)
+        _copy(conn, sql.SQL(COPY_POINTS).format(sql.Identifier(*partition)), csv_rows)
     return dataset_id
 
 
-def _copy_points(conn: Connection, partition: tuple[str, str], csv_rows: bytes) -> None:
-    from psycopg import sql
+def _build_indexes(url: str | None, dataset_id: int) -> None:
+    partition = ("raw", f"points_{dataset_id}")
 
-    statement = sql.SQL(COPY_POINTS).format(sql.Identifier(*partition))
-    with conn.cursor().copy(statement) as copy:
-        view = memoryview(csv_rows)
-        for start in range(0, len(view), COPY_CHUNK):
-            copy.write(view[start:start + COPY_CHUNK])
+    def build(name: str) -> None:
+        with connect(url) as conn:
+            run_sql_file(conn, name, partition=partition)
+
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        list(pool.map(build, ["load/index_geometry.sql", "load/index_time.sql"]))
+
+
+def _publish(url: str | None, dataset_id: int, record: DatasetRecord,
+             persons: bytes | None, replace: bool) -> None:
+    with connect(url) as conn:
+        # Two loads of one name serialise here rather than race on the UNIQUE constraint.
+        conn.execute("SELECT pg_advisory_xact_lock(hashtext('raw.datasets:' || %s))",
+                     (record.name,))
+        row = conn.execute("SELECT dataset_id FROM raw.datasets WHERE name = %s",
+                           (record.name,)).fetchone()
+        if row is not None and not replace:
+            raise InputError(f"dataset {record.name!r} already exists; choose another "
+                             "--dataset name, or pass --replace to swap it atomically.")
+        if row is not None:
+            run_sql_file(conn, "load/drop_dataset.sql", {"dataset_id": row[0]},
+                         partition=("raw", f"points_{row[0]}"))
+        params = {**asdict(record), "dataset_id": dataset_id,
+                  "load_report": json.dumps(record.load_report)}
+        run_sql_file(conn, "load/insert_dataset.sql", params)
+        run_sql_file(conn, "load/attach_partition.sql", {"dataset_id": dataset_id},
+                     partition=("raw", f"points_{dataset_id}"))
+        if persons:
+            _copy(conn, sql.SQL(COPY_PERSONS), persons)
+
+
+def store_dataset(url: str | None, record: DatasetRecord, csv_rows: bytes,
+                  persons: pd.DataFrame | None, replace: bool) -> int:
+    """Load one dataset; returns its id. On any failure nothing of it stays visible."""
+    with connect(url, autocommit=True) as guard:
+        exists = guard.execute("SELECT 1 FROM raw.datasets WHERE name = %s",
+                               (record.name,)).fetchone()
+        if exists and not replace:  # checked again under the lock when publishing
+            raise InputError(f"dataset {record.name!r} already exists; choose another "
+                             "--dataset name, or pass --replace to swap it atomically.")
+        dataset_id = _stage(url, guard, csv_rows)
+        try:
+            _build_indexes(url, dataset_id)
+            payload = persons_csv(persons, dataset_id) if persons is not None else None
+            _publish(url, dataset_id, record, payload, replace)
+        except BaseException:
+            guard.execute(sql.SQL("DROP TABLE IF EXISTS {}").format(
+                sql.Identifier("raw", f"points_{dataset_id}")))
+            raise
+        finally:
+            guard.execute("SELECT pg_advisory_unlock(%s, %s)", (STAGING_LOCK, dataset_id))
+    return dataset_id

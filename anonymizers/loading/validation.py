@@ -79,21 +79,27 @@ def _reject(source: str, what: str, positions: np.ndarray, line_offset: int, fix
     )
 
 
-def _check_identifiers(frame: pd.DataFrame, source: str, line_offset: int) -> None:
+def _check_identifiers(frame: pd.DataFrame, source: str, line_offset: int) -> np.ndarray:
+    """Reject empty ids and shared trajectories; returns integer codes of traj_id."""
     for column in ("traj_id", "user_id"):
         values = frame[column]
         empty = np.flatnonzero((values.isna() | (values.str.strip() == "")).to_numpy())
         if len(empty):
             _reject(source, f"an empty {column}", empty, line_offset,
                     f"Every row needs a {column}; fix or remove those rows.")
-    owners = frame.groupby("traj_id", sort=False)["user_id"].nunique()
-    shared = owners[owners > 1]
+    # sort=True: codes follow the ids' text order, so --sort orders rows by traj_id, t.
+    traj_codes, traj_names = pd.factorize(frame["traj_id"], sort=True)
+    user_codes, _ = pd.factorize(frame["user_id"])
+    # Distinct (traj, user) pairs; a trajectory in more than one pair has several owners.
+    pairs = np.unique(traj_codes.astype(np.int64) * (user_codes.max() + 1) + user_codes)
+    owners = np.bincount(pairs // (user_codes.max() + 1), minlength=len(traj_names))
+    shared = np.flatnonzero(owners > 1)
     if len(shared):
-        first = shared.index[0]
-        positions = np.flatnonzero((frame["traj_id"] == first).to_numpy())
-        _reject(source, f"traj_id {first!r} under several user_ids ({len(shared)} such "
-                f"trajectories)", positions, line_offset,
+        positions = np.flatnonzero(traj_codes == shared[0])
+        _reject(source, f"traj_id {traj_names[shared[0]]!r} under several user_ids "
+                f"({len(shared)} such trajectories)", positions, line_offset,
                 "A trajectory belongs to one person: give each person's trips their own traj_id.")
+    return traj_codes
 
 
 def _parse_timestamps(raw: pd.Series, source: str, line_offset: int) -> pd.Series:
@@ -111,18 +117,25 @@ def _parse_timestamps(raw: pd.Series, source: str, line_offset: int) -> pd.Serie
 
 
 def _check_order(traj: np.ndarray, ts: np.ndarray, positions: np.ndarray, source: str,
-                 line_offset: int) -> None:
-    """Rows of a trajectory must be contiguous and strictly later than the previous one."""
+                 line_offset: int) -> np.ndarray:
+    """Rows of a trajectory must be contiguous and never earlier than the previous one.
+
+    ``traj`` holds integer codes. Returns, per row, whether it continues the previous
+    row's trajectory (the duplicate check relies on contiguity: repeats are adjacent).
+    """
     same = np.r_[False, traj[1:] == traj[:-1]]
-    if int((~same).sum()) != len(pd.unique(traj)):
-        split = pd.Series(traj).duplicated().to_numpy() & ~same
-        _reject(source, "a traj_id whose rows are not contiguous", positions[split],
+    if int((~same).sum()) != len(np.unique(traj)):
+        seen = np.zeros(traj.max() + 1, dtype=bool)
+        starts = np.flatnonzero(~same)
+        again = [row for row in starts if seen[traj[row]] or seen.__setitem__(traj[row], True)]
+        _reject(source, "a traj_id whose rows are not contiguous", positions[again],
                 line_offset, "Sort the file by traj_id, t, or load with --sort.")
     backwards = same & np.r_[False, ts[1:] < ts[:-1]]
     if backwards.any():
         _reject(source, "a timestamp earlier than the previous one of its trajectory",
                 positions[backwards], line_offset,
                 "Sort the file by traj_id, t, or load with --sort.")
+    return same
 
 
 def _coordinate(values: pd.Series) -> np.ndarray:
@@ -152,18 +165,20 @@ def _coordinate_problems(lon: np.ndarray, lat: np.ndarray) -> dict[str, np.ndarr
     }
 
 
-def _duplicate_problems(traj: np.ndarray, ts: pd.Series, lon: np.ndarray, lat: np.ndarray,
-                        alive: np.ndarray) -> dict[str, np.ndarray]:
-    """Repeated (traj_id, t) among the rows that survived the coordinate checks."""
-    rows = pd.DataFrame({"traj": traj, "t": _nanoseconds(ts), "lon": lon, "lat": lat})[alive]
-    repeated = np.zeros(len(traj), dtype=bool)
-    same_position = np.zeros(len(traj), dtype=bool)
-    repeated[np.flatnonzero(alive)] = rows.duplicated(["traj", "t"]).to_numpy()
-    same_position[np.flatnonzero(alive)] = rows.duplicated().to_numpy()
-    return {
-        "duplicate_fix_same_position": same_position,
-        "duplicate_time_other_position": repeated & ~same_position,
-    }
+def _duplicate_problems(same: np.ndarray, ts: np.ndarray, lon: np.ndarray, lat: np.ndarray,
+                        rows: np.ndarray, n: int) -> dict[str, np.ndarray]:
+    """Repeated (traj_id, t) among the surviving ``rows`` (contiguous, so repeats are adjacent).
+
+    A repeat is compared with the first fix of its instant, which is the one kept.
+    """
+    repeat = same & np.r_[False, ts[1:] == ts[:-1]]
+    first = np.maximum.accumulate(np.where(repeat, 0, np.arange(len(repeat))))
+    same_place = repeat & (lon == lon[first]) & (lat == lat[first])
+    out = {"duplicate_fix_same_position": np.zeros(n, dtype=bool),
+           "duplicate_time_other_position": np.zeros(n, dtype=bool)}
+    out["duplicate_fix_same_position"][rows[same_place]] = True
+    out["duplicate_time_other_position"][rows[repeat & ~same_place]] = True
+    return out
 
 
 def validate_points(frame: pd.DataFrame, source: str, *, sort: bool = False,
@@ -175,22 +190,22 @@ def validate_points(frame: pd.DataFrame, source: str, *, sort: bool = False,
     """
     if len(frame) == 0:
         raise InputError(f"{source}: the file has no data rows. Is it the right file?")
-    _check_identifiers(frame, source, line_offset)
+    traj = _check_identifiers(frame, source, line_offset)
     ts = _parse_timestamps(frame["t"], source, line_offset)
-    order = np.arange(len(frame))
+    ts_ns = _nanoseconds(ts)
+    order = np.lexsort((ts_ns, traj)) if sort else np.arange(len(frame))
     if sort:
-        order = np.lexsort((ts.to_numpy(), frame["traj_id"].to_numpy()))
         frame, ts = frame.iloc[order].reset_index(drop=True), ts.iloc[order].reset_index(drop=True)
+        traj, ts_ns = traj[order], ts_ns[order]
     lon, lat = _coordinate(frame["lon"]), _coordinate(frame["lat"])
     problems = _coordinate_problems(lon, lat)
-    alive = ~np.logical_or.reduce(list(problems.values()))
-    problems |= _duplicate_problems(frame["traj_id"].to_numpy(), ts, lon, lat, alive)
-    keep = ~np.logical_or.reduce(list(problems.values()))
-    if not keep.any():  # before the order check, which cannot judge an empty trajectory list
+    alive = np.flatnonzero(~np.logical_or.reduce(list(problems.values())))
+    if len(alive) == 0:  # before the order check, which cannot judge an empty trajectory list
         raise InputError(f"{source}: every row was dropped as noise ({_summary(problems)}).")
-    # Order is checked on the rows we keep: a repeated fix is not "going back in time".
-    _check_order(frame["traj_id"].to_numpy()[keep], _nanoseconds(ts)[keep], order[keep],
-                 source, line_offset)
+    same = _check_order(traj[alive], ts_ns[alive], order[alive], source, line_offset)
+    problems |= _duplicate_problems(same, ts_ns[alive], lon[alive], lat[alive], alive,
+                                    len(frame))
+    keep = ~np.logical_or.reduce(list(problems.values()))
     return ValidatedPoints(
         order=order[keep],
         timestamps=ts[keep].reset_index(drop=True),

@@ -1,5 +1,6 @@
--- A fresh, index-free table for one dataset's points: COPY into it is as cheap as it gets
--- (created in this transaction, so with wal_level=minimal COPY writes no WAL).
+-- A fresh, index-free, unattached table for one dataset's points: COPY into it is as
+-- cheap as it gets (created in the COPY's transaction, so with wal_level=minimal COPY
+-- writes no WAL). It is invisible to readers of raw.points until attached.
 -- Params: dataset_id. Identifiers: partition.
 CREATE TABLE {partition} (LIKE raw.points INCLUDING DEFAULTS INCLUDING GENERATED);
 ALTER TABLE {partition} ALTER COLUMN dataset_id SET DEFAULT %(dataset_id)s;

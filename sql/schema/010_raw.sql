@@ -32,8 +32,9 @@ CREATE TABLE IF NOT EXISTS raw.points (
 ) PARTITION BY LIST (dataset_id);
 COMMENT ON TABLE raw.points IS 'Raw GPS fixes, one row per fix, partitioned by dataset.';
 
-CREATE INDEX IF NOT EXISTS points_traj_t_idx ON raw.points (dataset_id, traj_id, t);
-CREATE INDEX IF NOT EXISTS points_t_idx ON raw.points (dataset_id, t);
+-- Per partition (= per dataset), so dataset_id is not part of the keys.
+CREATE INDEX IF NOT EXISTS points_traj_t_idx ON raw.points (traj_id, t);
+CREATE INDEX IF NOT EXISTS points_t_idx ON raw.points (t);
 CREATE INDEX IF NOT EXISTS points_geom_idx ON raw.points USING gist (geom);
 
 CREATE TABLE IF NOT EXISTS raw.persons (

@@ -53,7 +53,8 @@ def synthetic_csv(points: int, seed: int = 1) -> tuple[Path, Path]:
 
     folder = RESULTS / "data"
     folder.mkdir(parents=True, exist_ok=True)
-    csv, persons = folder / f"city_{points}_{seed}.csv", folder / f"city_{points}_{seed}_persons.csv"
+    csv = folder / f"city_{points}_{seed}.csv"
+    persons = folder / f"city_{points}_{seed}_persons.csv"
     if not csv.exists():
         write_city(CityConfig(seed=seed, target_points=points), csv, persons)
     return csv, persons
