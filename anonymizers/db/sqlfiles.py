@@ -63,3 +63,12 @@ def run_sql_file(
             if not cur.nextset():
                 break
         return rows
+
+
+def copy_out(conn: psycopg.Connection, name: str, params: dict[str, Any] | None = None,
+             **identifiers: Name) -> bytes:
+    """The output of the ``COPY (...) TO STDOUT`` statement in ``sql/<name>``."""
+    chunks: list[bytes] = []
+    with conn.cursor().copy(compose_sql(name, **identifiers), params or {}) as copy:
+        chunks.extend(bytes(data) for data in copy)
+    return b"".join(chunks)

@@ -13,8 +13,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-import numpy as np
-
 __all__ = ["Shortfall", "SupportIndex", "is_subsequence"]
 
 
@@ -37,19 +35,18 @@ class SupportIndex:
 
     def __init__(self, sequences: Sequence[Sequence[int]], owners: Sequence[int]) -> None:
         self.sequences = [tuple(s) for s in sequences]
-        self.owners = np.asarray(owners)
-        postings: dict[int, list[int]] = {}
+        self.owners = [int(owner) for owner in owners]
+        postings: dict[int, set[int]] = {}
         for position, sequence in enumerate(self.sequences):
-            for cell in set(sequence):
-                postings.setdefault(cell, []).append(position)
-        self.postings = {cell: np.array(ids) for cell, ids in postings.items()}
+            for cell in sequence:
+                postings.setdefault(cell, set()).add(position)
+        self.postings = postings
 
     def support(self, pattern: Sequence[int], stop_at: int | None = None) -> int:
         """Distinct owners with a sequence containing ``pattern`` (stops early at stop_at)."""
-        candidates = self._candidates(pattern)
         owners: set[int] = set()
-        for position in candidates:
-            owner = int(self.owners[position])
+        for position in self._candidates(pattern):
+            owner = self.owners[position]
             if owner in owners or not is_subsequence(pattern, self.sequences[position]):
                 continue
             owners.add(owner)
@@ -57,20 +54,19 @@ class SupportIndex:
                 break
         return len(owners)
 
-    def _candidates(self, pattern: Sequence[int]) -> np.ndarray:
+    def _candidates(self, pattern: Sequence[int]) -> list[int]:
+        """Sequences holding every cell of the pattern, in input order (deterministic)."""
         lists = [self.postings.get(cell) for cell in set(pattern)]
-        if any(ids is None for ids in lists):
-            return np.empty(0, dtype=int)
+        if not lists or any(ids is None for ids in lists):
+            return []
+        # Intersecting from the smallest set costs O(len(smallest)) per step.
         ordered = sorted(lists, key=len)  # type: ignore[arg-type]
-        result = ordered[0]
-        for ids in ordered[1:]:
-            result = np.intersect1d(result, ids, assume_unique=True)
-        return result
+        return sorted(ordered[0].intersection(*ordered[1:]))
 
     def shortfalls(self, patterns: Sequence[Sequence[int]], k: int) -> list[Shortfall]:
         """Every distinct pattern whose support is below k."""
         found = []
-        for pattern in {tuple(p) for p in patterns}:
+        for pattern in sorted({tuple(p) for p in patterns}):
             support = self.support(pattern, stop_at=k)
             if support < k:
                 found.append(Shortfall(pattern, support))

@@ -18,15 +18,19 @@ from __future__ import annotations
 
 import hashlib
 import itertools
-from collections import defaultdict
 from dataclasses import dataclass, field
 from datetime import UTC
 from typing import Any
 
+import numpy as np
+import pandas as pd
 import psycopg
+import pyarrow as pa
+import pyarrow.csv as pacsv
+import shapely
 from psycopg import sql
 
-from anonymizers.db.sqlfiles import run_sql_file
+from anonymizers.db.sqlfiles import copy_out, run_sql_file
 from anonymizers.errors import InputError
 from anonymizers.verifiers.containment import SupportIndex
 
@@ -56,11 +60,28 @@ class VerifierResult:
 
 @dataclass
 class Derived:
-    """The verifier's own generalized trajectories."""
+    """The verifier's own generalized trajectories, as flat arrays of cell visits.
 
-    owners: list[int]
-    trajectory_ids: list[int]
-    sequences: list[tuple[int, ...]]  # with OUTSIDE symbols, consecutive repeats collapsed
+    Visit v belongs to trajectory ``traj[v]`` of owner ``owner[v]``; ``cell[v]`` is a
+    published cell id or OUTSIDE; consecutive repeats are collapsed.
+    """
+
+    traj: np.ndarray
+    owner: np.ndarray
+    cell: np.ndarray
+
+    @property
+    def n_trajectories(self) -> int:
+        return int(self.traj.max()) + 1 if len(self.traj) else 0
+
+    def sequences(self, drop_outside: bool) -> tuple[list[tuple[int, ...]], list[int]]:
+        """One cell tuple and one owner per trajectory."""
+        keep = self.cell != OUTSIDE if drop_outside else np.ones(len(self.cell), dtype=bool)
+        bounds = np.searchsorted(self.traj[keep], np.arange(self.n_trajectories + 1))
+        cells = self.cell[keep].tolist()
+        sequences = [tuple(cells[a:b]) for a, b in itertools.pairwise(bounds.tolist())]
+        first = np.searchsorted(self.traj, np.arange(self.n_trajectories))
+        return sequences, self.owner[first].tolist()
 
 
 def _manifest(conn: psycopg.Connection, schema: str) -> dict[str, Any]:
@@ -85,25 +106,46 @@ def _fingerprint(sha: str, dataset_id: int, manifest: dict[str, Any]) -> str:
     return hashlib.sha256(f"{sha}|{dataset_id}|{start}|{end}".encode()).hexdigest()
 
 
+def _locate(conn: psycopg.Connection, schema: str, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """The published cell holding each point (smallest id on a shared edge), or OUTSIDE.
+
+    Point-in-polygon runs in GEOS through shapely's STRtree: deliberately not the engine
+    the anonymizer used, and 3x faster here than a per-point PostGIS index probe.
+    """
+    rows = run_sql_file(conn, "verify/published_cells.sql", release=schema)
+    ids = np.array([row[0] for row in rows], dtype=np.int64)
+    tree = shapely.STRtree(shapely.from_wkb([bytes(row[1]) for row in rows]))
+    point_index, cell_index = tree.query(shapely.points(x, y), predicate="intersects")
+    cell = np.full(len(x), np.iinfo(np.int64).max)
+    np.minimum.at(cell, point_index, ids[cell_index])
+    cell[cell == np.iinfo(np.int64).max] = OUTSIDE
+    return cell
+
+
 def _derive(conn: psycopg.Connection, schema: str, dataset_id: int,
             manifest: dict[str, Any]) -> Derived:
     params = {"dataset_id": dataset_id, "window_start": manifest["window_start"],
               "window_end": manifest["window_end"], "srid": manifest["srid"]}
-    rows = run_sql_file(conn, "verify/derive_sequences.sql", params, release=schema)
-    person_ids: dict[str, int] = {}
-    owners, trajectory_ids, sequences = [], [], []
-    for position, (_traj, user, cells) in enumerate(rows):
-        person = person_ids.setdefault(user, len(person_ids))
-        owners.append(person if manifest["k_counts"] == "persons" else position)
-        trajectory_ids.append(position)
-        sequences.append(tuple(cells))
-    return Derived(owners, trajectory_ids, sequences)
+    points = pacsv.read_csv(
+        pa.py_buffer(copy_out(conn, "verify/derive_sequences.sql", params)),
+        read_options=pacsv.ReadOptions(column_names=["traj", "user", "x", "y"]),
+        convert_options=pacsv.ConvertOptions(column_types={"traj": pa.string(),
+                                                           "user": pa.string()}))
+    traj = pd.factorize(points["traj"].to_pandas(), sort=False)[0]
+    if manifest["k_counts"] == "persons":
+        owner = pd.factorize(points["user"].to_pandas(), sort=False)[0]
+    else:
+        owner = traj
+    cell = _locate(conn, schema, points["x"].to_numpy(), points["y"].to_numpy())
+    # Collapse consecutive repeats within each trajectory (OUTSIDE counts as a cell).
+    starts = np.r_[True, (traj[1:] != traj[:-1]) | (cell[1:] != cell[:-1])]
+    return Derived(traj[starts], owner[starts], cell[starts])
 
 
 def _check_trajectories(conn, schema: str, derived: Derived, k: int,
                         result: VerifierResult) -> SupportIndex:
-    inside = [tuple(c for c in seq if c != OUTSIDE) for seq in derived.sequences]
-    index = SupportIndex(inside, derived.owners)
+    inside, owners = derived.sequences(drop_outside=True)
+    index = SupportIndex(inside, owners)
     published = conn.execute(sql.SQL("SELECT DISTINCT cells FROM {}.trajectories").format(
         sql.Identifier(schema))).fetchall()
     shortfalls = index.shortfalls([tuple(row[0]) for row in published], k)
@@ -115,15 +157,14 @@ def _check_trajectories(conn, schema: str, derived: Derived, k: int,
     return index
 
 
-def _recount_flows(derived: Derived) -> dict[tuple[int, int], tuple[set, set]]:
-    counts: dict[tuple[int, int], tuple[set, set]] = defaultdict(lambda: (set(), set()))
-    for owner, traj, seq in zip(derived.owners, derived.trajectory_ids, derived.sequences,
-                                strict=True):
-        for move in itertools.pairwise(seq):
-            if OUTSIDE not in move:
-                counts[move][0].add(owner)
-                counts[move][1].add(traj)
-    return counts
+def _recount_flows(derived: Derived) -> pd.DataFrame:
+    """Distinct owners and trajectories per consecutive move between published cells."""
+    move = (derived.traj[1:] == derived.traj[:-1]) & (derived.cell[1:] != OUTSIDE) & (
+        derived.cell[:-1] != OUTSIDE)
+    moves = pd.DataFrame({"from_cell": derived.cell[:-1][move], "to_cell": derived.cell[1:][move],
+                          "owner": derived.owner[1:][move], "traj": derived.traj[1:][move]})
+    return moves.groupby(["from_cell", "to_cell"]).agg(
+        owners=("owner", "nunique"), trajectories=("traj", "nunique"))
 
 
 def _check_flows(conn, schema: str, derived: Derived, k: int, result: VerifierResult) -> None:
@@ -133,16 +174,17 @@ def _check_flows(conn, schema: str, derived: Derived, k: int, result: VerifierRe
         sql.Identifier(schema))).fetchall()
     result.checks["flows"] = len(rows)
     for from_cell, to_cell, n_persons, n_trajectories in rows:
-        owners, trajectories = recount.get((from_cell, to_cell), (set(), set()))
-        if len(owners) < k:
+        owners, trajectories = (recount.loc[(from_cell, to_cell)].tolist()
+                                if (from_cell, to_cell) in recount.index else (0, 0))
+        if owners < k:
             result.violations.append(f"flow {from_cell}->{to_cell} is made by only "
-                                     f"{len(owners)} {result.k_counts} (k={k})")
-        if result.k_counts == "persons" and n_persons != len(owners):
+                                     f"{owners} {result.k_counts} (k={k})")
+        if result.k_counts == "persons" and n_persons != owners:
             result.violations.append(f"flow {from_cell}->{to_cell} says {n_persons} persons, "
-                                     f"the verifier counts {len(owners)}")
-        if n_trajectories != len(trajectories):
+                                     f"the verifier counts {owners}")
+        if n_trajectories != trajectories:
             result.violations.append(f"flow {from_cell}->{to_cell} says {n_trajectories} "
-                                     f"trajectories, the verifier counts {len(trajectories)}")
+                                     f"trajectories, the verifier counts {trajectories}")
 
 
 def _check_cells(conn, schema: str, index: SupportIndex, k: int,
@@ -188,7 +230,7 @@ def verify_generalization_release(conn: psycopg.Connection, schema: str) -> Veri
                                  "the release cannot be verified against it")
         return result
     derived = _derive(conn, schema, dataset_id, manifest)
-    result.checks["input_trajectories"] = len(derived.sequences)
+    result.checks["input_trajectories"] = derived.n_trajectories
     index = _check_trajectories(conn, schema, derived, k, result)
     _check_flows(conn, schema, derived, k, result)
     _check_cells(conn, schema, index, k, result)

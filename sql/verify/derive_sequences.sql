@@ -1,23 +1,13 @@
--- The verifier's own generalization of the raw points, from the published cells only:
--- each point of the window goes to the published cell containing it (the smallest id if
--- it lies on a shared edge), or to -1 when no published cell contains it; consecutive
--- repeats are collapsed. Reads raw.points and the release under test, nothing else.
--- Params: dataset_id, window_start, window_end, srid. Identifiers: release.
-WITH located AS (
-    SELECT p.traj_id, p.user_id, p.t,
-           coalesce((SELECT min(c.cell_id)
-                     FROM {release}.cells AS c
-                     WHERE ST_Intersects(c.geom, ST_Transform(p.geom, %(srid)s))), -1) AS cell
-    FROM raw.points AS p
-    WHERE p.dataset_id = %(dataset_id)s
-      AND p.t >= %(window_start)s
-      AND p.t < %(window_end)s
-), marked AS (
-    SELECT traj_id, user_id, t, cell,
-           cell IS DISTINCT FROM lag(cell) OVER (PARTITION BY traj_id ORDER BY t) AS starts
-    FROM located
-)
-SELECT traj_id, min(user_id) AS user_id, array_agg(cell ORDER BY t) AS cells
-FROM marked
-WHERE starts
-GROUP BY traj_id;
+-- The raw points of the release window, projected to the release's CRS by PostGIS (the
+-- same projection the anonymizer used), in trajectory order. Which published cell holds
+-- each point is decided by the verifier itself (anonymizers/verifiers/generalization.py).
+-- Reads raw.points only. Params: dataset_id, window_start, window_end, srid.
+COPY (
+    SELECT traj_id, user_id, ST_X(g) AS x, ST_Y(g) AS y
+    FROM (SELECT traj_id, user_id, t, ST_Transform(geom, %(srid)s) AS g
+          FROM raw.points
+          WHERE dataset_id = %(dataset_id)s
+            AND t >= %(window_start)s
+            AND t < %(window_end)s) AS p
+    ORDER BY traj_id, t
+) TO STDOUT (FORMAT csv)
