@@ -3,9 +3,12 @@
 
 One run publishes one release of one dataset with one method over one time window:
 
-`prepare` (window, work schema) -> `project` (SQL: window cut + metric CRS) ->
-`grid_membership` (SQL: cells, membership) -> `visits_and_flows` (SQL: cell sequences,
-flows with fewer than k supporters dropped) -> `anonymize` (Python: prefix tree, KAM_CUT)
+`prepare` (window, work schema) -> `project` (SQL: window cut + metric CRS) -> either
+`grid_membership` (SQL: fixed grid; method grid_kam_cut) or `characteristic_points`
+(Python) -> `cluster` (Python, radius r) -> `voronoi` (SQL) -> `membership` (SQL, with
+crossed cells) -> `progressive_generalization` (Python decisions over SQL; methods
+kam_cut, kam_rec) -> `visits_and_flows` (SQL: cell sequences, flows with fewer than k
+supporters dropped) -> `anonymize` (Python: prefix tree, KAM_CUT or KAM_REC)
 -> `build_release` (SQL: release tables under a hidden name) -> `metrics` -> `verify`
 (independent privacy check: the gate) -> `publish` (atomic rename + catalog row) ->
 `cleanup`. The verifier runs last, on the tables exactly as they will be published.
@@ -20,22 +23,28 @@ from __future__ import annotations
 import os
 
 import pendulum
-from airflow.sdk import Param, dag, get_current_context, task
+from airflow.sdk import Param, chain, dag, get_current_context, task
 
-METHODS = ["grid_kam_cut"]
-# After prepare, in order; each is a function of anonymizers.pipeline.steps.
-STEPS = ["project", "grid_membership", "visits_and_flows", "anonymize", "build_release",
-         "metrics", "verify", "publish", "cleanup"]
+METHODS = ["grid_kam_cut", "kam_cut", "kam_rec"]
+GRID = ["grid_membership"]
+VORONOI = ["characteristic_points", "cluster", "voronoi", "membership",
+           "progressive_generalization"]
+AFTER = ["visits_and_flows", "anonymize", "build_release", "metrics", "verify", "publish",
+         "cleanup"]
+# Module of anonymizers.pipeline holding each step (imported at run time, not parse time).
+MODULES = {**dict.fromkeys(VORONOI, "tessellation"), "grid_membership": "steps",
+           "project": "steps", **dict.fromkeys(AFTER, "steps")}
 
 
-def step_task(name: str):
-    """An Airflow task running steps.<name>(spec) and handing the spec to the next task."""
+def step_task(name: str, **task_args):
+    """An Airflow task running anonymizers.pipeline.<module>.<name>(spec)."""
 
-    @task(task_id=name)
+    @task(task_id=name, **task_args)
     def run(spec: dict) -> dict:
-        from anonymizers.pipeline import steps  # imported at run time, not at parse time
+        import importlib
 
-        getattr(steps, name)(spec)
+        module = importlib.import_module(f"anonymizers.pipeline.{MODULES[name]}")
+        getattr(module, name)(spec)
         return spec
 
     return run
@@ -57,6 +66,20 @@ def step_task(name: str):
                           description="What k counts (distinct persons by default)"),
         "cell_size": Param(1000.0, type="number", exclusiveMinimum=0,
                            description="grid_kam_cut: grid cell size in metres"),
+        "radius": Param(500.0, type="number", exclusiveMinimum=0,
+                        description="kam_*: desired cluster radius r, metres"),
+        "min_angle": Param(45.0, type="number", description="kam_*: significant turn, degrees"),
+        "min_stop_duration": Param(300.0, type="number",
+                                   description="kam_*: significant stop, seconds"),
+        "stop_radius": Param(100.0, type="number", description="kam_*: stop radius, metres"),
+        "max_distance": Param(1000.0, type="number",
+                              description="kam_*: max distance between characteristic points"),
+        "max_displacement": Param(1000.0, type="number", minimum=0,
+                                  description="kam_*: MaxDisplacement, metres (0: no limit)"),
+        "max_iterations": Param(50, type="integer", minimum=0,
+                                description="kam_*: progressive generalization steps"),
+        "p": Param(0.4, type="number", exclusiveMinimum=0, maximum=1,
+                   description="kam_rec: share of a trajectory a recovery must keep"),
         "start": Param(None, type=["null", "string"], description="Window start (ISO-8601)"),
         "end": Param(None, type=["null", "string"], description="Window end, exclusive"),
         "srid": Param(None, type=["null", "integer"], description="Metric CRS (default: UTM)"),
@@ -75,9 +98,19 @@ def generalization():
                     if scheduled else None)
         return steps.prepare(dict(context["params"]), interval, run.run_id)
 
-    spec = prepare()
-    for step in STEPS:
-        spec = step_task(step)(spec)
+    @task.branch
+    def choose_tessellation(spec: dict) -> str:
+        return GRID[0] if spec["method"] == "grid_kam_cut" else VORONOI[0]
+
+    spec = step_task("project")(prepare())
+    grid = [step_task(name)(spec) for name in GRID]
+    voronoi = [step_task(name)(spec) for name in VORONOI]
+    chain(choose_tessellation(spec), [grid[0], voronoi[0]])
+    chain(*voronoi)
+    # Runs after whichever tessellation ran (the other one is skipped by the branch).
+    joined = step_task(AFTER[0], trigger_rule="none_failed_min_one_success")(spec)
+    chain([grid[-1], voronoi[-1]], joined)
+    chain(joined, *[step_task(name)(spec) for name in AFTER[1:]])
 
 
 dag = generalization()

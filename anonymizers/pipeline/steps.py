@@ -55,7 +55,7 @@ def _injected_fault(step: str) -> None:
 
 
 @contextmanager
-def _step(name: str, spec: dict[str, Any]) -> Iterator[tuple[ReleaseSpec, psycopg.Connection]]:
+def step(name: str, spec: dict[str, Any]) -> Iterator[tuple[ReleaseSpec, psycopg.Connection]]:
     """One transaction for one step, with timing in the task log."""
     started = time.monotonic()
     release = ReleaseSpec.from_dict(spec)
@@ -81,20 +81,20 @@ def prepare(params: dict[str, Any], interval: tuple[datetime, datetime] | None,
 
 
 def project(spec: dict[str, Any]) -> None:
-    with _step("project", spec) as (release, conn):
+    with step("project", spec) as (release, conn):
         run_sql_file(conn, "generalization/010_project_window.sql", release.window_params(),
                      work=release.work_schema)
 
 
 def grid_membership(spec: dict[str, Any]) -> None:
-    with _step("grid_membership", spec) as (release, conn):
+    with step("grid_membership", spec) as (release, conn):
         cell_size = float(release.params.get("cell_size", 1000.0))
         run_sql_file(conn, "generalization/020_grid_membership.sql",
                      {"cell_size": cell_size, "srid": release.srid}, work=release.work_schema)
 
 
 def visits_and_flows(spec: dict[str, Any]) -> None:
-    with _step("visits_and_flows", spec) as (release, conn):
+    with step("visits_and_flows", spec) as (release, conn):
         run_sql_file(conn, "generalization/050_visits.sql", work=release.work_schema)
         run_sql_file(conn, "generalization/060_flows.sql",
                      {"k": release.k, "count_persons": release.count_persons},
@@ -110,14 +110,17 @@ def _owners(user_ids: list[str], count_persons: bool) -> list[int]:
 
 
 def anonymize(spec: dict[str, Any]) -> dict[str, int]:
-    """The prefix-tree step in Python: KAM_CUT over the generalized sequences."""
-    from anonymizers.generalization.prefix_tree import kam_cut
+    """The prefix-tree step in Python: KAM_CUT (grid_kam_cut, kam_cut) or KAM_REC."""
+    from anonymizers.generalization.prefix_tree import kam_cut, kam_rec
 
-    with _step("anonymize", spec) as (release, conn):
+    with step("anonymize", spec) as (release, conn):
         rows = run_sql_file(conn, "generalization/070_sequences.sql", work=release.work_schema)
         sequences = [list(cells) for _traj, _user, cells in rows]
         owners = _owners([user for _traj, user, _cells in rows], release.count_persons)
-        published = kam_cut(sequences, owners, release.k)
+        if release.method == "kam_rec":
+            published = kam_rec(sequences, owners, release.k, float(release.params["p"]))
+        else:
+            published = kam_cut(sequences, owners, release.k)
         run_sql_file(conn, "generalization/075_anonymized.sql", work=release.work_schema)
         table = psycopg.sql.Identifier(release.work_schema, "anonymized")
         copy_sql = psycopg.sql.SQL("COPY {} (source_traj_id, cells) FROM STDIN").format(table)
@@ -128,7 +131,7 @@ def anonymize(spec: dict[str, Any]) -> dict[str, int]:
 
 
 def build_release(spec: dict[str, Any]) -> None:
-    with _step("build_release", spec) as (release, conn):
+    with step("build_release", spec) as (release, conn):
         schemas = {"work": release.work_schema, "build": release.build_schema}
         run_sql_file(conn, "generalization/080_build_release.sql", {"srid": release.srid},
                      **schemas)
@@ -139,7 +142,7 @@ def verify(spec: dict[str, Any]) -> dict[str, Any]:
     """The gate: the independent verifier on the build schema; raises if it fails."""
     from anonymizers.verifiers.generalization import verify_generalization_release
 
-    with _step("verify", spec) as (release, conn):
+    with step("verify", spec) as (release, conn):
         result = verify_generalization_release(conn, release.build_schema)
         conn.execute(psycopg.sql.SQL("UPDATE {}.manifest SET verifier_result = %s").format(
             psycopg.sql.Identifier(release.build_schema)), (json.dumps(result.to_json()),))
@@ -150,13 +153,13 @@ def verify(spec: dict[str, Any]) -> dict[str, Any]:
 
 
 def metrics(spec: dict[str, Any]) -> None:
-    with _step("metrics", spec) as (release, conn):
+    with step("metrics", spec) as (release, conn):
         run_sql_file(conn, "generalization/090_metrics.sql", work=release.work_schema,
                      build=release.build_schema)
 
 
 def publish(spec: dict[str, Any]) -> str:
-    with _step("publish", spec) as (release, conn):
+    with step("publish", spec) as (release, conn):
         published = gate.publish(conn, release)
     log.info("%s %s", release.release_name, "published" if published else "already published")
     return release.release_name
@@ -164,5 +167,5 @@ def publish(spec: dict[str, Any]) -> str:
 
 def cleanup(spec: dict[str, Any]) -> list[str]:
     """After a publish, drop the work and build leftovers of every run of this release."""
-    with _step("cleanup", spec) as (release, conn):
+    with step("cleanup", spec) as (release, conn):
         return gate.drop_run_schemas(conn, release, all_runs=True)

@@ -27,18 +27,33 @@ __all__ = [
 ]
 
 # Method -> DAG that builds it. Methods of later issues are added here as they land.
-METHODS = {"grid_kam_cut": "generalization"}
+METHODS = {"grid_kam_cut": "generalization", "kam_cut": "generalization",
+           "kam_rec": "generalization"}
 
 # Method -> its parameters with defaults (the part of the DAG params that is the method's).
+_TESSELLATION: dict[str, Any] = {
+    "radius": 500.0,  # desired cluster radius r (the paper's experiments: 500 m)
+    "min_angle": 45.0,  # significant turn, degrees (the paper's example)
+    "min_stop_duration": 300.0,  # significant stop, seconds (the paper's example: 5 min)
+    "stop_radius": 100.0,  # moves below this count as staying
+    "max_distance": 1000.0,  # characteristic points at most this far apart (2 r)
+    "max_displacement": 1000.0,  # MaxDisplacement of a merged area, metres (0 = no limit)
+    "max_iterations": 50,  # steps of progressive generalization (Algorithm 3)
+}
 METHOD_PARAMETERS: dict[str, dict[str, Any]] = {
     "grid_kam_cut": {"cell_size": 1000.0},
+    "kam_cut": dict(_TESSELLATION),
+    "kam_rec": {**_TESSELLATION, "p": 0.4},  # p: share of a trajectory recovery must keep
 }
+# Parameters that may be zero (meaning "no limit"); every other one must be positive.
+ZERO_ALLOWED = {"max_displacement"}
 
 PRIVACY_MODELS = {
     "generalization": (
         "k-anonymous cell sequences: every published cell sequence (trajectory or flow) is "
         "contained, as a subsequence, in the generalized trajectories of at least k distinct "
-        "{counts} of the window (implies seed 000 Definition 9)"
+        "{counts} of the window (implies seed 000 Definition 9); every published cell and "
+        "generator is supported by at least k of them"
     ),
 }
 
@@ -58,9 +73,19 @@ def method_params(method: str, given: dict[str, Any]) -> dict[str, Any]:
         except (TypeError, ValueError) as error:
             raise InputError(f"parameter {key}={value!r} must be a {type(default).__name__}")\
                 from error
-        if isinstance(chosen[key], float | int) and chosen[key] <= 0:
+        if isinstance(chosen[key], float | int) and (
+                chosen[key] < 0 or (chosen[key] == 0 and key not in ZERO_ALLOWED)):
             raise InputError(f"parameter {key} must be positive (got {value})")
+    _check_ranges(chosen)
     return chosen
+
+
+def _check_ranges(chosen: dict[str, Any]) -> None:
+    if "p" in chosen and not 0 < chosen["p"] <= 1:
+        raise InputError(f"parameter p is a share of a trajectory: 0 < p <= 1 (got {chosen['p']})")
+    if "min_angle" in chosen and not 0 < chosen["min_angle"] <= 180:
+        raise InputError(f"parameter min_angle must be in (0, 180] degrees "
+                         f"(got {chosen['min_angle']})")
 
 
 def utm_srid(lon: float, lat: float) -> int:

@@ -6,18 +6,25 @@ anonymizer's bookkeeping. Checks:
 1. the input is the one the release was made from (fingerprint);
 2. every published trajectory's cell sequence is contained in the re-derived sequences of
    at least k distinct owners (persons by default);
-3. every published flow A->B is a consecutive move of at least k owners, and its counts
-   are the verifier's own recount;
-4. every published cell is visited by at least k owners, so no cell or centroid can
-   point at fewer than k people;
-5. no raw traj_id / user_id appears in any text column, and no timestamp column is
+3. every published flow A->B is the pattern <A, B> of at least k owners and publishes a
+   count of at least k; with fixes-only membership (the grid) its counts are also the
+   verifier's own exact recount;
+4. every published cell is visited by at least k owners, so no cell can point at fewer
+   than k people;
+5. every data-derived generator (a centroid other than its polygon's own) has fixes of at
+   least k owners within the tessellation radius r of it: it marks no place where fewer
+   than k people were. The anonymizer enforces the same rule, and also that a generator
+   is the mean of the fixes of at least k persons (which only it can know);
+6. no raw traj_id / user_id appears in any text column, and no timestamp column is
    published (time is generalized to the release window).
+
+The re-derivation is anonymizers/verifiers/rederive.py (GEOS via shapely, not the
+anonymizer's SQL).
 """
 
 from __future__ import annotations
 
 import hashlib
-import itertools
 from dataclasses import dataclass, field
 from datetime import UTC
 from typing import Any
@@ -33,10 +40,11 @@ from psycopg import sql
 from anonymizers.db.sqlfiles import copy_out, run_sql_file
 from anonymizers.errors import InputError
 from anonymizers.verifiers.containment import SupportIndex
+from anonymizers.verifiers.rederive import OUTSIDE, Derived, derive_visits
 
 __all__ = ["VerifierResult", "verify_generalization_release"]
 
-OUTSIDE = -1  # the verifier's symbol for "in no published cell"
+CROSSING_METHODS = {"kam_cut", "kam_rec"}  # membership includes cells crossed between fixes
 SHOWN = 10  # violations quoted in the result
 
 
@@ -56,32 +64,6 @@ class VerifierResult:
         return {"passed": self.passed, "k": self.k, "k_counts": self.k_counts,
                 "checks": self.checks, "violations": self.violations[:SHOWN],
                 "n_violations": len(self.violations)}
-
-
-@dataclass
-class Derived:
-    """The verifier's own generalized trajectories, as flat arrays of cell visits.
-
-    Visit v belongs to trajectory ``traj[v]`` of owner ``owner[v]``; ``cell[v]`` is a
-    published cell id or OUTSIDE; consecutive repeats are collapsed.
-    """
-
-    traj: np.ndarray
-    owner: np.ndarray
-    cell: np.ndarray
-
-    @property
-    def n_trajectories(self) -> int:
-        return int(self.traj.max()) + 1 if len(self.traj) else 0
-
-    def sequences(self, drop_outside: bool) -> tuple[list[tuple[int, ...]], list[int]]:
-        """One cell tuple and one owner per trajectory."""
-        keep = self.cell != OUTSIDE if drop_outside else np.ones(len(self.cell), dtype=bool)
-        bounds = np.searchsorted(self.traj[keep], np.arange(self.n_trajectories + 1))
-        cells = self.cell[keep].tolist()
-        sequences = [tuple(cells[a:b]) for a, b in itertools.pairwise(bounds.tolist())]
-        first = np.searchsorted(self.traj, np.arange(self.n_trajectories))
-        return sequences, self.owner[first].tolist()
 
 
 def _manifest(conn: psycopg.Connection, schema: str) -> dict[str, Any]:
@@ -106,24 +88,9 @@ def _fingerprint(sha: str, dataset_id: int, manifest: dict[str, Any]) -> str:
     return hashlib.sha256(f"{sha}|{dataset_id}|{start}|{end}".encode()).hexdigest()
 
 
-def _locate(conn: psycopg.Connection, schema: str, x: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """The published cell holding each point (smallest id on a shared edge), or OUTSIDE.
-
-    Point-in-polygon runs in GEOS through shapely's STRtree: deliberately not the engine
-    the anonymizer used, and 3x faster here than a per-point PostGIS index probe.
-    """
-    rows = run_sql_file(conn, "verify/published_cells.sql", release=schema)
-    ids = np.array([row[0] for row in rows], dtype=np.int64)
-    tree = shapely.STRtree(shapely.from_wkb([bytes(row[1]) for row in rows]))
-    point_index, cell_index = tree.query(shapely.points(x, y), predicate="intersects")
-    cell = np.full(len(x), np.iinfo(np.int64).max)
-    np.minimum.at(cell, point_index, ids[cell_index])
-    cell[cell == np.iinfo(np.int64).max] = OUTSIDE
-    return cell
-
-
 def _derive(conn: psycopg.Connection, schema: str, dataset_id: int,
-            manifest: dict[str, Any]) -> Derived:
+            manifest: dict[str, Any]) -> tuple[Derived, tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """The verifier's visits, and the fixes (x, y, owner) they come from."""
     params = {"dataset_id": dataset_id, "window_start": manifest["window_start"],
               "window_end": manifest["window_end"], "srid": manifest["srid"]}
     points = pacsv.read_csv(
@@ -132,14 +99,15 @@ def _derive(conn: psycopg.Connection, schema: str, dataset_id: int,
         convert_options=pacsv.ConvertOptions(column_types={"traj": pa.string(),
                                                            "user": pa.string()}))
     traj = pd.factorize(points["traj"].to_pandas(), sort=False)[0]
-    if manifest["k_counts"] == "persons":
-        owner = pd.factorize(points["user"].to_pandas(), sort=False)[0]
-    else:
-        owner = traj
-    cell = _locate(conn, schema, points["x"].to_numpy(), points["y"].to_numpy())
-    # Collapse consecutive repeats within each trajectory (OUTSIDE counts as a cell).
-    starts = np.r_[True, (traj[1:] != traj[:-1]) | (cell[1:] != cell[:-1])]
-    return Derived(traj[starts], owner[starts], cell[starts])
+    owner = (pd.factorize(points["user"].to_pandas(), sort=False)[0]
+             if manifest["k_counts"] == "persons" else traj)
+    rows = run_sql_file(conn, "verify/published_cells.sql", release=schema)
+    ids = np.array([row[0] for row in rows], dtype=np.int64)
+    polygons = shapely.from_wkb([bytes(row[1]) for row in rows])
+    x, y = points["x"].to_numpy(), points["y"].to_numpy()
+    derived = derive_visits(traj, owner, x, y, ids, polygons,
+                            crossings=manifest["method"] in CROSSING_METHODS)
+    return derived, (x, y, owner)
 
 
 def _check_trajectories(conn, schema: str, derived: Derived, k: int,
@@ -167,24 +135,60 @@ def _recount_flows(derived: Derived) -> pd.DataFrame:
         owners=("owner", "nunique"), trajectories=("traj", "nunique"))
 
 
-def _check_flows(conn, schema: str, derived: Derived, k: int, result: VerifierResult) -> None:
-    recount = _recount_flows(derived)
+def _check_flows(conn, schema: str, derived: Derived, index: SupportIndex, k: int,
+                 exact: bool, result: VerifierResult) -> None:
+    """Each flow A->B is the pattern <A, B>: it needs k supporters. With fixes-only
+    membership (the grid) the counts are also recounted exactly."""
+    recount = _recount_flows(derived) if exact else None
     rows = conn.execute(sql.SQL(
         "SELECT from_cell, to_cell, n_persons, n_trajectories FROM {}.flows").format(
         sql.Identifier(schema))).fetchall()
     result.checks["flows"] = len(rows)
     for from_cell, to_cell, n_persons, n_trajectories in rows:
-        owners, trajectories = (recount.loc[(from_cell, to_cell)].tolist()
-                                if (from_cell, to_cell) in recount.index else (0, 0))
-        if owners < k:
-            result.violations.append(f"flow {from_cell}->{to_cell} is made by only "
-                                     f"{owners} {result.k_counts} (k={k})")
-        if result.k_counts == "persons" and n_persons != owners:
-            result.violations.append(f"flow {from_cell}->{to_cell} says {n_persons} persons, "
-                                     f"the verifier counts {owners}")
-        if n_trajectories != trajectories:
-            result.violations.append(f"flow {from_cell}->{to_cell} says {n_trajectories} "
-                                     f"trajectories, the verifier counts {trajectories}")
+        support = index.support((from_cell, to_cell), stop_at=k)
+        if support < k:
+            result.violations.append(f"flow {from_cell}->{to_cell}: the move is made by only "
+                                     f"{support} {result.k_counts} (k={k})")
+        published = n_persons if result.k_counts == "persons" else n_trajectories
+        if published < k:
+            result.violations.append(f"flow {from_cell}->{to_cell} publishes a count of "
+                                     f"{published} {result.k_counts}, below k={k}")
+        if recount is not None:
+            _compare_counts(recount, from_cell, to_cell, n_persons, n_trajectories, result)
+
+
+def _compare_counts(recount: pd.DataFrame, from_cell: int, to_cell: int, n_persons: int,
+                    n_trajectories: int, result: VerifierResult) -> None:
+    owners, trajectories = (recount.loc[(from_cell, to_cell)].tolist()
+                            if (from_cell, to_cell) in recount.index else (0, 0))
+    if result.k_counts == "persons" and n_persons != owners:
+        result.violations.append(f"flow {from_cell}->{to_cell} says {n_persons} persons, "
+                                 f"the verifier counts {owners}")
+    if n_trajectories != trajectories:
+        result.violations.append(f"flow {from_cell}->{to_cell} says {n_trajectories} "
+                                 f"trajectories, the verifier counts {trajectories}")
+
+
+def _check_generators(conn, schema: str, manifest: dict[str, Any], derived_points,
+                      k: int, result: VerifierResult) -> None:
+    """A data-derived generator (centroid other than its polygon's own) must have fixes of
+    at least k owners within the radius r of it: it may not point at fewer than k people."""
+    rows = run_sql_file(conn, "verify/data_derived_generators.sql", release=schema)
+    result.checks["data_derived_generators"] = len(rows)
+    if not rows:
+        return
+    params = manifest["parameters"]
+    reach = float(params["radius"])
+    x, y, owner = derived_points
+    tree = shapely.STRtree(shapely.points(x, y))
+    centroids = shapely.points([(row[1], row[2]) for row in rows])
+    which, near = tree.query(centroids, predicate="dwithin", distance=reach)
+    owners = pd.DataFrame({"g": which, "o": owner[near]}).groupby("g")["o"].nunique()
+    thin = [rows[g][0] for g in range(len(rows)) if owners.get(g, 0) < k]
+    result.checks["generators_below_k"] = len(thin)
+    for cell in thin:
+        result.violations.append(f"the generator of cell {cell} has fixes of fewer than k={k} "
+                                 f"{result.k_counts} within {reach:.0f} m: it points at them")
 
 
 def _check_cells(conn, schema: str, index: SupportIndex, k: int,
@@ -229,10 +233,12 @@ def verify_generalization_release(conn: psycopg.Connection, schema: str) -> Veri
         result.violations.append("the dataset changed since this release was built: "
                                  "the release cannot be verified against it")
         return result
-    derived = _derive(conn, schema, dataset_id, manifest)
+    derived, fixes = _derive(conn, schema, dataset_id, manifest)
     result.checks["input_trajectories"] = derived.n_trajectories
     index = _check_trajectories(conn, schema, derived, k, result)
-    _check_flows(conn, schema, derived, k, result)
+    exact = manifest["method"] not in CROSSING_METHODS
+    _check_flows(conn, schema, derived, index, k, exact, result)
     _check_cells(conn, schema, index, k, result)
+    _check_generators(conn, schema, manifest, fixes, k, result)
     _check_identifiers_and_time(conn, schema, dataset_id, result)
     return result

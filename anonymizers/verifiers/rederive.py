@@ -1,0 +1,102 @@
+"""The verifier's own generalization of raw fixes over a release's published cells.
+
+Independent of the anonymizer: PostGIS only projects the fixes (the same projection the
+release used); which cell holds a fix, and which cells a segment between two fixes
+crosses, is decided here with GEOS through shapely, not by the anonymizer's SQL.
+
+Rules (the methods' documented generalization):
+- a fix belongs to the published cell containing it (the smallest id on a shared edge),
+  or to OUTSIDE when no published cell contains it;
+- with ``crossings`` (the Voronoi methods), a segment between two consecutive fixes also
+  visits every published cell it runs through (with length inside it), in the order it
+  enters them; the grid baseline uses fixes only;
+- consecutive repeats are collapsed.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+import shapely
+
+__all__ = ["OUTSIDE", "Derived", "derive_visits", "locate"]
+
+OUTSIDE = -1
+
+
+@dataclass
+class Derived:
+    """Cell visits as flat arrays: visit v is cell[v] of trajectory traj[v] of owner[v]."""
+
+    traj: np.ndarray
+    owner: np.ndarray
+    cell: np.ndarray
+
+    @property
+    def n_trajectories(self) -> int:
+        return int(self.traj.max()) + 1 if len(self.traj) else 0
+
+    def sequences(self, drop_outside: bool) -> tuple[list[tuple[int, ...]], list[int]]:
+        """One cell tuple and one owner per trajectory."""
+        keep = self.cell != OUTSIDE if drop_outside else np.ones(len(self.cell), dtype=bool)
+        bounds = np.searchsorted(self.traj[keep], np.arange(self.n_trajectories + 1))
+        cells = self.cell[keep].tolist()
+        sequences = [tuple(cells[a:b]) for a, b in itertools.pairwise(bounds)]
+        first = np.searchsorted(self.traj, np.arange(self.n_trajectories))
+        return sequences, self.owner[first].tolist()
+
+
+def locate(tree: shapely.STRtree, ids: np.ndarray, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """The published cell holding each fix (smallest id on a shared edge), or OUTSIDE."""
+    point_index, cell_index = tree.query(shapely.points(x, y), predicate="intersects")
+    cell = np.full(len(x), np.iinfo(np.int64).max)
+    np.minimum.at(cell, point_index, ids[cell_index])
+    cell[cell == np.iinfo(np.int64).max] = OUTSIDE
+    return cell
+
+
+def _crossings(tree: shapely.STRtree, ids: np.ndarray, traj: np.ndarray, x: np.ndarray,
+               y: np.ndarray, cell: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(position key, cell) of every cell entered between two fixes without a fix in it.
+
+    The key of a crossing is the index of the segment's first fix plus the fraction of
+    the segment travelled when entering the cell, so sorting keys orders all events.
+    """
+    start = np.flatnonzero((traj[1:] == traj[:-1]) & ((cell[1:] != cell[:-1]) | (
+        cell[1:] == OUTSIDE)))
+    coords = np.stack([np.column_stack([x[start], y[start]]),
+                       np.column_stack([x[start + 1], y[start + 1]])], axis=1)
+    lines = shapely.linestrings(coords)
+    seg, hit = tree.query(lines, predicate="intersects")
+    endpoint = (ids[hit] == cell[start[seg]]) | (ids[hit] == cell[start[seg] + 1])
+    seg, hit = seg[~endpoint], hit[~endpoint]
+    inside = shapely.intersection(lines[seg], tree.geometries[hit])
+    real = shapely.length(inside) > 0
+    seg, hit, inside = seg[real], hit[real], inside[real]
+    coordinates, owner = shapely.get_coordinates(inside, return_index=True)
+    along = shapely.line_locate_point(lines[seg[owner]], shapely.points(coordinates),
+                                      normalized=True)
+    entry = pd.Series(along).groupby(owner).min().to_numpy()
+    return start[seg] + entry, ids[hit]
+
+
+def derive_visits(traj: np.ndarray, owner: np.ndarray, x: np.ndarray, y: np.ndarray,
+                  cell_ids: np.ndarray, polygons: np.ndarray, crossings: bool) -> Derived:
+    """Fixes (sorted by trajectory and time) -> collapsed cell visits."""
+    tree = shapely.STRtree(polygons)
+    cell = locate(tree, cell_ids, x, y)
+    key = np.arange(len(x), dtype=float)
+    event_traj, event_cell = traj, cell
+    if crossings and len(x) > 1:
+        cross_key, cross_cell = _crossings(tree, cell_ids, traj, x, y, cell)
+        key = np.r_[key, cross_key]
+        event_traj = np.r_[traj, traj[cross_key.astype(np.int64)]]
+        event_cell = np.r_[cell, cross_cell]
+    order = np.lexsort((key, event_traj))
+    event_traj, event_cell = event_traj[order], event_cell[order]
+    starts = np.r_[True, (event_traj[1:] != event_traj[:-1]) | (event_cell[1:] != event_cell[:-1])]
+    first_fix = np.searchsorted(traj, event_traj[starts])
+    return Derived(event_traj[starts], owner[first_fix], event_cell[starts])

@@ -1,0 +1,26 @@
+-- Generators of the Voronoi cells (cluster centroids, later merged centroids), filled by
+-- COPY from Python. n_persons: distinct persons among the fixes the position was computed
+-- from (a generator of fewer than k persons would point at them).
+-- Params: srid. Identifiers: work.
+DROP TABLE IF EXISTS {work}.generators;
+CREATE TABLE {work}.generators (
+    gen_id    integer PRIMARY KEY,
+    x         double precision NOT NULL,
+    y         double precision NOT NULL,
+    n_points  bigint NOT NULL,
+    n_persons integer NOT NULL,
+    geom      geometry(Point, %(srid)s)
+              GENERATED ALWAYS AS (ST_SetSRID(ST_MakePoint(x, y), %(srid)s)) STORED
+);
+DROP TABLE IF EXISTS {work}.progressive_log;
+CREATE TABLE {work}.progressive_log (
+    iteration                integer PRIMARY KEY,
+    cells                    integer NOT NULL,
+    pairs_below_k            integer NOT NULL,
+    thin_generators          integer NOT NULL,
+    merges                   integer NOT NULL,
+    drops                    integer NOT NULL,
+    rejected_by_displacement integer NOT NULL,
+    displacement_avg_m       double precision,
+    displacement_max_m       double precision
+);
