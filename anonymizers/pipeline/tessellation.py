@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import io
 import logging
+import time
 from typing import Any
 
 import numpy as np
@@ -138,9 +139,24 @@ def voronoi(spec: dict[str, Any]) -> None:
         _rebuild_cells(conn, release)
 
 
+def _full_membership(conn: psycopg.Connection, release: ReleaseSpec) -> None:
+    run_sql_file(conn, VORONOI + "120_membership.sql", work=release.work_schema)
+    run_sql_file(conn, VORONOI + "128_crossings.sql", work=release.work_schema)
+
+
+def _update_membership(conn: psycopg.Connection, release: ReleaseSpec) -> None:
+    started = time.perf_counter()
+    run_sql_file(conn, VORONOI + "125_membership_update.sql", work=release.work_schema)
+    counts = run_sql_file(conn, VORONOI + "126_update_counts.sql", work=release.work_schema)
+    middle = time.perf_counter()
+    run_sql_file(conn, VORONOI + "128_crossings.sql", work=release.work_schema)
+    log.info("membership update: %s changed cells, %s moved fixes, %s segments re-crossed "
+             "(%.1f s + %.1f s)", *counts[0], middle - started, time.perf_counter() - middle)
+
+
 def membership(spec: dict[str, Any]) -> None:
     with step("membership", spec) as (release, conn):
-        run_sql_file(conn, VORONOI + "120_membership.sql", work=release.work_schema)
+        _full_membership(conn, release)
 
 
 def _statistics(conn: psycopg.Connection, release: ReleaseSpec):
@@ -231,6 +247,6 @@ def progressive_generalization(spec: dict[str, Any]) -> dict[str, int]:
                 raise InputError("progressive generalization left fewer than two cells: the "
                                  "window has too few persons for this k; lower k or widen it")
             _rebuild_cells(conn, release)
-            run_sql_file(conn, VORONOI + "120_membership.sql", work=release.work_schema)
+            _update_membership(conn, release)
             iteration += 1
     return {"iterations": iteration}

@@ -5,9 +5,12 @@
 -- to a rectangle), which the crossing step relies on.
 -- Input {work}.generators(gen_id, geom, n_points, n_persons). Params: srid, margin.
 -- Identifiers: work.
+-- The previous cells are kept as cells_prev: membership is then updated only where a
+-- polygon changed (125_membership_update.sql).
 CREATE INDEX IF NOT EXISTS generators_geom_idx ON {work}.generators USING gist (geom);
 ANALYZE {work}.generators;
-DROP TABLE IF EXISTS {work}.cells;
+DROP TABLE IF EXISTS {work}.cells_prev;
+ALTER TABLE IF EXISTS {work}.cells RENAME TO cells_prev;
 CREATE TABLE {work}.cells AS
 WITH extent AS (
     SELECT ST_SetSRID(ST_Expand(ST_Extent(geom)::geometry, %(margin)s), %(srid)s) AS box

@@ -1,0 +1,353 @@
+"""Utility and risk of a generalization release, measured on the release it is about to publish.
+
+Runs in the caller's transaction after ``build_release`` and before ``verify``. It fills
+``{build}.metrics`` (scalars) and ``{build}.metric_series`` (figures along an axis) from
+the run's work and build schemas, and refuses the release when the measured
+re-identification probability exceeds 1/k:
+
+* counts in and out, trajectory length quantiles and progressive generalization: SQL
+  (``sql/metrics/0[1-3]0_*.sql``);
+* displacement (seed 000 §6.1.2), cluster preservation (§8.3) and the linking attack
+  (§8.4, Theorem 10): the pure functions of :mod:`anonymizers.metrics`, fed by one bulk
+  read per table (``sql/metrics/0[4-7]0_*.sql``).
+
+Samples are bounded and seeded from the release digest, so a re-run writes the same rows.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import psycopg
+import pyarrow as pa
+import pyarrow.csv as pacsv
+from psycopg import sql
+
+from anonymizers.db.sqlfiles import copy_out, run_sql_file
+from anonymizers.errors import PrivacyViolation, ReleaseError
+from anonymizers.metrics.cluster_preservation import cluster_preservation_report
+from anonymizers.metrics.displacement import displacement_measures
+from anonymizers.metrics.reidentification import NO_CELL, reidentification_risk
+from anonymizers.release.spec import ReleaseSpec
+
+__all__ = [
+    "CLUSTER_MAX_DISTANCE_ANONYMIZED_M",
+    "CLUSTER_MAX_DISTANCE_ORIGINAL_M",
+    "CLUSTER_MIN_NEIGHBOURS",
+    "CLUSTER_SAMPLE",
+    "LENGTH_QUANTILES",
+    "RISK_OBSERVATIONS",
+    "RISK_SAMPLE",
+    "compute_release_metrics",
+    "measure_risk",
+]
+
+log = logging.getLogger(__name__)
+
+# Cluster preservation (§8.3) with the clustering parameters of §8.2: OPTICS with
+# MaxDistance 450 m on the original routes and MinNeighbours 5. Generalization pulls similar
+# routes onto the same centroid lines, so the anonymized side needs a smaller radius (§8.2
+# uses 50 m for its tessellation; 200 m here suits cells of a few hundred metres).
+CLUSTER_MAX_DISTANCE_ORIGINAL_M = 450.0
+CLUSTER_MAX_DISTANCE_ANONYMIZED_M = 200.0
+CLUSTER_MIN_NEIGHBOURS = 5
+# Trajectories clustered: the route distance matrix is quadratic in it (500: about 1 s).
+CLUSTER_SAMPLE = 500
+# Numbers of observed points of the linking attack (§8.4, Figures 15-16 go up to 10 and more).
+RISK_OBSERVATIONS = tuple(range(1, 11))
+# Input trajectories attacked: bounds the cost on large windows; the maximum is checked on it.
+RISK_SAMPLE = 2_000
+LENGTH_QUANTILES = (0.1, 0.25, 0.5, 0.75, 0.9, 1.0)
+
+Row = tuple[str, float | None, str, str]  # name, value, unit, description
+SeriesRow = tuple[str, float, float | None, str, str]  # series, x, value, unit, description
+
+
+@dataclass(frozen=True)
+class _Fixes:
+    """Every fix of the window in trajectory order; trajectories numbered 0.. in that order."""
+
+    traj_ids: list[str]  # input trajectory of each number
+    owners: np.ndarray  # owner (what k counts) of each input trajectory
+    starts: np.ndarray  # first fix of each trajectory (plus the total at the end)
+    xy: np.ndarray  # (n, 2) fix positions
+    cell: np.ndarray  # work cell id of each fix (-1: none)
+    centroid_xy: np.ndarray  # (n, 2) centroid of that cell (NaN: none)
+    published_cell: np.ndarray  # release cell id of each fix (NO_CELL: not published)
+
+    def split(self, values: np.ndarray) -> list[np.ndarray]:
+        """``values`` (one per fix) cut into one array per trajectory."""
+        return np.split(values, self.starts[1:-1])
+
+
+@dataclass(frozen=True)
+class _Published:
+    """The published sequences with their source trajectory (known to the pipeline only)."""
+
+    source: np.ndarray  # input trajectory number of each published sequence
+    cells: list[list[int]]  # release cell ids
+    routes: list[np.ndarray]  # (m, 2) centroids of the cells
+
+
+@contextmanager
+def _timed(part: str, release: ReleaseSpec) -> Iterator[None]:
+    started = time.monotonic()
+    yield
+    log.info("metrics of %s: %s took %.2f s", release.build_schema, part,
+             time.monotonic() - started)
+
+
+def compute_release_metrics(conn: psycopg.Connection, release: ReleaseSpec) -> None:
+    """(Re)write ``{build}.metrics`` and ``{build}.metric_series`` of a built release.
+
+    Parameters
+    ----------
+    conn : psycopg.Connection
+        Connection in the caller's transaction (the pipeline's metrics step).
+    release : ReleaseSpec
+        The release; its work schema holds points, cells, cell_map, visits and
+        anonymized, its build schema the release tables, manifest and metrics.
+
+    Raises
+    ------
+    PrivacyViolation
+        If the simulated linking attack succeeds with a probability above 1/k.
+    ReleaseError
+        If work.anonymized does not describe the published trajectories.
+    """
+    schemas = {"work": release.work_schema, "build": release.build_schema}
+    with _timed("counts, lengths and progressive generalization (SQL)", release):
+        _sql_metrics(conn, release, schemas)
+    with _timed("reading fixes and sequences", release):
+        fixes = _read_fixes(conn, release)
+        published = _read_published(conn, release, fixes)
+        inputs = _read_input_sequences(conn, release, fixes)
+    seeds = np.random.SeedSequence(int(release.digest, 16)).spawn(2)
+    with _timed("displacement", release):
+        rows = _displacement_rows(fixes)
+    with _timed("cluster preservation", release):
+        rows += _cluster_rows(fixes, published, np.random.default_rng(seeds[0]))
+    with _timed("re-identification risk", release):
+        risk_rows, series = _risk_rows(fixes, published, inputs, release.k,
+                                       np.random.default_rng(seeds[1]))
+    _write(conn, release, rows + risk_rows, series)
+
+
+def _sql_metrics(conn: psycopg.Connection, release: ReleaseSpec,
+                 schemas: dict[str, str]) -> None:
+    """Tables, counts, length quantiles and (Voronoi methods) the progressive log."""
+    run_sql_file(conn, "metrics/000_tables.sql", build=release.build_schema)
+    run_sql_file(conn, "metrics/010_counts.sql", **schemas)
+    run_sql_file(conn, "metrics/020_trajectory_lengths.sql",
+                 {"quantiles": list(LENGTH_QUANTILES)}, **schemas)
+    if release.method != "grid_kam_cut":  # the grid has no progressive generalization
+        run_sql_file(conn, "metrics/030_progressive.sql", **schemas)
+    mismatched = run_sql_file(conn, "metrics/070_published_mismatch.sql", **schemas)[0][0]
+    if mismatched:
+        raise ReleaseError(f"{release.build_schema}: {mismatched} published trajectories do not "
+                           "match work.anonymized; metrics cannot be computed on the release")
+
+
+# --------------------------------------------------------------------------- reading
+
+
+def _read_fixes(conn: psycopg.Connection, release: ReleaseSpec) -> _Fixes:
+    # The grid keeps its fixes' cells in memberships; the Voronoi methods in point_cells
+    # (their memberships also hold the cells crossed between fixes).
+    table = "memberships" if release.method == "grid_kam_cut" else "point_cells"
+    data = copy_out(conn, "metrics/040_fixes.sql", work=release.work_schema,
+                    fixes=(release.work_schema, table))
+    types = {"traj": pa.string(), "user": pa.string(), "x": pa.float64(), "y": pa.float64(),
+             "cell": pa.int64(), "cx": pa.float64(), "cy": pa.float64(),
+             "published": pa.int64()}
+    if not data:  # an empty CSV is an error to pyarrow, an empty window is not one here
+        return _fixes_from_table(pa.table({c: pa.array([], t) for c, t in types.items()}),
+                                 release.count_persons)
+    read = pacsv.read_csv(pa.py_buffer(data),
+                          read_options=pacsv.ReadOptions(column_names=list(types)),
+                          convert_options=pacsv.ConvertOptions(column_types=types))
+    return _fixes_from_table(read, release.count_persons)
+
+
+def _fixes_from_table(table: pa.Table, count_persons: bool) -> _Fixes:
+    traj = table["traj"].to_pandas().to_numpy()
+    starts = np.flatnonzero(np.concatenate(([True], traj[1:] != traj[:-1]))) \
+        if traj.size else np.zeros(0, dtype=np.int64)
+    owner_ids = table["user" if count_persons else "traj"].to_pandas().to_numpy()
+    owners = pd.factorize(owner_ids[starts])[0]
+
+    def column(name: str, fill: float | int) -> np.ndarray:
+        return table[name].fill_null(fill).to_numpy()
+
+    return _Fixes(
+        traj_ids=traj[starts].tolist(), owners=owners,
+        starts=np.append(starts, traj.size),
+        xy=np.column_stack([column("x", math.nan), column("y", math.nan)]),
+        cell=column("cell", -1),
+        centroid_xy=np.column_stack([column("cx", math.nan), column("cy", math.nan)]),
+        published_cell=column("published", NO_CELL))
+
+
+def _read_published(conn: psycopg.Connection, release: ReleaseSpec, fixes: _Fixes) -> _Published:
+    rows = run_sql_file(conn, "metrics/050_published_sources.sql", work=release.work_schema)
+    number = {traj: i for i, traj in enumerate(fixes.traj_ids)}
+    return _Published(
+        source=np.array([number[source] for source, *_ in rows], dtype=np.int64),
+        cells=[list(cells) for _, cells, _, _ in rows],
+        routes=[np.column_stack([xs, ys]).astype(np.float64) for _, _, xs, ys in rows])
+
+
+def _read_input_sequences(conn: psycopg.Connection, release: ReleaseSpec,
+                          fixes: _Fixes) -> list[list[int]]:
+    rows = run_sql_file(conn, "metrics/060_input_sequences.sql", work=release.work_schema)
+    by_traj = {traj: list(cells) for traj, cells in rows}
+    return [by_traj.get(traj, []) for traj in fixes.traj_ids]
+
+
+# --------------------------------------------------------------------------- measures
+
+
+def _displacement_rows(fixes: _Fixes) -> list[Row]:
+    """Andrienko's local and global displacement of the fixes to their cell's centroid."""
+    inside = fixes.cell >= 0
+    d = displacement_measures(fixes.xy[inside], fixes.centroid_xy[inside], fixes.cell[inside])
+    about = "distance from a fix to the centroid of its cell"
+    return [
+        ("displacement_local_avg_m", d["local_mean_avg"], "m",
+         f"Average over cells of the cell's average {about} (local average, seed 000 §6.1.2)"),
+        ("displacement_local_max_m", d["local_mean_max"], "m",
+         f"Largest over cells of the cell's average {about} (the local measure MaxDisplacement "
+         "bounds)"),
+        ("displacement_global_sum_m", d["global_sum"], "m", f"Sum over all fixes of the {about}"),
+        ("displacement_global_avg_m", d["global_mean"], "m",
+         f"Average over all fixes of the {about}"),
+        ("displacement_global_max_m", d["global_max"], "m", f"Largest {about}"),
+        # The names of the first metrics step, kept for existing readers.
+        ("displacement_avg_m", d["global_mean"], "m", "Same as displacement_global_avg_m"),
+        ("displacement_max_m", d["global_max"], "m", "Same as displacement_global_max_m"),
+        ("displacement_sum_m", d["global_sum"], "m", "Same as displacement_global_sum_m"),
+    ]
+
+
+def _anonymized_routes(fixes: _Fixes, published: _Published) -> list[np.ndarray | None]:
+    """Published line of each input trajectory (its first published sequence), or None."""
+    routes: list[np.ndarray | None] = [None] * len(fixes.traj_ids)
+    for source, route in zip(published.source.tolist(), published.routes, strict=True):
+        if routes[source] is None:
+            routes[source] = route
+    return routes
+
+
+def _cluster_rows(fixes: _Fixes, published: _Published, rng: np.random.Generator) -> list[Row]:
+    """Cluster preservation (§8.3) of a sample of the input trajectories."""
+    if not fixes.traj_ids:
+        return []
+    report = cluster_preservation_report(
+        fixes.split(fixes.xy), _anonymized_routes(fixes, published),
+        CLUSTER_MAX_DISTANCE_ORIGINAL_M, CLUSTER_MAX_DISTANCE_ANONYMIZED_M,
+        CLUSTER_MIN_NEIGHBOURS, CLUSTER_SAMPLE, rng)
+    if report["note"]:
+        log.info("cluster preservation: %s", report["note"])
+    how = (f"OPTICS on route similarity, MaxDistance {CLUSTER_MAX_DISTANCE_ORIGINAL_M:g} m "
+           f"original / {CLUSTER_MAX_DISTANCE_ANONYMIZED_M:g} m anonymized, MinNeighbours "
+           f"{CLUSTER_MIN_NEIGHBOURS}, on cluster_sample_size trajectories (seed 000 §8.3)")
+    return [
+        ("cluster_precision", report["precision"], "ratio", f"Cluster precision: {how}"),
+        ("cluster_recall", report["recall"], "ratio", f"Cluster recall: {how}"),
+        ("cluster_f_measure", report["f_measure"], "ratio", f"Cluster F-measure: {how}"),
+        ("cluster_precision_star", report["precision_star"], "ratio",
+         f"Cluster precision not counting original noise: {how}"),
+        ("cluster_f_measure_star", report["f_measure_star"], "ratio",
+         f"F-measure of precision* and recall: {how}"),
+        ("cluster_sample_size", report["sample_size"], "count",
+         "Input trajectories sampled for cluster preservation (seeded by the release)"),
+        ("clusters_original", report["n_clusters_original"], "count",
+         "Clusters of the sampled original routes"),
+        ("clusters_anonymized", report["n_clusters_anonymized"], "count",
+         "Clusters of the published lines of the sampled trajectories"),
+    ]
+
+
+def measure_risk(observed_cells: Sequence[np.ndarray], owners: np.ndarray,
+                 published: Sequence[Sequence[int]], published_owners: np.ndarray,
+                 input_sequences: Sequence[Sequence[int]], k: int,
+                 rng: np.random.Generator | int | None) -> dict[str, Any]:
+    """The linking attack of §8.4 on a release; raises if it beats the 1/k bound.
+
+    Parameters are those of :func:`anonymizers.metrics.reidentification_risk` (the
+    observations are :data:`RISK_OBSERVATIONS`, at most :data:`RISK_SAMPLE` trajectories).
+
+    Returns
+    -------
+    dict
+        :func:`~anonymizers.metrics.reidentification_risk`'s result.
+
+    Raises
+    ------
+    PrivacyViolation
+        If some attack succeeds with probability above 1/k: the release must not be
+        published (Theorem 10 guarantees at most 1/k for a k-anonymous release).
+    """
+    result = reidentification_risk(observed_cells, owners, published, published_owners,
+                                   input_sequences, RISK_OBSERVATIONS, k,
+                                   max_trajectories=RISK_SAMPLE, rng=rng)
+    if result["max"] > result["bound"]:
+        raise PrivacyViolation(
+            f"re-identification probability {result['max']:.4f} exceeds 1/k = "
+            f"{result['bound']:.4f} (k={k}): some published sequence is contained in the "
+            f"sequences of fewer than k owners; the release must not be published")
+    return result
+
+
+def _risk_rows(fixes: _Fixes, published: _Published, inputs: list[list[int]], k: int,
+               rng: np.random.Generator) -> tuple[list[Row], list[SeriesRow]]:
+    """Re-identification probability per number of observed points (§8.4)."""
+    result = measure_risk(fixes.split(fixes.published_cell), fixes.owners, published.cells,
+                          fixes.owners[published.source], inputs, k, rng)
+    rows: list[Row] = [
+        ("reid_max_probability", result["max"], "probability",
+         f"Largest success probability of the linking attack (seed 000 §8.4, Theorem 10) over "
+         f"1 to {max(RISK_OBSERVATIONS)} observed fixes of reid_sample_size input trajectories"),
+        ("reid_bound", result["bound"], "probability", "1/k: the bound the maximum must respect"),
+        ("reid_sample_size", result["n_trajectories"], "count",
+         "Input trajectories attacked (sample seeded by the release)"),
+    ]
+    attack = ("the linking attack when the attacker observes x fixes of a trajectory (its "
+              "first x, mapped to published cells; seed 000 §8.4)")
+    what = {"mean": ("probability", "Average success probability of"),
+            "max": ("probability", "Largest success probability of"),
+            "fraction_zero": ("ratio", "Share of attacked trajectories that defeat")}
+    series = [(f"reid.{key}", float(row["observations"]), row[key], unit, f"{text} {attack}")
+              for key, (unit, text) in what.items() for row in result["by_observations"]]
+    return rows, series
+
+
+# --------------------------------------------------------------------------- writing
+
+
+def _value(value: Any) -> float | None:
+    """A metric value for the database: NaN (undefined) becomes NULL."""
+    number = float(value)
+    return None if math.isnan(number) else number
+
+
+def _write(conn: psycopg.Connection, release: ReleaseSpec, rows: list[Row],
+           series: list[SeriesRow]) -> None:
+    """COPY the Python-computed metrics and series into the build schema."""
+    targets = [("metrics", "(name, value, unit, description)", rows),
+               ("metric_series", "(series, x, value, unit, description)", series)]
+    for table, columns, data in targets:
+        name = sql.Identifier(release.build_schema, table)
+        with conn.cursor().copy(sql.SQL("COPY {} " + columns + " FROM STDIN").format(name)) \
+                as copy:
+            for row in data:
+                copy.write_row([_value(v) if isinstance(v, float | int | np.number) else v
+                                for v in row])
