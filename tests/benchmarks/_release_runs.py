@@ -1,0 +1,50 @@
+"""Run one release step by step (the functions the DAG's tasks call), timing each step."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import psycopg
+
+STEPS = {
+    "grid_kam_cut": ["project", "grid_membership"],
+    "kam_cut": ["project", "characteristic_points", "cluster", "voronoi", "membership",
+                "progressive_generalization"],
+}
+STEPS["kam_rec"] = STEPS["kam_cut"]
+AFTER = ["visits_and_flows", "anonymize", "build_release", "metrics", "verify", "publish",
+         "cleanup"]
+
+
+def _function(name: str):
+    from anonymizers.pipeline import steps, tessellation
+
+    return getattr(tessellation, name, None) or getattr(steps, name)
+
+
+def run_release(url: str, params: dict[str, Any], run_id: str) -> dict[str, Any]:
+    """Time every step of one release; returns the step times and the release's metrics."""
+    from anonymizers.pipeline import steps
+
+    figures: dict[str, Any] = {"params": params, "steps_s": {}}
+    started = time.perf_counter()
+    spec = steps.prepare(params, None, run_id)
+    figures["steps_s"]["prepare"] = round(time.perf_counter() - started, 3)
+    if spec is None:
+        raise RuntimeError(f"release {params} is already published in this database")
+    for name in STEPS[params["method"]] + AFTER:
+        started = time.perf_counter()
+        _function(name)(spec)
+        figures["steps_s"][name] = round(time.perf_counter() - started, 3)
+    figures["total_s"] = round(sum(figures["steps_s"].values()), 2)
+    figures.update(_published(url))
+    return figures
+
+
+def _published(url: str) -> dict[str, Any]:
+    with psycopg.connect(url) as conn:
+        name = conn.execute("SELECT release_name FROM catalog.releases "
+                            "ORDER BY published_at DESC LIMIT 1").fetchone()[0]
+        metrics = dict(conn.execute(f"SELECT name, value FROM {name}.metrics").fetchall())
+    return {"release": name, "metrics": metrics}

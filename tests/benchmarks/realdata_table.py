@@ -1,0 +1,56 @@
+"""The real-data table of issue 3: one day of T-Drive, k in {2, 5, 8, 16}, kam_cut, kam_rec
+and the grid baseline with a comparable cell size; every release verified and published.
+
+Writes tests/benchmarks/results/realdata_table.json and prints a Markdown table.
+Run: .venv/bin/python tests/benchmarks/realdata_table.py [day]
+"""
+
+from __future__ import annotations
+
+import sys
+
+from _common import scratch_database, write_results
+from _release_runs import run_release
+from bench_kam_rec_tdrive import TDRIVE
+
+KS = (2, 5, 8, 16)
+RADIUS = 500.0  # kam_*: cluster radius r (the paper's experiments)
+GRID_CELL = 1000.0  # grid: a square of side 2r, comparable to a cell of radius r
+COLUMNS = ("k", "method", "published / input trajectories", "cells", "avg displacement (m)",
+           "F-measure", "max re-id probability", "time per step (s)")
+
+
+def _row(k: int, method: str, figures: dict) -> tuple:
+    m = {"displacement_global_avg_m": float("nan"), "cluster_f_measure": float("nan"),
+         "reid_max_probability": float("nan"), **figures["metrics"]}
+    steps = ", ".join(f"{name} {seconds:.1f}" for name, seconds in figures["steps_s"].items()
+                      if seconds >= 0.5)
+    return (k, method, f"{m['trajectories_out']:.0f} / {m['trajectories_in']:.0f}",
+            f"{m['cells_published']:.0f}", f"{m['displacement_global_avg_m']:.0f}",
+            f"{m['cluster_f_measure']:.2f}", f"{m['reid_max_probability']:.3f}", steps)
+
+
+def main(day: str = "2008-02-03") -> None:
+    from anonymizers.loading import load_dataset
+
+    window = {"start": f"{day}T00:00:00Z", "end": f"{day}T23:59:59.999999Z"}
+    runs, rows = [], []
+    with scratch_database() as url:
+        load_dataset(TDRIVE, "tdrive", url=url)
+        for k in KS:
+            for method, extra in (("grid_kam_cut", {"cell_size": GRID_CELL}),
+                                  ("kam_cut", {"radius": RADIUS}), ("kam_rec", {"radius": RADIUS})):
+                params = {"dataset": "tdrive", "method": method, "k": k, **window, **extra}
+                figures = run_release(url, params, f"table-{method}-{k}")
+                runs.append(figures)
+                rows.append(_row(k, method, figures))
+                print(" | ".join(map(str, rows[-1])), flush=True)
+    write_results("realdata_table", {"day": day, "runs": runs})
+    print("| " + " | ".join(COLUMNS) + " |")
+    print("|" + "---|" * len(COLUMNS))
+    for row in rows:
+        print("| " + " | ".join(map(str, row)) + " |")
+
+
+if __name__ == "__main__":
+    main(*sys.argv[1:2])
