@@ -111,10 +111,29 @@ def cmd_release(args: argparse.Namespace) -> int:
           "(Airflow's log: $AIRFLOW_HOME/logs) ...")
     started = time.monotonic()
     run_dag(METHODS[args.method], conf)
-    _echo(f"done in {time.monotonic() - started:.1f} s; query it with:\n  psql "
-          f"\"{_analyst_url(url)}\" -c 'SELECT * FROM {spec.release_name}.metrics'")
+    _echo(f"done in {time.monotonic() - started:.1f} s")
+    print(_summary(url, spec.release_name))
+    _echo(f"query it as analyst:\n  psql \"{_analyst_url(url)}\" -c "
+          f"'SELECT name, value, unit FROM {spec.release_name}.metrics'")
     print(spec.release_name)
     return 0
+
+
+def _summary(url: str, release: str) -> str:
+    """What was published, from the catalog and the release's own tables."""
+    from psycopg import sql
+
+    from anonymizers.db.connection import connect
+
+    with connect(url) as conn:
+        row = conn.execute(sql.SQL(
+            "SELECT m.method, m.k, m.k_counts, m.trajectories_in, m.trajectories_out, "
+            "(SELECT count(*) FROM {r}.cells), (SELECT count(*) FROM {r}.flows), "
+            "m.verifier_result ->> 'passed' FROM {r}.manifest AS m").format(
+            r=sql.Identifier(release))).fetchone()
+    method, k, counts, t_in, t_out, cells, flows, passed = row
+    return (f"published {release}: {method}, k={k} distinct {counts}; trajectories "
+            f"{t_out} of {t_in}; {cells} cells; {flows} flows; verifier passed: {passed}")
 
 
 def _analyst_url(url: str) -> str:
@@ -172,10 +191,11 @@ def cmd_demo(args: argparse.Namespace) -> int:
     _echo("2/3 loading it as dataset 'demo'")
     cmd_load(argparse.Namespace(file=points, dataset="demo", persons=persons, replace=True,
                                 sort=False))
-    _echo(f"3/3 releasing it with grid_kam_cut, k={args.k}, through the Airflow DAG")
-    return cmd_release(argparse.Namespace(dataset="demo", method="grid_kam_cut", k=args.k,
+    _echo(f"3/3 releasing it with {args.method}, k={args.k}, through the Airflow DAG")
+    param = [f"cell_size={args.cell_size}"] if args.method == "grid_kam_cut" else []
+    return cmd_release(argparse.Namespace(dataset="demo", method=args.method, k=args.k,
                                           k_counts="persons", start=None, end=None,
-                                          param=[f"cell_size={args.cell_size}"]))
+                                          param=param))
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -217,6 +237,8 @@ def _parser() -> argparse.ArgumentParser:
     demo.add_argument("--points", type=int, default=200_000)
     demo.add_argument("--k", type=int, default=5)
     demo.add_argument("--cell-size", type=float, default=500.0)
+    demo.add_argument("--method", default="grid_kam_cut",
+                      help="grid_kam_cut (fast), kam_cut or kam_rec (data-driven cells)")
     demo.add_argument("--seed", type=int, default=0)
     demo.set_defaults(func=cmd_demo)
     return parser

@@ -48,13 +48,15 @@ def _window(params: dict[str, Any], interval: tuple[datetime, datetime] | None,
             t_min: datetime, t_max: datetime) -> tuple[str, str]:
     """Explicit start/end, else the scheduled data interval, else the whole dataset."""
     start, end = params.get("start"), params.get("end")
+    # The window is half-open: end just after the last fix, on a whole second.
+    after_last = (t_max + timedelta(seconds=1)).replace(microsecond=0)
     if start or end:
         lo = datetime.fromisoformat(start) if start else t_min
-        hi = datetime.fromisoformat(end) if end else t_max + timedelta(microseconds=1)
+        hi = datetime.fromisoformat(end) if end else after_last
     elif interval is not None:
         lo, hi = interval
     else:
-        lo, hi = t_min, t_max + timedelta(microseconds=1)
+        lo, hi = t_min, after_last
     return _aware(lo).isoformat(), _aware(hi).isoformat()
 
 
