@@ -6,9 +6,9 @@ desired radius r, in two phases:
 
 1. **Grouping** (:func:`group_points`): points are taken in input order; a point joins
    the group with the nearest centroid within r, whose centroid is then updated
-   incrementally, or starts a new group.  A grid of square cells of side r (as in [1]_
-   and movingpandas) indexes the groups by the cell of their *current* centroid, so the
-   3x3 cells around a point hold every centroid within r of it.
+   incrementally, or starts a new group.  A grid of square cells of side r (as
+   movingpandas) indexes the groups by the cell of their *current* centroid; r is the
+   smallest side for which the 3x3 cells around a point hold every centroid within r.
 2. **Redistribution** (:func:`redistribute`): with the group centroids fixed as seeds,
    every point moves to its nearest seed (a k-d tree query, so no search range is needed
    and no point is dropped), centroids become the means of their new members, and
@@ -18,12 +18,14 @@ Compared with movingpandas 0.23 (``PointClusterer`` / ``_Grid``), which implemen
 same method, a grid cell here holds any number of groups (movingpandas keeps one per
 cell and loses the earlier group when a second one starts in the same cell), groups move
 with their centroid, redistributed centroids are recomputed, and empty groups are removed.
+Centroids are updated from running sums in O(1) (movingpandas re-averages all members on
+every addition, which is quadratic in the group size).
 
 References
 ----------
 .. [1] N. Andrienko and G. Andrienko, "Spatial generalization and aggregation of massive
    movement data", IEEE Transactions on Visualization and Computer Graphics 17(2)
-   (2011), 205-219, Section 4.2 (spatial grouping of characteristic points).
+   (2011), 205-219 (spatial grouping of characteristic points).
 .. [2] A. Monreale, G. Andrienko, N. Andrienko, F. Giannotti, D. Pedreschi,
    S. Rinzivillo, S. Wrobel, "Movement Data Anonymity through Generalization",
    Transactions on Data Privacy 3 (2010), 91-121, Section 6.1, Algorithm 2 (step
@@ -110,7 +112,7 @@ def cluster_points(x: np.ndarray, y: np.ndarray, radius: float) -> PointClusters
 
     References
     ----------
-    .. [1] N. Andrienko and G. Andrienko, IEEE TVCG 17(2) (2011), 205-219, Section 4.2.
+    .. [1] N. Andrienko and G. Andrienko, IEEE TVCG 17(2) (2011), 205-219.
     .. [2] A. Monreale et al., Trans. Data Privacy 3 (2010), 91-121, Algorithm 2.
     """
     x_a, y_a = _validated_points(x, y)
@@ -140,7 +142,7 @@ def group_points(x: np.ndarray, y: np.ndarray, radius: float) -> np.ndarray:
 
     References
     ----------
-    .. [1] N. Andrienko and G. Andrienko, IEEE TVCG 17(2) (2011), Section 4.2.
+    .. [1] N. Andrienko and G. Andrienko, IEEE TVCG 17(2) (2011), 205-219.
     """
     radius = _validated_radius(radius)
     x_a, y_a = _validated_points(x, y)
@@ -238,7 +240,7 @@ def redistribute(x: np.ndarray, y: np.ndarray, seeds: np.ndarray) -> PointCluste
 
     References
     ----------
-    .. [1] N. Andrienko and G. Andrienko, IEEE TVCG 17(2) (2011), Section 4.2.
+    .. [1] N. Andrienko and G. Andrienko, IEEE TVCG 17(2) (2011), 205-219.
     """
     x_a, y_a = _validated_points(x, y)
     seeds_a = np.asarray(seeds, dtype=np.float64).reshape(-1, 2)

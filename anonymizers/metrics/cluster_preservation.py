@@ -52,8 +52,8 @@ __all__ = [
 
 NOISE = -1
 SUPPRESSED = -2
-# Points per route after resampling: 32 keeps a 10 km route's spacing near 300 m while
-# 1,000 routes still cost ~1e9 point-segment distances (a few seconds).
+# Points per route after resampling: 32 keeps a 10 km route's spacing near 300 m; the cost
+# of a pair grows with its square (32 * 31 point-segment distances each way).
 DEFAULT_SAMPLES = 32
 # Elements of one temporary array (point-box, point-segment distances): small enough to stay
 # in cache across the elementwise passes; 4e6-element temporaries ran 3x slower.
@@ -115,10 +115,12 @@ def route_similarity(a: np.ndarray, b: np.ndarray, samples: int = DEFAULT_SAMPLE
     Why this form.  Route similarity [2]_, [3]_ compares trajectories by their geometric
     path only, ignoring time: it matches each position of one route with the closest
     position of the other, averages those distances and penalises the parts of a route
-    that have no counterpart.  The symmetrised mean of closest distances does both (a
-    route that extends beyond the other pays for its extra part through the distances of
-    that part, which is the penalty) and equals the SSPD of [5]_.  The details are this
-    project's choices:
+    that have no counterpart.  Those papers describe it only in words, not precisely
+    enough to reproduce their implementation, so this is the variant chosen for the
+    project: the symmetrised mean of closest distances does both things (a route that
+    extends beyond the other pays for its extra part through the distances of that
+    part, which is the penalty); it is the SSPD of [5]_ computed on the resampled
+    routes.  The details:
 
     * Distances go to segments, not vertices, so two parallel roads 100 m apart are
       100 m apart however they are sampled.
@@ -187,8 +189,9 @@ def route_distance_matrix(
     route lies inside its box, so no point is closer to the route than to the box); it
     costs ``samples`` box distances per pair instead of ``samples * (samples - 1)``
     segment distances, and on city data leaves only a few per cent of the pairs to
-    compute exactly.  Without ``cutoff``, 1,000 routes are ~1e9 point-segment distances:
-    expect tens of seconds; with a 450 m cutoff on T-Drive, a few seconds.
+    compute exactly (under 1 % of 1,000 T-Drive trips at 450 m).  Measured on a busy
+    2-core machine, 1,000 T-Drive trips: about 2 s with ``cutoff=450``, about 40 s
+    without (~1e9 point-segment distances).  Memory is O(n^2) for the matrix only.
     """
     resampled = _resample_all(routes, samples)
     n = resampled.shape[0]

@@ -67,8 +67,8 @@ RISK_OBSERVATIONS = tuple(range(1, 11))
 RISK_SAMPLE = 2_000
 LENGTH_QUANTILES = (0.1, 0.25, 0.5, 0.75, 0.9, 1.0)
 
-Row = tuple[str, float | None, str, str]  # name, value, unit, description
-SeriesRow = tuple[str, float, float | None, str, str]  # series, x, value, unit, description
+Row = tuple[str, Any, str, str]  # name, value (a number, NaN or None), unit, description
+SeriesRow = tuple[str, float, Any, str, str]  # series, x, value, unit, description
 
 
 @dataclass(frozen=True)
@@ -99,6 +99,7 @@ class _Published:
 
 @contextmanager
 def _timed(part: str, release: ReleaseSpec) -> Iterator[None]:
+    """Log how long ``part`` took (the task log shows where the step spends its time)."""
     started = time.monotonic()
     yield
     log.info("metrics of %s: %s took %.2f s", release.build_schema, part,
@@ -123,9 +124,8 @@ def compute_release_metrics(conn: psycopg.Connection, release: ReleaseSpec) -> N
     ReleaseError
         If work.anonymized does not describe the published trajectories.
     """
-    schemas = {"work": release.work_schema, "build": release.build_schema}
     with _timed("counts, lengths and progressive generalization (SQL)", release):
-        _sql_metrics(conn, release, schemas)
+        _sql_metrics(conn, release)
     with _timed("reading fixes and sequences", release):
         fixes = _read_fixes(conn, release)
         published = _read_published(conn, release, fixes)
@@ -141,11 +141,11 @@ def compute_release_metrics(conn: psycopg.Connection, release: ReleaseSpec) -> N
     _write(conn, release, rows + risk_rows, series)
 
 
-def _sql_metrics(conn: psycopg.Connection, release: ReleaseSpec,
-                 schemas: dict[str, str]) -> None:
+def _sql_metrics(conn: psycopg.Connection, release: ReleaseSpec) -> None:
     """Tables, counts, length quantiles and (Voronoi methods) the progressive log."""
+    schemas: dict[str, Any] = {"work": release.work_schema, "build": release.build_schema}
     run_sql_file(conn, "metrics/000_tables.sql", build=release.build_schema)
-    run_sql_file(conn, "metrics/010_counts.sql", **schemas)
+    run_sql_file(conn, "metrics/010_counts.sql", release.window_params(), **schemas)
     run_sql_file(conn, "metrics/020_trajectory_lengths.sql",
                  {"quantiles": list(LENGTH_QUANTILES)}, **schemas)
     if release.method != "grid_kam_cut":  # the grid has no progressive generalization
@@ -160,6 +160,7 @@ def _sql_metrics(conn: psycopg.Connection, release: ReleaseSpec,
 
 
 def _read_fixes(conn: psycopg.Connection, release: ReleaseSpec) -> _Fixes:
+    """Every fix with its cell, centroid and published cell: one COPY."""
     # The grid keeps its fixes' cells in memberships; the Voronoi methods in point_cells
     # (their memberships also hold the cells crossed between fixes).
     table = "memberships" if release.method == "grid_kam_cut" else "point_cells"
@@ -178,6 +179,7 @@ def _read_fixes(conn: psycopg.Connection, release: ReleaseSpec) -> _Fixes:
 
 
 def _fixes_from_table(table: pa.Table, count_persons: bool) -> _Fixes:
+    """Number the trajectories in file order (the COPY sorts by traj_id, t)."""
     traj = table["traj"].to_pandas().to_numpy()
     starts = np.flatnonzero(np.concatenate(([True], traj[1:] != traj[:-1]))) \
         if traj.size else np.zeros(0, dtype=np.int64)
@@ -197,6 +199,7 @@ def _fixes_from_table(table: pa.Table, count_persons: bool) -> _Fixes:
 
 
 def _read_published(conn: psycopg.Connection, release: ReleaseSpec, fixes: _Fixes) -> _Published:
+    """The published sequences, their source trajectory number and their lines."""
     rows = run_sql_file(conn, "metrics/050_published_sources.sql", work=release.work_schema)
     number = {traj: i for i, traj in enumerate(fixes.traj_ids)}
     return _Published(
@@ -207,6 +210,7 @@ def _read_published(conn: psycopg.Connection, release: ReleaseSpec, fixes: _Fixe
 
 def _read_input_sequences(conn: psycopg.Connection, release: ReleaseSpec,
                           fixes: _Fixes) -> list[list[int]]:
+    """Each input trajectory's visits in published cell ids (by trajectory number)."""
     rows = run_sql_file(conn, "metrics/060_input_sequences.sql", work=release.work_schema)
     by_traj = {traj: list(cells) for traj, cells in rows}
     return [by_traj.get(traj, []) for traj in fixes.traj_ids]
@@ -224,8 +228,7 @@ def _displacement_rows(fixes: _Fixes) -> list[Row]:
         ("displacement_local_avg_m", d["local_mean_avg"], "m",
          f"Average over cells of the cell's average {about} (local average, seed 000 §6.1.2)"),
         ("displacement_local_max_m", d["local_mean_max"], "m",
-         f"Largest over cells of the cell's average {about} (the local measure MaxDisplacement "
-         "bounds)"),
+         f"Largest over cells of the cell's average {about} (local maximum, seed 000 §6.1.2)"),
         ("displacement_global_sum_m", d["global_sum"], "m", f"Sum over all fixes of the {about}"),
         ("displacement_global_avg_m", d["global_mean"], "m",
          f"Average over all fixes of the {about}"),
@@ -296,9 +299,9 @@ def measure_risk(observed_cells: Sequence[np.ndarray], owners: np.ndarray,
         If some attack succeeds with probability above 1/k: the release must not be
         published (Theorem 10 guarantees at most 1/k for a k-anonymous release).
     """
-    result = reidentification_risk(observed_cells, owners, published, published_owners,
-                                   input_sequences, RISK_OBSERVATIONS, k,
-                                   max_trajectories=RISK_SAMPLE, rng=rng)
+    result: dict[str, Any] = reidentification_risk(
+        observed_cells, owners, published, published_owners, input_sequences,
+        RISK_OBSERVATIONS, k, max_trajectories=RISK_SAMPLE, rng=rng)
     if result["max"] > result["bound"]:
         raise PrivacyViolation(
             f"re-identification probability {result['max']:.4f} exceeds 1/k = "
@@ -342,8 +345,9 @@ def _value(value: Any) -> float | None:
 def _write(conn: psycopg.Connection, release: ReleaseSpec, rows: list[Row],
            series: list[SeriesRow]) -> None:
     """COPY the Python-computed metrics and series into the build schema."""
-    targets = [("metrics", "(name, value, unit, description)", rows),
-               ("metric_series", "(series, x, value, unit, description)", series)]
+    targets: list[tuple[str, str, Sequence[tuple[Any, ...]]]] = [
+        ("metrics", "(name, value, unit, description)", rows),
+        ("metric_series", "(series, x, value, unit, description)", series)]
     for table, columns, data in targets:
         name = sql.Identifier(release.build_schema, table)
         with conn.cursor().copy(sql.SQL("COPY {} " + columns + " FROM STDIN").format(name)) \

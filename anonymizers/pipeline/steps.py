@@ -153,9 +153,11 @@ def verify(spec: dict[str, Any]) -> dict[str, Any]:
 
 
 def metrics(spec: dict[str, Any]) -> None:
+    """Utility and risk measures of the release (raises if the measured risk exceeds 1/k)."""
+    from anonymizers.pipeline.release_metrics import compute_release_metrics  # sklearn: heavy
+
     with step("metrics", spec) as (release, conn):
-        run_sql_file(conn, "generalization/090_metrics.sql", work=release.work_schema,
-                     build=release.build_schema)
+        compute_release_metrics(conn, release)
 
 
 def publish(spec: dict[str, Any]) -> str:

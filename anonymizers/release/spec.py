@@ -88,6 +88,21 @@ def _check_ranges(chosen: dict[str, Any]) -> None:
                          f"(got {chosen['min_angle']})")
 
 
+def area_of_use(srid: int) -> dict[str, float]:
+    """Longitude/latitude bounds a release in ``srid`` covers (fixes outside are not used).
+
+    For a UTM zone: its 6-degree band widened by 6 degrees on each side (the projection
+    stays accurate well beyond its band) and latitudes -80..84; for any other CRS, the
+    whole globe (the operator chose it and knows its domain). Far-away fixes of a city's
+    dataset are GPS noise that the projection cannot even represent.
+    """
+    if 32601 <= srid <= 32660 or 32701 <= srid <= 32760:
+        central = (srid % 100) * 6 - 183
+        return {"lon_min": central - 9.0, "lon_max": central + 9.0,
+                "lat_min": -80.0, "lat_max": 84.0}
+    return {"lon_min": -180.0, "lon_max": 180.0, "lat_min": -90.0, "lat_max": 90.0}
+
+
 def utm_srid(lon: float, lat: float) -> int:
     """EPSG code of the WGS 84 / UTM zone containing (lon, lat)."""
     zone = min(int((lon + 180) // 6) + 1, 60)
@@ -163,7 +178,7 @@ class ReleaseSpec:
 
     def window_params(self) -> dict[str, Any]:
         return {"dataset_id": self.dataset_id, "window_start": self.window_start,
-                "window_end": self.window_end, "srid": self.srid}
+                "window_end": self.window_end, "srid": self.srid, **area_of_use(self.srid)}
 
     def manifest_params(self) -> dict[str, Any]:
         return {

@@ -39,6 +39,7 @@ from psycopg import sql
 
 from anonymizers.db.sqlfiles import copy_out, run_sql_file
 from anonymizers.errors import InputError
+from anonymizers.release.spec import area_of_use
 from anonymizers.verifiers.containment import SupportIndex
 from anonymizers.verifiers.rederive import OUTSIDE, Derived, derive_visits
 
@@ -92,7 +93,8 @@ def _derive(conn: psycopg.Connection, schema: str, dataset_id: int,
             manifest: dict[str, Any]) -> tuple[Derived, tuple[np.ndarray, np.ndarray, np.ndarray]]:
     """The verifier's visits, and the fixes (x, y, owner) they come from."""
     params = {"dataset_id": dataset_id, "window_start": manifest["window_start"],
-              "window_end": manifest["window_end"], "srid": manifest["srid"]}
+              "window_end": manifest["window_end"], "srid": manifest["srid"],
+              **area_of_use(manifest["srid"])}
     points = pacsv.read_csv(
         pa.py_buffer(copy_out(conn, "verify/derive_sequences.sql", params)),
         read_options=pacsv.ReadOptions(column_names=["traj", "user", "x", "y"]),

@@ -1,6 +1,9 @@
 -- Cut the release window out of raw.points and project it to the release's metric CRS.
 -- Runs once per DAG run; re-running replaces the table (tasks are idempotent).
--- Params: dataset_id, window_start, window_end (half-open [start, end)), srid.
+-- Fixes outside the CRS's area of use (lon_min..lon_max, lat_min..lat_max) are left out:
+-- far-away GPS noise the projection cannot represent (they are counted in the metrics).
+-- Params: dataset_id, window_start, window_end (half-open [start, end)), srid, lon_min,
+-- lon_max, lat_min, lat_max.
 -- Identifiers: work (the run's work schema).
 DROP TABLE IF EXISTS {work}.points;
 CREATE TABLE {work}.points AS
@@ -11,6 +14,8 @@ SELECT p.traj_id,
 FROM raw.points AS p
 WHERE p.dataset_id = %(dataset_id)s
   AND p.t >= %(window_start)s
-  AND p.t < %(window_end)s;
+  AND p.t < %(window_end)s
+  AND p.lon BETWEEN %(lon_min)s AND %(lon_max)s
+  AND p.lat BETWEEN %(lat_min)s AND %(lat_max)s;
 CREATE INDEX ON {work}.points (traj_id, t);
 ANALYZE {work}.points;

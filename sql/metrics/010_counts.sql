@@ -1,6 +1,7 @@
 -- Counts of a generalization release, in and out (moved from generalization/090_metrics.sql;
 -- displacement is now computed in Python, see anonymizers/pipeline/release_metrics.py).
--- Identifiers: work, build.
+-- Params: the window (dataset_id, window_start, window_end), for the fixes left out as
+-- outside the CRS's area of use. Identifiers: work, build.
 INSERT INTO {build}.metrics (name, value, unit, description)
 WITH published_sources AS (
     SELECT DISTINCT a.source_traj_id, v.user_id
@@ -22,6 +23,11 @@ SELECT * FROM (VALUES
     ('persons_out', (SELECT count(DISTINCT user_id) FROM published_sources)::float8, 'count',
      'Distinct persons with at least one published trajectory'),
     ('points_in', (SELECT count(*) FROM {work}.points)::float8, 'count', 'GPS fixes in the window'),
+    ('points_outside_area',
+     ((SELECT count(*) FROM raw.points WHERE dataset_id = %(dataset_id)s
+       AND t >= %(window_start)s AND t < %(window_end)s)
+      - (SELECT count(*) FROM {work}.points))::float8, 'count',
+     'Fixes of the window outside the area the release CRS covers (far-away GPS noise)'),
     ('cell_visits_in', (SELECT count(*) FROM {work}.visits)::float8, 'count',
      'Cell visits of all generalized input trajectories'),
     ('cell_visits_out', (SELECT coalesce(sum(n_cells), 0) FROM {build}.trajectories)::float8,
