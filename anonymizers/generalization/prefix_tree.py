@@ -378,6 +378,8 @@ class _Recovery:
         as no remaining bound can beat the best supported candidate found so far.
         """
         near = self._neighbours(seq, min_len)
+        if near is None:
+            return None
         masks, full = _match_masks(seq), (1 << len(seq)) - 1
         best, best_len = None, min_len - 1
         for other, bound in zip(near.ids.tolist(), near.bounds.tolist(), strict=True):
@@ -391,9 +393,18 @@ class _Recovery:
                     best, best_len = candidate, candidate_len
         return best
 
-    def _neighbours(self, seq: Cells, min_len: int) -> _Neighbours:
-        """The other distinct sequences whose overlap with ``seq`` reaches ``min_len``."""
-        wanted = Counter(seq)
+    def _neighbours(self, seq: Cells, min_len: int) -> _Neighbours | None:
+        """The other distinct sequences whose overlap with ``seq`` reaches ``min_len``.
+
+        Only cells visited by at least k owners count: every cell of a k-supported
+        pattern is, so the overlap over those cells still bounds any candidate that can
+        be published, and is tighter. None when ``seq`` itself has fewer than
+        ``min_len`` such cells: nothing of it can be recovered (no LCS is computed).
+        (On T-Drive, taxi shifts of hundreds of cells are mostly this case.)
+        """
+        wanted = Counter(cell for cell in seq if self._cell_support[cell] >= self._k)
+        if sum(wanted.values()) < min_len:
+            return None
         once = [self._postings[c][0] for c, n in wanted.items() if n == 1]
         bounds = np.bincount(np.concatenate(once or [_NO_IDS]), minlength=len(self._distinct))
         for cell, n in wanted.items():
