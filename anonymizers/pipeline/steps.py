@@ -73,6 +73,7 @@ def prepare(params: dict[str, Any], interval: tuple[datetime, datetime] | None,
         if gate.is_published(conn, release):
             log.info("%s is already published: nothing to do", release.release_name)
             return None
+        gate.check_enough_owners(conn, release)
         gate.prepare_work_schema(conn, release)
         _injected_fault("prepare")
     log.info("release %s, window %s .. %s, SRID %s", release.release_name,

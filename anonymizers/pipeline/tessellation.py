@@ -105,6 +105,8 @@ def cluster(spec: dict[str, Any]) -> dict[str, int]:
         run_sql_file(conn, VORONOI + "105_generators.sql", {"srid": release.srid},
                      work=release.work_schema)
         _copy_generators(conn, release, generators)
+        run_sql_file(conn, VORONOI + "107_restore_generators.sql", {"save": True},
+                     work=release.work_schema)
     return {"clusters": len(generators)}
 
 
@@ -226,13 +228,20 @@ def _log_iteration(conn: psycopg.Connection, release: ReleaseSpec, iteration: in
 def progressive_generalization(spec: dict[str, Any]) -> dict[str, int]:
     """Algorithm 3 with MaxDisplacement, then the thin-generator rule until it holds.
 
-    One transaction: the step restarts from the clustering's generators when re-run.
+    One transaction. A re-run after a success (a cleared task) restarts from the
+    clustering's generators, so it gives the same cells, not further-merged ones.
     """
     from anonymizers.generalization.progressive import plan_merges
 
     with step("progressive_generalization", spec) as (release, conn):
-        conn.execute(sql.SQL("TRUNCATE {}").format(
-            sql.Identifier(release.work_schema, "progressive_log")))
+        log_table = sql.Identifier(release.work_schema, "progressive_log")
+        ran_before = conn.execute(sql.SQL("SELECT count(*) FROM {}").format(log_table)).fetchone()
+        if ran_before and ran_before[0]:
+            run_sql_file(conn, VORONOI + "107_restore_generators.sql", {"save": False},
+                         work=release.work_schema)
+            _rebuild_cells(conn, release)
+            _full_membership(conn, release)
+        conn.execute(sql.SQL("TRUNCATE {}").format(log_table))
         p = release.params
         max_displacement = float(p["max_displacement"]) or None
         iteration = 0

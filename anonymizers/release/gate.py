@@ -85,6 +85,16 @@ def is_published(conn: psycopg.Connection, spec: ReleaseSpec) -> bool:
     return row is not None
 
 
+def check_enough_owners(conn: psycopg.Connection, spec: ReleaseSpec) -> None:
+    """Fail fast when the window holds fewer than k owners: nothing could be published."""
+    params = {**spec.window_params(), "count_persons": spec.count_persons}
+    owners = int(run_sql_file(conn, "release/window_owners.sql", params)[0][0])
+    if owners < spec.k:
+        raise InputError(f"the window {spec.window_start} .. {spec.window_end} of dataset "
+                         f"{spec.dataset!r} holds {owners} distinct {spec.k_counts}, fewer than "
+                         f"k={spec.k}: nothing could be published. Lower k or widen the window.")
+
+
 def prepare_work_schema(conn: psycopg.Connection, spec: ReleaseSpec) -> None:
     """A fresh work schema for this run (re-running prepare starts the run over)."""
     work = sql.Identifier(spec.work_schema)

@@ -1,0 +1,159 @@
+"""Run the Voronoi methods (kam_cut, kam_rec) step by step in-process, and read their work.
+
+The steps are called directly (no Airflow), in the DAG's order, so a test can stop after
+any step and inspect the run's work or build schema.
+"""
+
+from __future__ import annotations
+
+import csv
+import itertools
+import math
+from collections.abc import Callable, Iterable
+from datetime import datetime, timedelta
+from pathlib import Path
+from typing import Any, NamedTuple
+
+import numpy as np
+import pandas as pd
+import psycopg
+import shapely
+
+from anonymizers.pipeline import steps, tessellation
+from anonymizers.release.spec import ReleaseSpec
+from anonymizers.verifiers.rederive import derive_visits
+
+RADIUS = 300.0  # metres: the synthetic city is small, the paper's 500 m leaves few cells
+
+STEPS: list[tuple[str, Callable[[dict[str, Any]], Any]]] = [
+    ("project", steps.project),
+    ("characteristic_points", tessellation.characteristic_points),
+    ("cluster", tessellation.cluster),
+    ("voronoi", tessellation.voronoi),
+    ("membership", tessellation.membership),
+    ("progressive_generalization", tessellation.progressive_generalization),
+    ("visits_and_flows", steps.visits_and_flows),
+    ("anonymize", steps.anonymize),
+    ("build_release", steps.build_release),
+    ("metrics", steps.metrics),
+    ("verify", steps.verify),
+    ("publish", steps.publish),
+    ("cleanup", steps.cleanup),
+]
+STEP_NAMES = [name for name, _ in STEPS]
+
+
+def voronoi_params(method: str = "kam_cut", k: int = 3, dataset: str = "city",
+                   **extra: Any) -> dict[str, Any]:
+    return {"dataset": dataset, "method": method, "k": k, "k_counts": "persons",
+            "radius": RADIUS, **extra}
+
+
+def run_voronoi_steps(params: dict[str, Any], run_id: str = "run-1",
+                      until: str | None = None) -> ReleaseSpec:
+    """prepare + every step up to and including ``until`` (default: all of them)."""
+    if until is not None and until not in STEP_NAMES:
+        raise ValueError(f"no step {until!r}")
+    spec = steps.prepare(params, None, run_id)
+    assert spec is not None, "the release is already published"
+    for name, function in STEPS:
+        function(spec)
+        if name == until:
+            break
+    return ReleaseSpec.from_dict(spec)
+
+
+def one(conn: psycopg.Connection, query: str, params: Any = None) -> tuple[Any, ...]:
+    """The single row of ``query``."""
+    row = conn.execute(query, params).fetchone()
+    assert row is not None, f"no row: {query}"
+    return row
+
+
+def scalar(conn: psycopg.Connection, query: str, params: Any = None) -> Any:
+    return one(conn, query, params)[0]
+
+
+class Totals(NamedTuple):
+    trajectories: int
+    cell_visits: int
+
+
+def published_totals(conn: psycopg.Connection, schema: str) -> Totals:
+    """Published trajectories and cell visits (sum of n_cells) of a release schema."""
+    row = one(conn, f"SELECT count(*), coalesce(sum(n_cells), 0) FROM {schema}.trajectories")
+    return Totals(int(row[0]), int(row[1]))
+
+
+def collapse(cells: Iterable[int]) -> tuple[int, ...]:
+    """Consecutive repeats collapsed: (1, 1, 2, 1) -> (1, 2, 1)."""
+    return tuple(cell for cell, _ in itertools.groupby(cells))
+
+
+def anonymizer_sequences(conn: psycopg.Connection, work: str) -> dict[str, tuple[int, ...]]:
+    """Each trajectory's cell sequence from the anonymizer's memberships (fixes + crossings)."""
+    rows = conn.execute(f"SELECT traj_id, array_agg(cell_id ORDER BY t) FROM {work}.memberships "
+                        "GROUP BY traj_id").fetchall()
+    return {traj: collapse(cells) for traj, cells in rows}
+
+
+def verifier_sequences(conn: psycopg.Connection, work: str) -> dict[str, tuple[int, ...]]:
+    """Each trajectory's cell sequence as the verifier derives it (shapely, with crossings)
+    from the window's fixes and the work schema's current cells."""
+    rows = conn.execute(f"SELECT traj_id, user_id, ST_X(geom), ST_Y(geom) FROM {work}.points "
+                        "ORDER BY traj_id, t").fetchall()
+    traj, names = pd.factorize(pd.Series([row[0] for row in rows]), sort=False)
+    owner = pd.factorize(pd.Series([row[1] for row in rows]), sort=False)[0]
+    x = np.array([row[2] for row in rows], dtype=float)
+    y = np.array([row[3] for row in rows], dtype=float)
+    cells = conn.execute(f"SELECT cell_id, ST_AsBinary(geom) FROM {work}.cells ORDER BY cell_id"
+                         ).fetchall()
+    ids = np.array([cell[0] for cell in cells], dtype=np.int64)
+    polygons = shapely.from_wkb([bytes(cell[1]) for cell in cells])
+    derived = derive_visits(traj, owner, x, y, ids, polygons, crossings=True)
+    sequences, _ = derived.sequences(drop_outside=False)
+    return {str(names[i]): tuple(int(c) for c in seq) for i, seq in enumerate(sequences)}
+
+
+def schemas(conn: psycopg.Connection, prefix: str) -> list[str]:
+    rows = conn.execute("SELECT nspname FROM pg_namespace WHERE nspname LIKE %s ORDER BY 1",
+                        (prefix.replace("_", "\\_") + "%",)).fetchall()
+    return [row[0] for row in rows]
+
+
+# --------------------------------------------------------------------- hand-made datasets
+
+ORIGIN = (11.2558, 43.7696)  # lon, lat (Florence, UTM zone 32N)
+
+
+def lonlat(x: float, y: float) -> tuple[float, float]:
+    """Metres east/north of ORIGIN -> lon/lat (equirectangular, fine at city scale)."""
+    lon0, lat0 = ORIGIN
+    return (lon0 + x / (111_320.0 * math.cos(math.radians(lat0))), lat0 + y / 110_540.0)
+
+
+class Fix(NamedTuple):
+    traj_id: str
+    user_id: str
+    t: datetime
+    x: float  # metres east of ORIGIN
+    y: float  # metres north of ORIGIN
+
+
+def write_points_csv(path: Path, fixes: Iterable[Fix]) -> Path:
+    """A points CSV the loader takes (traj_id,user_id,t,lon,lat), rows in trajectory order."""
+    with path.open("w", newline="") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["traj_id", "user_id", "t", "lon", "lat"])
+        for fix in sorted(fixes, key=lambda f: (f.traj_id, f.t)):
+            lon, lat = lonlat(fix.x, fix.y)
+            writer.writerow([fix.traj_id, fix.user_id, fix.t.isoformat(), f"{lon:.7f}",
+                             f"{lat:.7f}"])
+    return path
+
+
+def trip(traj_id: str, user_id: str, start: datetime, stops: list[tuple[float, float]],
+         minutes_per_leg: float = 5.0) -> list[Fix]:
+    """One fix at each of ``stops``, ``minutes_per_leg`` apart."""
+    return [Fix(traj_id, user_id, start + timedelta(minutes=i * minutes_per_leg), x, y)
+            for i, (x, y) in enumerate(stops)]
