@@ -21,8 +21,10 @@ COLUMNS = ("k", "method", "published / input trajectories", "cells", "avg displa
 
 
 def _row(k: int, method: str, figures: dict) -> tuple:
+    # A metric that is undefined for a release (e.g. no cluster to preserve) is NULL.
+    defined = {name: value for name, value in figures["metrics"].items() if value is not None}
     m = {"displacement_global_avg_m": float("nan"), "cluster_f_measure": float("nan"),
-         "reid_max_probability": float("nan"), **figures["metrics"]}
+         "reid_max_probability": float("nan"), **defined}
     steps = ", ".join(f"{name} {seconds:.1f}" for name, seconds in figures["steps_s"].items()
                       if seconds >= 0.5)
     return (k, method, f"{m['trajectories_out']:.0f} / {m['trajectories_in']:.0f}",
