@@ -1,4 +1,4 @@
-"""Tests for the characteristic point extraction (Andrienko & Andrienko 2011, Section 4.1).
+"""Tests for the characteristic point extraction (Andrienko & Andrienko 2011).
 
 Hand-made paths check each rule (start/end, representative points, turns, stops); random
 walks check the spacing guarantee and the per-trajectory independence.
@@ -131,11 +131,14 @@ def test_two_minute_stop_is_not_extracted() -> None:
     assert extracted(x, y, t, CharacteristicPointParams(max_distance_m=1e6)) == [0, x.size - 1]
 
 
-def test_stop_at_the_end_is_represented_by_the_end_point() -> None:
-    x = np.concatenate((np.arange(0.0, 1000.0, 50.0), np.full(60, 1000.0)))
+def test_stops_at_the_start_and_the_end() -> None:
+    # Parked 10 min, 1 km east, parked 10 min: the start stands for the first stop; the
+    # last stop keeps its first point (x = 950, the first fix within r of the rest).
+    x = np.concatenate((np.zeros(60), np.arange(50.0, 1000.0, 50.0), np.full(60, 1000.0)))
     t = np.arange(x.size) * 10.0
     params = CharacteristicPointParams(max_distance_m=1e6)
-    assert extracted(x, np.zeros_like(x), t, params) == [0, x.size - 1]
+    chosen = extracted(x, np.zeros_like(x), t, params)
+    assert chosen == [0, int(np.flatnonzero(x == 950.0)[0]), x.size - 1]
 
 
 def test_short_trajectories_keep_their_points() -> None:

@@ -1,4 +1,4 @@
-"""Tests for the spatial grouping of points (Andrienko & Andrienko 2011, Section 4.2).
+"""Tests for the spatial grouping of points (Andrienko & Andrienko 2011).
 
 The grid-indexed grouping is checked against a brute-force oracle written from the
 published algorithm; the redistribution against its guarantees (nearest seed, member
