@@ -169,6 +169,8 @@ def kam_rec(
       the one met first in the input.  A candidate is never published below k: this
       is the invariant Theorem 13 relies on.
     * The length test is ``len(S) >= ceil(p * len(T))`` (with float slack).
+    * ClosestLCS looks at the :data:`MAX_LCS_CANDIDATES` sequences with the largest
+      overlap bound (exact below that; see its comment).
     * A recovered sequence may hold the same cell twice in a row (T = ABA, S = AA):
       the cells in between were dropped.  Collapsing it would only raise its support.
 
@@ -350,6 +352,14 @@ def _distinct_owner_counts(groups: np.ndarray, owner_ids: np.ndarray) -> np.ndar
 # --------------------------------------------------------------------------- recovery
 
 
+# ClosestLCS compares a cut sequence with at most this many other sequences, those with
+# the largest overlap bound. Exact whenever fewer qualify (every test and oracle input);
+# on week-long taxi shifts (T-Drive: up to 3,000 cells, hundreds of candidates each) it
+# is what keeps KAM_REC near-linear. It can only make a recovery shorter, never less
+# private: every recovered sequence is still checked for support >= k.
+MAX_LCS_CANDIDATES = 256
+
+
 class _Recovery:
     """TrjRecovery over the distinct input sequences, with an inverted index and memos."""
 
@@ -382,7 +392,8 @@ class _Recovery:
             return None
         masks, full = _match_masks(seq), (1 << len(seq)) - 1
         best, best_len = None, min_len - 1
-        for other, bound in zip(near.ids.tolist(), near.bounds.tolist(), strict=True):
+        ids = near.ids[:MAX_LCS_CANDIDATES].tolist()
+        for other, bound in zip(ids, near.bounds[:MAX_LCS_CANDIDATES].tolist(), strict=True):
             if bound <= best_len:
                 break
             common, columns = _lcs_columns(masks, len(seq), self._distinct[other])
