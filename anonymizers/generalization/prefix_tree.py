@@ -357,7 +357,7 @@ def _distinct_owner_counts(groups: np.ndarray, owner_ids: np.ndarray) -> np.ndar
 # on week-long taxi shifts (T-Drive: up to 3,000 cells, hundreds of candidates each) it
 # is what keeps KAM_REC near-linear. It can only make a recovery shorter, never less
 # private: every recovered sequence is still checked for support >= k.
-MAX_LCS_CANDIDATES = 256
+MAX_LCS_CANDIDATES = 32
 
 
 class _Recovery:
