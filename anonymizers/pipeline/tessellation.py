@@ -73,16 +73,25 @@ def characteristic_points(spec: dict[str, Any]) -> dict[str, int]:
     return {"points": len(traj), "characteristic_points": int(mask.sum())}
 
 
+def _copy_frame(conn: psycopg.Connection, release: ReleaseSpec, table: str,
+                frame: pd.DataFrame) -> None:
+    """Append ``frame`` to work table ``table`` (COPY as CSV, columns by name)."""
+    statement = sql.SQL("COPY {} ({}) FROM STDIN (FORMAT csv)").format(
+        sql.Identifier(release.work_schema, table),
+        sql.SQL(", ").join(sql.Identifier(column) for column in frame.columns))
+    buffer = io.StringIO()
+    frame.to_csv(buffer, index=False, header=False)
+    with conn.cursor().copy(statement) as copy:
+        copy.write(buffer.getvalue())
+
+
 def _write_frame(conn: psycopg.Connection, release: ReleaseSpec, table: str, columns: str,
                  frame: pd.DataFrame) -> None:
-    """Replace work table ``table`` with ``frame`` (COPY, CSV)."""
+    """Replace work table ``table`` with ``frame``."""
     name = sql.Identifier(release.work_schema, table)
     conn.execute(sql.SQL("DROP TABLE IF EXISTS {}").format(name))
     conn.execute(sql.SQL("CREATE TABLE {} (" + columns + ")").format(name))
-    buffer = io.StringIO()
-    frame.to_csv(buffer, index=False, header=False)
-    with conn.cursor().copy(sql.SQL("COPY {} FROM STDIN (FORMAT csv)").format(name)) as copy:
-        copy.write(buffer.getvalue())
+    _copy_frame(conn, release, table, frame)
 
 
 def cluster(spec: dict[str, Any]) -> dict[str, int]:
@@ -121,13 +130,8 @@ def _generators(labels: np.ndarray, centroids: np.ndarray, users: np.ndarray) ->
 
 def _copy_generators(conn: psycopg.Connection, release: ReleaseSpec,
                      generators: pd.DataFrame) -> None:
-    name = sql.Identifier(release.work_schema, "generators")
-    statement = sql.SQL("COPY {} (gen_id, x, y, n_points, n_persons) FROM STDIN (FORMAT csv)")
-    buffer = io.StringIO()
-    generators[["gen_id", "x", "y", "n_points", "n_persons"]].to_csv(buffer, index=False,
-                                                                      header=False)
-    with conn.cursor().copy(statement.format(name)) as copy:
-        copy.write(buffer.getvalue())
+    _copy_frame(conn, release, "generators",
+                generators[["gen_id", "x", "y", "n_points", "n_persons"]])
 
 
 def _rebuild_cells(conn: psycopg.Connection, release: ReleaseSpec) -> None:
