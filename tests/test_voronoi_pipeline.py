@@ -288,10 +288,14 @@ def test_progressive_generalization_merges_until_every_generator_has_k_persons(
     assert generators_with_few_persons_near(conn, work, k, RADIUS) == []
 
 
+@pytest.mark.parametrize("full_share", [1.0, 0.0], ids=["always-update", "always-redo"])
 def test_incremental_membership_equals_a_full_one_and_the_verifiers(
-        loaded_city: str, conn: psycopg.Connection) -> None:
-    """After progressive generalization (membership updated cell by cell), recomputing the
-    membership from scratch changes nothing, and the verifier derives the same sequences."""
+        loaded_city: str, conn: psycopg.Connection, monkeypatch: pytest.MonkeyPatch,
+        full_share: float) -> None:
+    """After progressive generalization (membership updated cell by cell, or redone when
+    many fixes moved), recomputing the membership from scratch changes nothing, and the
+    verifier derives the same sequences."""
+    monkeypatch.setattr(tessellation, "FULL_MEMBERSHIP_SHARE", full_share)
     spec = run_voronoi_steps(voronoi_params(k=3), until="progressive_generalization")
     work = spec.work_schema
     snapshot = (f"SELECT traj_id, cell_id, date_trunc('milliseconds', t) AS t "

@@ -150,8 +150,18 @@ def _full_membership(conn: psycopg.Connection, release: ReleaseSpec) -> None:
     run_sql_file(conn, VORONOI + "128_crossings.sql", work=release.work_schema)
 
 
+# Above this share of fixes in changed cells, a full membership is cheaper than an update.
+FULL_MEMBERSHIP_SHARE = 0.2
+
+
 def _update_membership(conn: psycopg.Connection, release: ReleaseSpec) -> None:
     started = time.perf_counter()
+    share = run_sql_file(conn, VORONOI + "124_changed_cells.sql", work=release.work_schema)
+    if float(share[0][0]) > FULL_MEMBERSHIP_SHARE:
+        _full_membership(conn, release)
+        log.info("membership redone: %.0f%% of the fixes were in changed cells (%.1f s)",
+                 100 * float(share[0][0]), time.perf_counter() - started)
+        return
     run_sql_file(conn, VORONOI + "125_membership_update.sql", work=release.work_schema)
     counts = run_sql_file(conn, VORONOI + "126_update_counts.sql", work=release.work_schema)
     middle = time.perf_counter()

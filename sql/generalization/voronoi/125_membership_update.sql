@@ -1,22 +1,10 @@
 -- Membership after the cells changed (one step of progressive generalization), redone
--- only where needed. Unchanged cells have identical polygons, so a fix that was in one
--- stays there; fixes of changed or removed cells are re-dealt among the changed cells.
--- A crossing (segment, cell) stays valid unless the cell changed or an end of the
--- segment moved; the crossings of every affected segment are recomputed by
--- 128_crossings.sql (ST_Equals is exact: any numerical difference counts as a change,
--- which costs time, never correctness). Identifiers: work.
+-- only where needed; {work}.changed_cells and stale_cells come from 124_changed_cells.sql.
+-- Unchanged cells have identical polygons, so a fix that was in one stays there; fixes
+-- of stale cells are re-dealt among the changed cells. A crossing (segment, cell) stays
+-- valid unless the cell changed or an end of the segment moved; the crossings of every
+-- affected segment are recomputed by 128_crossings.sql. Identifiers: work.
 SET LOCAL work_mem = '256MB';
-DROP TABLE IF EXISTS {work}.changed_cells;
-CREATE TABLE {work}.changed_cells AS
-SELECT c.cell_id, c.geom FROM {work}.cells AS c LEFT JOIN {work}.cells_prev AS o USING (cell_id)
-WHERE o.cell_id IS NULL OR NOT ST_Equals(c.geom, o.geom);
-CREATE INDEX ON {work}.changed_cells USING gist (geom);
-
-DROP TABLE IF EXISTS {work}.stale_cells;
-CREATE TABLE {work}.stale_cells AS
-SELECT o.cell_id, o.geom FROM {work}.cells_prev AS o LEFT JOIN {work}.cells AS c USING (cell_id)
-WHERE c.cell_id IS NULL OR NOT ST_Equals(c.geom, o.geom);
-
 DROP TABLE IF EXISTS {work}.moved_points;
 CREATE TABLE {work}.moved_points AS
 WITH moved AS (
@@ -32,7 +20,9 @@ ANALYZE {work}.moved_points;
 INSERT INTO {work}.point_cells (traj_id, user_id, t, geom, cell_id)
 SELECT DISTINCT ON (m.traj_id, m.t) m.traj_id, m.user_id, m.t, m.geom, c.cell_id
 FROM {work}.changed_cells AS c
-JOIN {work}.moved_points AS m ON ST_Intersects(c.geom, m.geom)
+CROSS JOIN LATERAL (  -- cells outer, as in 120_membership.sql
+    SELECT * FROM {work}.moved_points AS m WHERE ST_Intersects(c.geom, m.geom) OFFSET 0
+) AS m
 ORDER BY m.traj_id, m.t, c.cell_id;
 -- Safety net for a fix no changed cell claims (rounding on an edge): search all cells.
 INSERT INTO {work}.point_cells (traj_id, user_id, t, geom, cell_id)
@@ -64,7 +54,7 @@ WITH affected AS (
     ) AS s
     WHERE c2 IS NOT NULL AND c1 <> c2
 )
-SELECT s.* FROM segments AS s
+SELECT row_number() OVER () AS seg_id, s.* FROM segments AS s
 WHERE EXISTS (SELECT 1 FROM {work}.moved_points AS m
               WHERE m.traj_id = s.traj_id AND m.t IN (s.t1, s.t2))
    OR EXISTS (SELECT 1 FROM {work}.changed_cells AS c WHERE ST_Intersects(c.geom, s.line))
