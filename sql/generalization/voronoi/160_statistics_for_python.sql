@@ -1,13 +1,26 @@
 -- Per-cell statistics joined with the generator, for the merge decisions in Python:
 -- near_owners is the number of distinct owners with a fix within `reach` (the radius r)
 -- of the generator, the rule the verifier checks on every data-derived generator.
+-- A generator keeps its position for as long as it lives, so near_owners is computed
+-- once per generator and kept in {work}.near_owners, keyed by id and position (whole
+-- T-Drive: 1.1 s per iteration for all generators).
 -- Params: reach, count_persons. Identifiers: work.
-SELECT c.cell_id, coalesce(s.n_points, 0), coalesce(s.sx, 0), coalesce(s.sy, 0),
-       coalesce(s.sxxyy, 0), c.generator_persons, ST_X(c.centroid), ST_Y(c.centroid),
+CREATE TABLE IF NOT EXISTS {work}.near_owners (
+    cell_id integer, centroid geometry, near_owners bigint
+);
+INSERT INTO {work}.near_owners (cell_id, centroid, near_owners)
+SELECT c.cell_id, c.centroid,
        (SELECT count(DISTINCT CASE WHEN %(count_persons)s THEN p.user_id ELSE p.traj_id END)
         FROM {work}.points AS p
-        WHERE ST_DWithin(p.geom, c.centroid, %(reach)s)) AS near_owners,
-       coalesce(s.displacement_sum_m, 0), coalesce(s.displacement_max_m, 0)
+        WHERE ST_DWithin(p.geom, c.centroid, %(reach)s))
 FROM {work}.cells AS c
-LEFT JOIN {work}.cell_stats AS s USING (cell_id)
+WHERE NOT EXISTS (SELECT 1 FROM {work}.near_owners AS n
+                  WHERE n.cell_id = c.cell_id AND n.centroid ~= c.centroid);
+
+SELECT c.cell_id, coalesce(s.n_points, 0), coalesce(s.sx, 0), coalesce(s.sy, 0),
+       coalesce(s.sxxyy, 0), c.generator_persons, ST_X(c.centroid), ST_Y(c.centroid),
+       n.near_owners, coalesce(s.displacement_sum_m, 0), coalesce(s.displacement_max_m, 0)
+FROM {work}.cells AS c
+JOIN {work}.near_owners AS n ON n.cell_id = c.cell_id AND n.centroid ~= c.centroid
+LEFT JOIN {work}.cell_stats AS s ON s.cell_id = c.cell_id
 ORDER BY c.cell_id;
