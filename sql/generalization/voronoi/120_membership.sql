@@ -36,7 +36,11 @@ SELECT traj_id, user_id, t, cell_id FROM {work}.crossings;
 
 DROP TABLE IF EXISTS {work}.recross;
 CREATE TABLE {work}.recross AS
-SELECT row_number() OVER () AS seg_id, * FROM (
+SELECT row_number() OVER () AS seg_id, *,
+       ST_X(ST_StartPoint(line)) AS ax, ST_Y(ST_StartPoint(line)) AS ay,
+       ST_X(ST_EndPoint(line)) - ST_X(ST_StartPoint(line)) AS dx,
+       ST_Y(ST_EndPoint(line)) - ST_Y(ST_StartPoint(line)) AS dy
+FROM (
     SELECT traj_id, user_id, t AS t1, lead(t) OVER w AS t2,
            cell_id AS c1, lead(cell_id) OVER w AS c2,
            ST_MakeLine(geom, lead(geom) OVER w) AS line

@@ -54,7 +54,11 @@ WITH affected AS (
     ) AS s
     WHERE c2 IS NOT NULL AND c1 <> c2
 )
-SELECT row_number() OVER () AS seg_id, s.* FROM segments AS s
+SELECT row_number() OVER () AS seg_id, s.*,
+       ST_X(ST_StartPoint(line)) AS ax, ST_Y(ST_StartPoint(line)) AS ay,
+       ST_X(ST_EndPoint(line)) - ST_X(ST_StartPoint(line)) AS dx,
+       ST_Y(ST_EndPoint(line)) - ST_Y(ST_StartPoint(line)) AS dy
+FROM segments AS s
 WHERE EXISTS (SELECT 1 FROM {work}.moved_points AS m
               WHERE m.traj_id = s.traj_id AND m.t IN (s.t1, s.t2))
    OR EXISTS (SELECT 1 FROM {work}.changed_cells AS c WHERE ST_Intersects(c.geom, s.line))
