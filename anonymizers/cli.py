@@ -131,6 +131,8 @@ def _summary(url: str, release: str) -> str:
             "(SELECT count(*) FROM {r}.cells), (SELECT count(*) FROM {r}.flows), "
             "m.verifier_result ->> 'passed' FROM {r}.manifest AS m").format(
             r=sql.Identifier(release))).fetchone()
+    if row is None:
+        raise AnonymizerError(f"release {release} has no manifest row")
     method, k, counts, t_in, t_out, cells, flows, passed = row
     return (f"published {release}: {method}, k={k} distinct {counts}; trajectories "
             f"{t_out} of {t_in}; {cells} cells; {flows} flows; verifier passed: {passed}")
@@ -139,10 +141,10 @@ def _summary(url: str, release: str) -> str:
 def _analyst_url(url: str) -> str:
     from psycopg.conninfo import conninfo_to_dict, make_conninfo
 
-    info = conninfo_to_dict(url)
+    info = {key: str(value) for key, value in conninfo_to_dict(url).items()
+            if value is not None and key != "password"}
     info["user"] = "analyst"
-    info.pop("password", None)
-    return make_conninfo(**info)
+    return make_conninfo("", **info)
 
 
 def cmd_verify(args: argparse.Namespace) -> int:

@@ -57,10 +57,11 @@ class SupportIndex:
     def _candidates(self, pattern: Sequence[int]) -> list[int]:
         """Sequences holding every cell of the pattern, in input order (deterministic)."""
         lists = [self.postings.get(cell) for cell in set(pattern)]
-        if not lists or any(ids is None for ids in lists):
+        held = [ids for ids in lists if ids is not None]
+        if not held or len(held) < len(lists):
             return []
         # Intersecting from the smallest set costs O(len(smallest)) per step.
-        ordered = sorted(lists, key=len)  # type: ignore[arg-type]
+        ordered = sorted(held, key=len)
         return sorted(ordered[0].intersection(*ordered[1:]))
 
     def shortfalls(self, patterns: Sequence[Sequence[int]], k: int) -> list[Shortfall]:
