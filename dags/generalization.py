@@ -80,6 +80,8 @@ def step_task(name: str, **task_args):
                                 description="kam_*: progressive generalization steps"),
         "p": Param(0.4, type="number", exclusiveMinimum=0, maximum=1,
                    description="kam_rec: share of a trajectory a recovery must keep"),
+        "lcs_candidates": Param(32, type="integer", minimum=1,
+                                description="kam_rec: sequences ClosestLCS compares with"),
         "start": Param(None, type=["null", "string"], description="Window start (ISO-8601)"),
         "end": Param(None, type=["null", "string"], description="Window end, exclusive"),
         "srid": Param(None, type=["null", "integer"], description="Metric CRS (default: UTM)"),

@@ -300,6 +300,28 @@ def test_lower_p_only_adds_recovered_sequences(data, k: int) -> None:
     assert strict.items() <= lenient.items()
 
 
+@settings(max_examples=150, deadline=None)
+@given(datasets, ks, ps, st.integers(min_value=1, max_value=3))
+def test_more_lcs_candidates_only_lengthen_recoveries(data, k: int, p: float,
+                                                      few: int) -> None:
+    # Each recovery is the best over the candidates looked at, so over a superset it is
+    # at least as long, and still k-supported.
+    sequences, owners = data
+    capped = {item.source: item.cells
+              for item in kam_rec(sequences, owners, k, p, max_candidates=few)}
+    full = {item.source: item.cells for item in kam_rec(sequences, owners, k, p)}
+    assert capped.keys() <= full.keys()
+    for source, cells in capped.items():
+        assert len(full[source]) >= len(cells)
+        assert support(cells, sequences, owners) >= k
+
+
+@pytest.mark.parametrize("bad", [0, -1])
+def test_bad_max_candidates_is_rejected(bad: int) -> None:
+    with pytest.raises(InputError, match="max_candidates must be at least 1"):
+        kam_rec([cells("AB"), cells("AB")], [1, 2], 2, 0.4, max_candidates=bad)
+
+
 @settings(max_examples=300, deadline=None)
 @given(
     st.lists(st.integers(0, 6), min_size=1, max_size=70),

@@ -117,7 +117,8 @@ def kam_cut(
 
 
 def kam_rec(
-    sequences: Sequence[Sequence[int]], owners: Sequence[Hashable], k: int, p: float
+    sequences: Sequence[Sequence[int]], owners: Sequence[Hashable], k: int, p: float,
+    max_candidates: int | None = None,
 ) -> list[AnonymizedSequence]:
     """Anonymize by pruning infrequent prefix-tree paths, then recovering sub-trajectories.
 
@@ -138,6 +139,10 @@ def kam_rec(
         Anonymity threshold, at least 2.
     p : float
         Minimum fraction of ``T``'s cells a recovered sequence keeps, in (0, 1].
+    max_candidates : int, optional
+        How many other sequences ClosestLCS compares ``T`` with, those of largest
+        overlap bound (default :data:`MAX_LCS_CANDIDATES`). More can only lengthen
+        recoveries (each is the best over a superset), at the cost of more LCS work.
 
     Returns
     -------
@@ -169,8 +174,8 @@ def kam_rec(
       the one met first in the input.  A candidate is never published below k: this
       is the invariant Theorem 13 relies on.
     * The length test is ``len(S) >= ceil(p * len(T))`` (with float slack).
-    * ClosestLCS looks at the :data:`MAX_LCS_CANDIDATES` sequences with the largest
-      overlap bound (exact below that; see its comment).
+    * ClosestLCS looks at the ``max_candidates`` sequences with the largest
+      overlap bound (exact below that; see :data:`MAX_LCS_CANDIDATES`).
     * A recovered sequence may hold the same cell twice in a row (T = ABA, S = AA):
       the cells in between were dropped.  Collapsing it would only raise its support.
 
@@ -195,6 +200,8 @@ def kam_rec(
     """
     seqs, owner_ids = _validate(sequences, owners, k)
     _check_p(p)
+    if max_candidates is not None and max_candidates < 1:
+        raise InputError(f"max_candidates must be at least 1 (got {max_candidates})")
     depths = _surviving_depths(seqs, owner_ids, k)
     published: dict[int, Cells] = {}
     cut: dict[Cells, list[int]] = {}
@@ -204,7 +211,7 @@ def kam_rec(
         else:
             cut.setdefault(seq, []).append(i)
     if cut:
-        recovery = _Recovery(seqs, owner_ids, k)
+        recovery = _Recovery(seqs, owner_ids, k, max_candidates or MAX_LCS_CANDIDATES)
         for seq, occurrences in cut.items():
             recovered = recovery.best_subsequence(seq, _min_length(p, len(seq)))
             if recovered is not None:
@@ -363,8 +370,9 @@ MAX_LCS_CANDIDATES = 32
 class _Recovery:
     """TrjRecovery over the distinct input sequences, with an inverted index and memos."""
 
-    def __init__(self, seqs: list[Cells], owner_ids: np.ndarray, k: int) -> None:
-        self._k = k
+    def __init__(self, seqs: list[Cells], owner_ids: np.ndarray, k: int,
+                 max_candidates: int) -> None:
+        self._k, self._max_candidates = k, max_candidates
         index: dict[Cells, int] = {}
         self._owners: list[set[int]] = []
         for seq, owner in zip(seqs, owner_ids.tolist(), strict=True):
@@ -400,8 +408,9 @@ class _Recovery:
         in_seq = np.zeros(self._occurrences.max_cell + 1, dtype=bool)
         in_seq[list(masks)] = True
         best, best_len = None, min_len - 1
-        ids = near.ids[:MAX_LCS_CANDIDATES].tolist()
-        for other, bound in zip(ids, near.bounds[:MAX_LCS_CANDIDATES].tolist(), strict=True):
+        ids = near.ids[:self._max_candidates].tolist()
+        bounds = near.bounds[:self._max_candidates].tolist()
+        for other, bound in zip(ids, bounds, strict=True):
             if bound <= best_len:
                 break
             cells = self._occurrences.cells_of(other)

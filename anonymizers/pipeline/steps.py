@@ -119,7 +119,8 @@ def anonymize(spec: dict[str, Any]) -> dict[str, int]:
         sequences = [list(cells) for _traj, _user, cells in rows]
         owners = _owners([user for _traj, user, _cells in rows], release.count_persons)
         if release.method == "kam_rec":
-            published = kam_rec(sequences, owners, release.k, float(release.params["p"]))
+            published = kam_rec(sequences, owners, release.k, float(release.params["p"]),
+                                int(release.params["lcs_candidates"]))
         else:
             published = kam_cut(sequences, owners, release.k)
         run_sql_file(conn, "generalization/075_anonymized.sql", work=release.work_schema)

@@ -43,7 +43,9 @@ _TESSELLATION: dict[str, Any] = {
 METHOD_PARAMETERS: dict[str, dict[str, Any]] = {
     "grid_kam_cut": {"cell_size": 1000.0},
     "kam_cut": dict(_TESSELLATION),
-    "kam_rec": {**_TESSELLATION, "p": 0.4},  # p: share of a trajectory recovery must keep
+    # p: share of a trajectory a recovery must keep; lcs_candidates: sequences ClosestLCS
+    # compares a cut one with (more: longer recoveries, more time; prefix_tree.kam_rec)
+    "kam_rec": {**_TESSELLATION, "p": 0.4, "lcs_candidates": 32},
 }
 # Parameters that may be zero (meaning "no limit"); every other one must be positive.
 ZERO_ALLOWED = {"max_displacement"}
