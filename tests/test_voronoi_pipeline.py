@@ -413,6 +413,8 @@ def test_a_planted_violation_is_caught_and_never_published(
     ({"min_angle": 0}, "parameter min_angle must be positive"),
     ({"min_angle": 200}, r"parameter min_angle must be in \(0, 180\] degrees \(got 200"),
     ({"radius": -1}, "parameter radius must be positive"),
+    ({"lcs_candidates": 0}, "parameter lcs_candidates must be positive"),
+    ({"lcs_candidates": "many"}, "parameter lcs_candidates='many' must be an integer"),
 ])
 def test_bad_voronoi_parameters_are_rejected_before_any_work(
         loaded_city: str, conn: psycopg.Connection, capsys: pytest.CaptureFixture[str],

@@ -73,8 +73,8 @@ def method_params(method: str, given: dict[str, Any]) -> dict[str, Any]:
         try:
             chosen[key] = type(default)(value)
         except (TypeError, ValueError) as error:
-            raise InputError(f"parameter {key}={value!r} must be a {type(default).__name__}")\
-                from error
+            kind = {int: "an integer", float: "a number"}.get(type(default), "a string")
+            raise InputError(f"parameter {key}={value!r} must be {kind}") from error
         if isinstance(chosen[key], float | int) and (
                 chosen[key] < 0 or (chosen[key] == 0 and key not in ZERO_ALLOWED)):
             raise InputError(f"parameter {key} must be positive (got {value})")
