@@ -2,11 +2,12 @@
 
 Three phases, so that the index builds can use both cores:
 
-1. stage: a new unattached table ``raw.points_<id>`` is created and filled by COPY in one
-   transaction (no WAL with wal_level=minimal). Nothing reads unattached tables.
+1. stage: a new unattached table ``raw.points_<id>`` is created, filled by a binary COPY
+   streamed while it is encoded, and analysed, in one transaction (no WAL with
+   wal_level=minimal). Nothing reads unattached tables.
 2. index: the spatial and the time indexes are built on two connections in parallel.
-3. publish: one transaction checks the name (refuse, or --replace), registers the dataset,
-   attaches the table and loads the persons.
+3. publish: one short transaction checks the name (refuse, or --replace), registers the
+   dataset, attaches the table and loads the persons.
 
 A failure drops the staged table; a killed load leaves one that the next load drops
 (orphan_partitions.sql), after checking no running load holds it (advisory lock).
@@ -14,30 +15,27 @@ A failure drops the staged table; a killed load leaves one that the next load dr
 
 from __future__ import annotations
 
-import io
 import json
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Iterable
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import asdict, dataclass
 from typing import Any
 
-import numpy as np
 import pandas as pd
 import psycopg
-import pyarrow as pa
-import pyarrow.csv as pacsv
 from psycopg import sql
 
 from anonymizers.db.connection import connect
 from anonymizers.db.sqlfiles import run_sql_file
 from anonymizers.errors import InputError
+from anonymizers.loading.binary_copy import COLUMNS, PointRows, binary_copy_chunks
 from anonymizers.loading.persons import KNOWN_COLUMNS
 
-__all__ = ["DatasetRecord", "persons_csv", "points_csv", "store_dataset"]
+__all__ = ["DatasetRecord", "persons_csv", "store_dataset"]
 
-COPY_POINTS = "COPY {} (traj_id, user_id, t, lon, lat) FROM STDIN (FORMAT csv)"
+COPY_POINTS = f"COPY {{}} ({', '.join(COLUMNS)}) FROM STDIN (FORMAT binary)"
 COPY_PERSONS = ("COPY raw.persons (dataset_id, user_id, age, sex, education, income, "
                 "attributes) FROM STDIN (FORMAT csv)")
-COPY_CHUNK = 8 << 20
 STAGING_LOCK = 7_210_002  # advisory lock class: (STAGING_LOCK, dataset_id) while loading
 
 
@@ -59,22 +57,6 @@ class DatasetRecord:
     load_report: dict
 
 
-def points_csv(traj_id: pa.ChunkedArray, user_id: pa.ChunkedArray, t: pd.Series,
-               lon: np.ndarray, lat: np.ndarray) -> bytes:
-    """The rows to load as CSV, built column-wise by Arrow (no Python loop over rows)."""
-    table = pa.table({
-        "traj_id": traj_id,
-        "user_id": user_id,
-        # Microsecond UTC timestamps: the precision of timestamptz.
-        "t": pa.array(t.dt.tz_convert("UTC").dt.tz_localize(None), type=pa.timestamp("us")),
-        "lon": pa.array(lon, type=pa.float64()),
-        "lat": pa.array(lat, type=pa.float64()),
-    })
-    buffer = io.BytesIO()
-    pacsv.write_csv(table, buffer, pacsv.WriteOptions(include_header=False))
-    return buffer.getvalue()
-
-
 def persons_csv(persons: pd.DataFrame, dataset_id: int) -> bytes:
     """raw.persons rows as CSV; columns other than the known ones become jsonb attributes."""
     extra = [c for c in persons.columns if c != "user_id" and c not in KNOWN_COLUMNS]
@@ -87,11 +69,12 @@ def persons_csv(persons: pd.DataFrame, dataset_id: int) -> bytes:
     return rows.to_csv(index=False, header=False).encode()
 
 
-def _copy(conn: psycopg.Connection, statement: sql.Composable, payload: bytes) -> None:
+def _copy(conn: psycopg.Connection, statement: sql.Composable,
+          chunks: Iterable[bytes | memoryview]) -> None:
+    """COPY the chunks in turn: each is sent while the server stores the previous one."""
     with conn.cursor().copy(statement) as copy:
-        view = memoryview(payload)
-        for start in range(0, len(view), COPY_CHUNK):
-            copy.write(view[start:start + COPY_CHUNK])
+        for chunk in chunks:
+            copy.write(chunk)
 
 
 def _drop_orphans(conn: psycopg.Connection) -> None:
@@ -103,19 +86,25 @@ def _drop_orphans(conn: psycopg.Connection) -> None:
             conn.execute("SELECT pg_advisory_unlock(%s, %s)", (STAGING_LOCK, dataset_id))
 
 
-def _stage(url: str | None, guard: psycopg.Connection, csv_rows: bytes) -> int:
-    """Draw a dataset id, lock it for this load, create and fill its table."""
+def _draw_id(guard: psycopg.Connection) -> int:
+    """A new dataset id, locked for this load (the orphan sweep leaves locked ids alone)."""
     _drop_orphans(guard)
     dataset_id = int(guard.execute(
         "SELECT nextval(pg_get_serial_sequence('raw.datasets', 'dataset_id'))").fetchone()[0])
     guard.execute("SELECT pg_advisory_lock(%s, %s)", (STAGING_LOCK, dataset_id))
+    return dataset_id
+
+
+def _stage(url: str | None, dataset_id: int, rows: PointRows) -> None:
+    """Create the dataset's table, fill it and analyse it, in one transaction."""
     partition = ("raw", f"points_{dataset_id}")
     with connect(url) as conn:
-        conn.execute("SET LOCAL TimeZone = 'UTC'")
         run_sql_file(conn, "load/create_partition.sql", {"dataset_id": dataset_id},
                      partition=partition)
-        _copy(conn, sql.SQL(COPY_POINTS).format(sql.Identifier(*partition)), csv_rows)
-    return dataset_id
+        _copy(conn, sql.SQL(COPY_POINTS).format(sql.Identifier(*partition)),
+              binary_copy_chunks(rows))
+        # Here rather than when publishing: the publish transaction stays short.
+        conn.execute(sql.SQL("ANALYZE {}").format(sql.Identifier(*partition)))
 
 
 def _build_indexes(url: str | None, dataset_id: int) -> None:
@@ -130,7 +119,7 @@ def _build_indexes(url: str | None, dataset_id: int) -> None:
 
 
 def _publish(url: str | None, dataset_id: int, record: DatasetRecord,
-             persons: bytes | None, replace: bool) -> None:
+             persons: Future[bytes] | None, replace: bool) -> None:
     with connect(url) as conn:
         # Two loads of one name serialise here rather than race on the UNIQUE constraint.
         conn.execute("SELECT pg_advisory_xact_lock(hashtext('raw.datasets:' || %s))",
@@ -148,23 +137,27 @@ def _publish(url: str | None, dataset_id: int, record: DatasetRecord,
         run_sql_file(conn, "load/insert_dataset.sql", params)
         run_sql_file(conn, "load/attach_partition.sql", {"dataset_id": dataset_id},
                      partition=("raw", f"points_{dataset_id}"))
-        if persons:
-            _copy(conn, sql.SQL(COPY_PERSONS), persons)
+        if persons is not None:
+            _copy(conn, sql.SQL(COPY_PERSONS), [persons.result()])
 
 
-def store_dataset(url: str | None, record: DatasetRecord, csv_rows: bytes,
+def store_dataset(url: str | None, record: DatasetRecord, rows: PointRows,
                   persons: pd.DataFrame | None, replace: bool) -> int:
     """Load one dataset; returns its id. On any failure nothing of it stays visible."""
-    with connect(url, autocommit=True) as guard:
+    with connect(url, autocommit=True) as guard, ThreadPoolExecutor(max_workers=1) as helper:
         exists = guard.execute("SELECT 1 FROM raw.datasets WHERE name = %s",
                                (record.name,)).fetchone()
         if exists and not replace:  # checked again under the lock when publishing
             raise InputError(f"dataset {record.name!r} already exists; choose another "
                              "--dataset name, or pass --replace to swap it atomically.")
-        dataset_id = _stage(url, guard, csv_rows)
+        dataset_id = _draw_id(guard)
         try:
+            # The persons' CSV is built while the points are copied (the COPY waits on
+            # the server most of the time, with the GIL released).
+            payload = (helper.submit(persons_csv, persons, dataset_id)
+                       if persons is not None else None)
+            _stage(url, dataset_id, rows)
             _build_indexes(url, dataset_id)
-            payload = persons_csv(persons, dataset_id) if persons is not None else None
             _publish(url, dataset_id, record, payload, replace)
         except BaseException:
             guard.execute(sql.SQL("DROP TABLE IF EXISTS {}").format(
