@@ -15,6 +15,7 @@ import pyarrow.compute as pc
 
 from anonymizers.errors import InputError
 from anonymizers.loading.binary_copy import PointRows
+from anonymizers.loading.leaves import split_leaves
 from anonymizers.loading.persons import check_referenced, read_persons
 from anonymizers.loading.readers import read_points
 from anonymizers.loading.store import DatasetRecord, store_dataset
@@ -99,5 +100,6 @@ def load_dataset(path: Path, dataset: str, *, persons: Path | None = None,
         unit = "line" if points.line_offset == 2 else "row"
         record = _record(dataset, path, persons, points.table.num_rows, checked,
                          sha256.result(), unit)
-    dataset_id = store_dataset(url, record, rows, person_frame, replace)
+    leaves = split_leaves(rows, checked.traj_codes, checked.traj_names)
+    dataset_id = store_dataset(url, record, leaves, person_frame, replace)
     return LoadResult(dataset_id, record)

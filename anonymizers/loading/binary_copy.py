@@ -46,6 +46,17 @@ class PointRows:
     def __len__(self) -> int:
         return len(self.t_us)
 
+    def take(self, positions: np.ndarray) -> PointRows:
+        """The rows at ``positions`` (a slice, without copying, when they are consecutive)."""
+        if len(positions) and positions[-1] - positions[0] == len(positions) - 1:
+            start, stop = int(positions[0]), int(positions[-1]) + 1
+            return PointRows(self.traj_id.slice(start, stop - start),
+                             self.user_id.slice(start, stop - start), self.t_us[start:stop],
+                             self.lon[start:stop], self.lat[start:stop])
+        taken = pa.array(positions)
+        return PointRows(self.traj_id.take(taken), self.user_id.take(taken),
+                         self.t_us[positions], self.lon[positions], self.lat[positions])
+
 
 def binary_copy_chunks(rows: PointRows, chunk_rows: int = CHUNK_ROWS) -> Iterator[memoryview]:
     """The whole COPY stream (header, rows, trailer) as buffers to write one after another."""

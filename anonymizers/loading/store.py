@@ -1,16 +1,18 @@
 """Write validated points (and persons) into raw with COPY, visible all at once or not at all.
 
-Three phases, so that the index builds can use both cores:
+A dataset's partition ``raw.points_<id>`` is itself partitioned by traj_id range into
+leaves ``raw.points_<id>_<n>`` (see leaves.py), so that the work uses every core:
 
-1. stage: a new unattached table ``raw.points_<id>`` is created, filled by a binary COPY
-   streamed while it is encoded, and analysed, in one transaction (no WAL with
-   wal_level=minimal). Nothing reads unattached tables.
-2. index: the spatial and the time indexes are built on two connections in parallel.
-3. publish: one short transaction checks the name (refuse, or --replace), registers the
-   dataset, attaches the table and loads the persons.
+1. build, one connection per leaf, in parallel: create the leaf, fill it by a binary COPY
+   streamed while it is encoded, build its indexes and analyse it, in one transaction
+   (with wal_level=minimal nothing of it is WAL-logged: it is fsynced once at commit).
+   Nothing reads a leaf that is not attached.
+2. publish: one short transaction checks the name (refuse, or --replace), registers the
+   dataset, gathers the leaves under ``raw.points_<id>``, attaches that to raw.points
+   (every CHECK and index already matches: no scan, no index build) and loads the persons.
 
-A failure drops the staged table; a killed load leaves one that the next load drops
-(orphan_partitions.sql), after checking no running load holds it (advisory lock).
+A failure drops the leaves; a killed load leaves committed ones that the next load drops
+(orphan_partitions.sql), after checking no running load holds them (advisory lock).
 """
 
 from __future__ import annotations
@@ -28,7 +30,8 @@ from psycopg import sql
 from anonymizers.db.connection import connect
 from anonymizers.db.sqlfiles import run_sql_file
 from anonymizers.errors import InputError
-from anonymizers.loading.binary_copy import COLUMNS, PointRows, binary_copy_chunks
+from anonymizers.loading.binary_copy import COLUMNS, binary_copy_chunks
+from anonymizers.loading.leaves import Leaf
 from anonymizers.loading.persons import KNOWN_COLUMNS
 
 __all__ = ["DatasetRecord", "persons_csv", "store_dataset"]
@@ -95,30 +98,42 @@ def _draw_id(guard: psycopg.Connection) -> int:
     return dataset_id
 
 
-def _stage(url: str | None, dataset_id: int, rows: PointRows) -> None:
-    """Create the dataset's table, fill it and analyse it, in one transaction."""
-    partition = ("raw", f"points_{dataset_id}")
+def _leaf_name(dataset_id: int, number: int) -> tuple[str, str]:
+    return ("raw", f"points_{dataset_id}_{number}")
+
+
+def _build_leaf(url: str | None, dataset_id: int, leaf: Leaf) -> None:
+    """Create, fill, index and analyse one leaf, in one transaction of its own."""
+    name = _leaf_name(dataset_id, leaf.number)
+    bounds = {"dataset_id": dataset_id, "lower": leaf.lower, "upper": leaf.upper}
     with connect(url) as conn:
-        run_sql_file(conn, "load/create_partition.sql", {"dataset_id": dataset_id},
-                     partition=partition)
-        _copy(conn, sql.SQL(COPY_POINTS).format(sql.Identifier(*partition)),
-              binary_copy_chunks(rows))
-        # Here rather than when publishing: the publish transaction stays short.
-        conn.execute(sql.SQL("ANALYZE {}").format(sql.Identifier(*partition)))
+        run_sql_file(conn, "load/create_leaf.sql", bounds, leaf=name)
+        _copy(conn, sql.SQL(COPY_POINTS).format(sql.Identifier(*name)),
+              binary_copy_chunks(leaf.rows))
+        run_sql_file(conn, "load/index_leaf.sql", leaf=name)
 
 
-def _build_indexes(url: str | None, dataset_id: int) -> None:
+def _build_leaves(url: str | None, dataset_id: int, leaves: list[Leaf]) -> None:
+    with ThreadPoolExecutor(max_workers=len(leaves)) as pool:
+        for done in [pool.submit(_build_leaf, url, dataset_id, leaf) for leaf in leaves]:
+            done.result()  # the first failure, once every leaf has finished
+
+
+def _gather(conn: psycopg.Connection, dataset_id: int, leaves: list[Leaf]) -> None:
+    """Make raw.points_<id> of the leaves and attach it to raw.points."""
     partition = ("raw", f"points_{dataset_id}")
+    run_sql_file(conn, "load/create_partition.sql", {"dataset_id": dataset_id},
+                 partition=partition)
+    for leaf in leaves:
+        last = leaf.upper is None
+        run_sql_file(conn, "load/attach_last_leaf.sql" if last else "load/attach_leaf.sql",
+                     {"lower": leaf.lower, "upper": leaf.upper}, partition=partition,
+                     leaf=_leaf_name(dataset_id, leaf.number))
+    run_sql_file(conn, "load/attach_partition.sql", {"dataset_id": dataset_id},
+                 partition=partition)
 
-    def build(name: str) -> None:
-        with connect(url) as conn:
-            run_sql_file(conn, name, partition=partition)
 
-    with ThreadPoolExecutor(max_workers=2) as pool:
-        list(pool.map(build, ["load/index_geometry.sql", "load/index_time.sql"]))
-
-
-def _publish(url: str | None, dataset_id: int, record: DatasetRecord,
+def _publish(url: str | None, dataset_id: int, leaves: list[Leaf], record: DatasetRecord,
              persons: Future[bytes] | None, replace: bool) -> None:
     with connect(url) as conn:
         # Two loads of one name serialise here rather than race on the UNIQUE constraint.
@@ -135,13 +150,19 @@ def _publish(url: str | None, dataset_id: int, record: DatasetRecord,
         params = {**asdict(record), "dataset_id": dataset_id,
                   "load_report": json.dumps(record.load_report)}
         run_sql_file(conn, "load/insert_dataset.sql", params)
-        run_sql_file(conn, "load/attach_partition.sql", {"dataset_id": dataset_id},
-                     partition=("raw", f"points_{dataset_id}"))
+        _gather(conn, dataset_id, leaves)
         if persons is not None:
             _copy(conn, sql.SQL(COPY_PERSONS), [persons.result()])
 
 
-def store_dataset(url: str | None, record: DatasetRecord, rows: PointRows,
+def _drop_staged(guard: psycopg.Connection, dataset_id: int, leaves: list[Leaf]) -> None:
+    names = [("raw", f"points_{dataset_id}")]
+    names += [_leaf_name(dataset_id, leaf.number) for leaf in leaves]
+    guard.execute(sql.SQL("DROP TABLE IF EXISTS {}").format(
+        sql.SQL(", ").join(sql.Identifier(*name) for name in names)))
+
+
+def store_dataset(url: str | None, record: DatasetRecord, leaves: list[Leaf],
                   persons: pd.DataFrame | None, replace: bool) -> int:
     """Load one dataset; returns its id. On any failure nothing of it stays visible."""
     with connect(url, autocommit=True) as guard, ThreadPoolExecutor(max_workers=1) as helper:
@@ -152,16 +173,14 @@ def store_dataset(url: str | None, record: DatasetRecord, rows: PointRows,
                              "--dataset name, or pass --replace to swap it atomically.")
         dataset_id = _draw_id(guard)
         try:
-            # The persons' CSV is built while the points are copied (the COPY waits on
+            # The persons' CSV is built while the points are copied (the COPYs wait on
             # the server most of the time, with the GIL released).
             payload = (helper.submit(persons_csv, persons, dataset_id)
                        if persons is not None else None)
-            _stage(url, dataset_id, rows)
-            _build_indexes(url, dataset_id)
-            _publish(url, dataset_id, record, payload, replace)
+            _build_leaves(url, dataset_id, leaves)
+            _publish(url, dataset_id, leaves, record, payload, replace)
         except BaseException:
-            guard.execute(sql.SQL("DROP TABLE IF EXISTS {}").format(
-                sql.Identifier("raw", f"points_{dataset_id}")))
+            _drop_staged(guard, dataset_id, leaves)
             raise
         finally:
             guard.execute("SELECT pg_advisory_unlock(%s, %s)", (STAGING_LOCK, dataset_id))

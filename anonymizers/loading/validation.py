@@ -47,6 +47,8 @@ class ValidatedPoints:
     t_us: np.ndarray  # UTC microseconds since 1970 of the kept rows, in load order
     lon: np.ndarray
     lat: np.ndarray
+    traj_codes: np.ndarray  # of the kept rows, in load order: traj_names[code] is the id
+    traj_names: list[str]  # every traj_id read, in text (byte) order
     n_trajectories: int  # distinct traj_id / user_id among the kept rows
     n_persons: int
     dropped: dict[str, int] = field(default_factory=dict)
@@ -112,8 +114,7 @@ def _encode_ids(values: pa.ChunkedArray, column: str, source: str,
     return _Codes(rank[indices], [distinct[i] for i in text_order])
 
 
-def _check_identifiers(table: pa.Table, source: str,
-                       line_offset: int) -> tuple[np.ndarray, np.ndarray]:
+def _check_identifiers(table: pa.Table, source: str, line_offset: int) -> tuple[_Codes, _Codes]:
     """Reject empty ids and shared trajectories; returns the codes of traj_id and user_id."""
     traj = _encode_ids(table.column("traj_id"), "traj_id", source, line_offset)
     user = _encode_ids(table.column("user_id"), "user_id", source, line_offset)
@@ -128,7 +129,7 @@ def _check_identifiers(table: pa.Table, source: str,
         _reject(source, f"traj_id {traj.names[shared[0]]!r} under several user_ids "
                 f"({len(shared)} such trajectories)", positions, line_offset,
                 "A trajectory belongs to one person: give each person's trips their own traj_id.")
-    return traj.codes, user.codes
+    return traj, user
 
 
 def _iso8601_by_arrow(raw: pa.ChunkedArray) -> np.ndarray | None:
@@ -240,7 +241,8 @@ def validate_points(table: pa.Table, source: str, *, sort: bool = False,
     """
     if table.num_rows == 0:
         raise InputError(f"{source}: the file has no data rows. Is it the right file?")
-    traj, user = _check_identifiers(table, source, line_offset)
+    traj_ids, user_ids = _check_identifiers(table, source, line_offset)
+    traj, user = traj_ids.codes, user_ids.codes
     ts = _parse_timestamps(table.column("t"), source, line_offset)
     lon, lat = _coordinate(table.column("lon")), _coordinate(table.column("lat"))
     order = np.lexsort((ts, traj)) if sort else np.arange(table.num_rows)
@@ -256,6 +258,7 @@ def validate_points(table: pa.Table, source: str, *, sort: bool = False,
     keep = ~np.logical_or.reduce(list(problems.values()))
     return ValidatedPoints(
         order=order[keep], t_us=ts[keep], lon=lon[keep], lat=lat[keep],
+        traj_codes=traj[keep], traj_names=traj_ids.names,
         n_trajectories=_distinct(traj[keep]), n_persons=_distinct(user[keep]),
         dropped={name: int(mask.sum()) for name, mask in problems.items() if mask.any()},
         examples={name: _lines(order[np.flatnonzero(mask)], line_offset)
