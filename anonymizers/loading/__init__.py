@@ -94,9 +94,11 @@ def load_dataset(path: Path, dataset: str, *, persons: Path | None = None,
                          _kept_ids(points.table, "user_id", checked.order),
                          checked.t_us, checked.lon, checked.lat)
         if person_frame is not None and persons is not None:
-            users = pc.unique(rows.user_id).to_numpy(zero_copy_only=False)
-            check_referenced(person_frame, users, persons)
-            person_frame = person_frame[person_frame["user_id"].isin(users)]
+            users = pc.unique(rows.user_id)
+            check_referenced(person_frame, users.to_numpy(zero_copy_only=False), persons)
+            # Arrow's is_in: pandas' isin on its string dtype takes 0.15 s for 32k persons.
+            listed = pc.is_in(pa.array(person_frame["user_id"], pa.string()), value_set=users)
+            person_frame = person_frame[listed.to_numpy(zero_copy_only=False)]
         unit = "line" if points.line_offset == 2 else "row"
         record = _record(dataset, path, persons, points.table.num_rows, checked,
                          sha256.result(), unit)

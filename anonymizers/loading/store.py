@@ -63,8 +63,9 @@ class DatasetRecord:
 def persons_csv(persons: pd.DataFrame, dataset_id: int) -> bytes:
     """raw.persons rows as CSV; columns other than the known ones become jsonb attributes."""
     extra = [c for c in persons.columns if c != "user_id" and c not in KNOWN_COLUMNS]
-    attributes = [json.dumps({key: value for key, value in record.items() if value != ""})
-                  for record in persons[extra].to_dict("records")]
+    attributes = ([json.dumps({key: value for key, value in record.items() if value != ""})
+                   for record in persons[extra].to_dict("records")]
+                  if extra else "{}")  # no per-row Python (and GIL) when there is nothing
     rows = pd.DataFrame({"dataset_id": dataset_id, "user_id": persons["user_id"]})
     for column in KNOWN_COLUMNS:
         rows[column] = persons[column] if column in persons.columns else None
