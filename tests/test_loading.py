@@ -590,16 +590,15 @@ def test_failure_during_replace_keeps_the_old_dataset(conn: psycopg.Connection, 
     persons = write_persons(tmp_path, [("u1", 30, "F", "", ""), ("u2", 40, "M", "", "")])
     old = load_good(tmp_path, persons=persons)
     before = database_state(conn)
-    copied = store_module._copy
-    calls: list[int] = []
+    run = store_module.run_sql_file
 
-    def copy_then_fail(*args: Any, **kwargs: Any) -> None:
-        copied(*args, **kwargs)
-        calls.append(1)
-        if len(calls) == 2:  # the persons COPY, after the old dataset was dropped and the
-            raise RuntimeError("disk full")  # new points attached, in the same transaction
+    def run_then_fail(conn: psycopg.Connection, name: str, *args: Any, **kwargs: Any) -> Any:
+        rows = run(conn, name, *args, **kwargs)
+        if name == "load/attach_persons.sql":  # the publish transaction's last statement,
+            raise RuntimeError("disk full")  # after the old dataset was dropped and the new
+        return rows  # points and persons attached
 
-    monkeypatch.setattr(store_module, "_copy", copy_then_fail)
+    monkeypatch.setattr(store_module, "run_sql_file", run_then_fail)
     with pytest.raises(RuntimeError, match="disk full"):
         load_good(tmp_path, rows=GOOD_ROWS[:2], persons=persons, replace=True)
     assert database_state(conn) == before
@@ -635,13 +634,14 @@ def leaves_of(conn: psycopg.Connection, dataset_id: int) -> list[tuple[str, str]
 
 
 def raw_tables(conn: psycopg.Connection) -> list[str]:
+    """raw.points_<id>, its leaves raw.points_<id>_<n> and raw.persons_<id>, of any load."""
     return [name for (name,) in conn.execute(
         "SELECT relname FROM pg_class WHERE relnamespace = 'raw'::regnamespace "
-        "AND relname ~ '^points_' AND relkind IN ('r', 'p') ORDER BY 1").fetchall()]
+        "AND relname ~ '^(points|persons)_' AND relkind IN ('r', 'p') ORDER BY 1").fetchall()]
 
 
 def datasets_with_tables(conn: psycopg.Connection) -> set[int]:
-    """The dataset ids that some raw.points_<id>[_<n>] table belongs to."""
+    """The dataset ids that some table of raw_tables() belongs to."""
     return {int(name.split("_")[1]) for name in raw_tables(conn)}
 
 
@@ -732,13 +732,14 @@ def test_leaves_of_a_killed_load_are_dropped_by_the_next_load_only_once_it_is_ov
     def killed(*args: Any) -> None:
         raise KeyboardInterrupt
 
+    persons = write_persons(tmp_path, [(f"u{i}",) for i in range(1, 6)], header="user_id")
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(store_module, "_publish", killed)
         patch.setattr(store_module, "_drop_staged", lambda *args: None)
         with pytest.raises(KeyboardInterrupt):
-            load(write_csv(tmp_path, LEAF_ROWS))
+            load(write_csv(tmp_path, LEAF_ROWS), persons=persons)
     orphans = raw_tables(conn)
-    assert len(orphans) == 3 and database_state(conn).datasets == ()
+    assert len(orphans) == 4 and database_state(conn) == EMPTY  # 3 leaves, the persons
     (killed_id,) = datasets_with_tables(conn)
     # While another session holds the killed load's lock (as if it still ran): left alone.
     with psycopg.connect(db_url, autocommit=True) as running:

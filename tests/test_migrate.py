@@ -41,3 +41,36 @@ def test_every_schema_file_is_safe_to_run_again(conn: psycopg.Connection, db_url
     assert len(migrate(db_url)) == len(list((Path(__file__).parents[1] / "sql" / "schema")
                                             .glob("*.sql")))
     assert raw_points_indexes(conn) == ["points_t_idx", "points_traj_t_idx"]
+
+
+def test_persons_of_the_previous_contract_move_into_a_partition_per_dataset(
+        conn: psycopg.Connection, db_url: str, tmp_path: Path) -> None:
+    path, persons = tmp_path / "points.csv", tmp_path / "persons.csv"
+    path.write_text(POINTS)
+    persons.write_text("user_id,age,hobby\nu1,30,chess\n")
+    one = load_dataset(path, "one", persons=persons, url=db_url).dataset_id
+    two = load_dataset(path, "two", persons=persons, url=db_url).dataset_id
+    # The previous contract: one plain raw.persons, holding both datasets' persons.
+    conn.execute("CREATE TABLE raw.persons_plain (dataset_id integer NOT NULL REFERENCES "
+                 "raw.datasets ON DELETE CASCADE, user_id text NOT NULL, age integer, "
+                 "sex text, education text, income double precision, attributes jsonb "
+                 "NOT NULL DEFAULT '{}'::jsonb, PRIMARY KEY (dataset_id, user_id))")
+    conn.execute("INSERT INTO raw.persons_plain SELECT * FROM raw.persons")
+    conn.execute("DROP TABLE raw.persons")
+    conn.execute("ALTER TABLE raw.persons_plain RENAME TO persons")
+    conn.execute("ALTER INDEX raw.persons_plain_pkey RENAME TO persons_pkey")
+    conn.execute("DELETE FROM catalog.schema_migrations "
+                 "WHERE version = '012_raw_persons_by_dataset'")
+    assert migrate(db_url) == ["012_raw_persons_by_dataset"]
+    partitions = conn.execute(
+        "SELECT c.relname, count(p.*) FROM pg_inherits AS i JOIN pg_class AS c "
+        "ON c.oid = i.inhrelid LEFT JOIN raw.persons AS p ON p.tableoid = c.oid "
+        "WHERE i.inhparent = 'raw.persons'::regclass GROUP BY 1 ORDER BY 1").fetchall()
+    assert partitions == [(f"persons_{one}", 1), (f"persons_{two}", 1)]
+    assert migrate(db_url) == []
+    three = load_dataset(path, "one", persons=persons, url=db_url, replace=True).dataset_id
+    rows = conn.execute("SELECT dataset_id, user_id, age, attributes FROM raw.persons "
+                        "ORDER BY 1").fetchall()
+    assert rows == [(two, "u1", 30, {"hobby": "chess"}), (three, "u1", 30, {"hobby": "chess"})]
+    conn.execute("DELETE FROM raw.datasets WHERE dataset_id = %s", (two,))  # cascades
+    assert conn.execute("SELECT count(*) FROM raw.persons").fetchone() == (1,)

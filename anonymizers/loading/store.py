@@ -1,25 +1,27 @@
 """Write validated points (and persons) into raw with COPY, visible all at once or not at all.
 
 A dataset's partition ``raw.points_<id>`` is itself partitioned by traj_id range into
-leaves ``raw.points_<id>_<n>`` (see leaves.py), so that the work uses every core:
+leaves ``raw.points_<id>_<n>`` (see leaves.py), so that the work uses every core; its
+persons go to ``raw.persons_<id>``, a partition of raw.persons:
 
-1. build, one connection per leaf, in parallel: create the leaf, fill it by a binary COPY
-   streamed while it is encoded, build its indexes and analyse it, in one transaction
-   (with wal_level=minimal nothing of it is WAL-logged: it is fsynced once at commit).
-   Nothing reads a leaf that is not attached.
+1. build, one connection per leaf and one for the persons, in parallel: create the
+   table, fill it by COPY (binary for points, streamed while it is encoded), build its
+   indexes and analyse it, in one transaction (with wal_level=minimal nothing of it is
+   WAL-logged: it is fsynced once at commit). Nothing reads a table that is not attached.
 2. publish: one short transaction checks the name (refuse, or --replace), registers the
-   dataset, gathers the leaves under ``raw.points_<id>``, attaches that to raw.points
-   (every CHECK and index already matches: no scan, no index build) and loads the persons.
+   dataset, gathers the leaves under ``raw.points_<id>``, attaches that to raw.points and
+   the persons to raw.persons: every CHECK and index already matches, so no scan and no
+   index build; the persons' foreign key is checked by one query.
 
-A failure drops the leaves; a killed load leaves committed ones that the next load drops
-(orphan_partitions.sql), after checking no running load holds them (advisory lock).
+A failure drops those tables; a killed load leaves committed ones that the next load
+drops (orphan_partitions.sql), after checking no running load holds them (advisory lock).
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Iterable
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -37,8 +39,8 @@ from anonymizers.loading.persons import KNOWN_COLUMNS
 __all__ = ["DatasetRecord", "persons_csv", "store_dataset"]
 
 COPY_POINTS = f"COPY {{}} ({', '.join(COLUMNS)}) FROM STDIN (FORMAT binary)"
-COPY_PERSONS = ("COPY raw.persons (dataset_id, user_id, age, sex, education, income, "
-                "attributes) FROM STDIN (FORMAT csv)")
+COPY_PERSONS = ("COPY {} (dataset_id, user_id, age, sex, education, income, attributes) "
+                "FROM STDIN (FORMAT csv)")
 STAGING_LOCK = 7_210_002  # advisory lock class: (STAGING_LOCK, dataset_id) while loading
 
 
@@ -103,6 +105,10 @@ def _leaf_name(dataset_id: int, number: int) -> tuple[str, str]:
     return ("raw", f"points_{dataset_id}_{number}")
 
 
+def _persons_name(dataset_id: int) -> tuple[str, str]:
+    return ("raw", f"persons_{dataset_id}")
+
+
 def _build_leaf(url: str | None, dataset_id: int, leaf: Leaf) -> None:
     """Create, fill, index and analyse one leaf, in one transaction of its own."""
     name = _leaf_name(dataset_id, leaf.number)
@@ -114,10 +120,26 @@ def _build_leaf(url: str | None, dataset_id: int, leaf: Leaf) -> None:
         run_sql_file(conn, "load/index_leaf.sql", leaf=name)
 
 
-def _build_leaves(url: str | None, dataset_id: int, leaves: list[Leaf]) -> None:
-    with ThreadPoolExecutor(max_workers=len(leaves)) as pool:
-        for done in [pool.submit(_build_leaf, url, dataset_id, leaf) for leaf in leaves]:
-            done.result()  # the first failure, once every leaf has finished
+def _build_persons(url: str | None, dataset_id: int, persons: pd.DataFrame) -> None:
+    """The dataset's persons in a table of their own, indexed, in one transaction."""
+    name = _persons_name(dataset_id)
+    payload = persons_csv(persons, dataset_id)
+    with connect(url) as conn:
+        run_sql_file(conn, "load/create_persons.sql", {"dataset_id": dataset_id},
+                     persons=name)
+        _copy(conn, sql.SQL(COPY_PERSONS).format(sql.Identifier(*name)), [payload])
+        run_sql_file(conn, "load/index_persons.sql", persons=name)
+
+
+def _build(url: str | None, dataset_id: int, leaves: list[Leaf],
+           persons: pd.DataFrame | None) -> None:
+    """Every leaf, and the persons, on a connection each, in parallel."""
+    with ThreadPoolExecutor(max_workers=len(leaves) + 1) as pool:
+        running = [pool.submit(_build_leaf, url, dataset_id, leaf) for leaf in leaves]
+        if persons is not None:
+            running.append(pool.submit(_build_persons, url, dataset_id, persons))
+        for done in running:
+            done.result()  # the first failure, once every build has finished
 
 
 def _gather(conn: psycopg.Connection, dataset_id: int, leaves: list[Leaf]) -> None:
@@ -135,7 +157,7 @@ def _gather(conn: psycopg.Connection, dataset_id: int, leaves: list[Leaf]) -> No
 
 
 def _publish(url: str | None, dataset_id: int, leaves: list[Leaf], record: DatasetRecord,
-             persons: Future[bytes] | None, replace: bool) -> None:
+             with_persons: bool, replace: bool) -> None:
     with connect(url) as conn:
         # Two loads of one name serialise here rather than race on the UNIQUE constraint.
         conn.execute("SELECT pg_advisory_xact_lock(hashtext('raw.datasets:' || %s))",
@@ -147,17 +169,18 @@ def _publish(url: str | None, dataset_id: int, leaves: list[Leaf], record: Datas
                              "--dataset name, or pass --replace to swap it atomically.")
         if row is not None:
             run_sql_file(conn, "load/drop_dataset.sql", {"dataset_id": row[0]},
-                         partition=("raw", f"points_{row[0]}"))
+                         partition=("raw", f"points_{row[0]}"), persons=_persons_name(row[0]))
         params = {**asdict(record), "dataset_id": dataset_id,
                   "load_report": json.dumps(record.load_report)}
         run_sql_file(conn, "load/insert_dataset.sql", params)
         _gather(conn, dataset_id, leaves)
-        if persons is not None:
-            _copy(conn, sql.SQL(COPY_PERSONS), [persons.result()])
+        if with_persons:
+            run_sql_file(conn, "load/attach_persons.sql", {"dataset_id": dataset_id},
+                         persons=_persons_name(dataset_id))
 
 
 def _drop_staged(guard: psycopg.Connection, dataset_id: int, leaves: list[Leaf]) -> None:
-    names = [("raw", f"points_{dataset_id}")]
+    names = [("raw", f"points_{dataset_id}"), _persons_name(dataset_id)]
     names += [_leaf_name(dataset_id, leaf.number) for leaf in leaves]
     guard.execute(sql.SQL("DROP TABLE IF EXISTS {}").format(
         sql.SQL(", ").join(sql.Identifier(*name) for name in names)))
@@ -166,7 +189,7 @@ def _drop_staged(guard: psycopg.Connection, dataset_id: int, leaves: list[Leaf])
 def store_dataset(url: str | None, record: DatasetRecord, leaves: list[Leaf],
                   persons: pd.DataFrame | None, replace: bool) -> int:
     """Load one dataset; returns its id. On any failure nothing of it stays visible."""
-    with connect(url, autocommit=True) as guard, ThreadPoolExecutor(max_workers=1) as helper:
+    with connect(url, autocommit=True) as guard:
         exists = guard.execute("SELECT 1 FROM raw.datasets WHERE name = %s",
                                (record.name,)).fetchone()
         if exists and not replace:  # checked again under the lock when publishing
@@ -174,12 +197,8 @@ def store_dataset(url: str | None, record: DatasetRecord, leaves: list[Leaf],
                              "--dataset name, or pass --replace to swap it atomically.")
         dataset_id = _draw_id(guard)
         try:
-            # The persons' CSV is built while the points are copied (the COPYs wait on
-            # the server most of the time, with the GIL released).
-            payload = (helper.submit(persons_csv, persons, dataset_id)
-                       if persons is not None else None)
-            _build_leaves(url, dataset_id, leaves)
-            _publish(url, dataset_id, leaves, record, payload, replace)
+            _build(url, dataset_id, leaves, persons)
+            _publish(url, dataset_id, leaves, record, persons is not None, replace)
         except BaseException:
             _drop_staged(guard, dataset_id, leaves)
             raise

@@ -38,6 +38,7 @@ COMMENT ON TABLE raw.points IS 'Raw GPS fixes, one row per fix, partitioned by d
 CREATE INDEX IF NOT EXISTS points_traj_t_idx ON raw.points (traj_id, t);
 CREATE INDEX IF NOT EXISTS points_t_idx ON raw.points (t);
 
+-- One partition per dataset as well (012_raw_persons_by_dataset.sql says why).
 CREATE TABLE IF NOT EXISTS raw.persons (
     dataset_id integer NOT NULL REFERENCES raw.datasets ON DELETE CASCADE,
     user_id    text NOT NULL,
@@ -47,6 +48,6 @@ CREATE TABLE IF NOT EXISTS raw.persons (
     income     double precision,
     attributes jsonb NOT NULL DEFAULT '{}'::jsonb,
     PRIMARY KEY (dataset_id, user_id)
-);
+) PARTITION BY LIST (dataset_id);
 COMMENT ON TABLE raw.persons IS
     'Demographic attributes per person; columns other than the known ones go to attributes.';
