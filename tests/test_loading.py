@@ -714,8 +714,8 @@ def test_a_failing_leaf_leaves_nothing(conn: psycopg.Connection, tmp_path: Path,
     before = database_state(conn)
     built = store_module._build_leaf
 
-    def build_then_fail(url: str | None, dataset_id: int, leaf: Any) -> None:
-        built(url, dataset_id, leaf)  # committed, as a leaf of a killed load would be
+    def build_then_fail(url: str | None, dataset_id: int, leaf: Any, leaves: int) -> None:
+        built(url, dataset_id, leaf, leaves)  # committed, as a leaf of a killed load would be
         if leaf.number == 1:
             raise RuntimeError("disk full")
 

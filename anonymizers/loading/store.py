@@ -109,15 +109,15 @@ def _persons_name(dataset_id: int) -> tuple[str, str]:
     return ("raw", f"persons_{dataset_id}")
 
 
-def _build_leaf(url: str | None, dataset_id: int, leaf: Leaf) -> None:
-    """Create, fill, index and analyse one leaf, in one transaction of its own."""
+def _build_leaf(url: str | None, dataset_id: int, leaf: Leaf, leaves: int) -> None:
+    """Create, fill, index and analyse one of ``leaves`` leaves, in one transaction."""
     name = _leaf_name(dataset_id, leaf.number)
     bounds = {"dataset_id": dataset_id, "lower": leaf.lower, "upper": leaf.upper}
     with connect(url) as conn:
         run_sql_file(conn, "load/create_leaf.sql", bounds, leaf=name)
         _copy(conn, sql.SQL(COPY_POINTS).format(sql.Identifier(*name)),
               binary_copy_chunks(leaf.rows))
-        run_sql_file(conn, "load/index_leaf.sql", leaf=name)
+        run_sql_file(conn, "load/index_leaf.sql", {"leaves": leaves}, leaf=name)
 
 
 def _build_persons(url: str | None, dataset_id: int, persons: pd.DataFrame) -> None:
@@ -135,7 +135,8 @@ def _build(url: str | None, dataset_id: int, leaves: list[Leaf],
            persons: pd.DataFrame | None) -> None:
     """Every leaf, and the persons, on a connection each, in parallel."""
     with ThreadPoolExecutor(max_workers=len(leaves) + 1) as pool:
-        running = [pool.submit(_build_leaf, url, dataset_id, leaf) for leaf in leaves]
+        running = [pool.submit(_build_leaf, url, dataset_id, leaf, len(leaves))
+                   for leaf in leaves]
         if persons is not None:
             running.append(pool.submit(_build_persons, url, dataset_id, persons))
         for done in running:
