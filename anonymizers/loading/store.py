@@ -5,9 +5,9 @@ leaves ``raw.points_<id>_<n>`` (see leaves.py), so that the work uses every core
 persons go to ``raw.persons_<id>``, a partition of raw.persons:
 
 1. build, one connection per leaf and one for the persons, in parallel: create the
-   table, fill it by COPY (binary for points, streamed while it is encoded), build its
-   indexes and analyse it, in one transaction (with wal_level=minimal nothing of it is
-   WAL-logged: it is fsynced once at commit). Nothing reads a table that is not attached.
+   table, fill it by COPY (binary for points, streamed while it is encoded) and build its
+   indexes in one transaction (with wal_level=minimal nothing of it is WAL-logged: it is
+   fsynced once at commit), then analyse it. Nothing reads a table that is not attached.
 2. publish: one short transaction checks the name (refuse, or --replace), registers the
    dataset, gathers the leaves under ``raw.points_<id>``, attaches that to raw.points and
    the persons to raw.persons: every CHECK and index already matches, so no scan and no
@@ -109,19 +109,34 @@ def _persons_name(dataset_id: int) -> tuple[str, str]:
     return ("raw", f"persons_{dataset_id}")
 
 
+def _analyze(conn: psycopg.Connection, name: str, params: dict[str, Any] | None = None,
+             **identifiers: tuple[str, str]) -> None:
+    """Commit, then run an ANALYZE file on the committed table.
+
+    Analysed in the transaction that inserted its rows, or before the backend reported
+    them (it does so at most once a second), a table would still count those rows as
+    changed since its last ANALYZE, and autovacuum would analyse it again seconds later.
+    """
+    conn.commit()
+    conn.autocommit = True
+    conn.execute("SELECT pg_stat_force_next_flush()")  # reported as the backend idles
+    run_sql_file(conn, name, params, **identifiers)
+
+
 def _build_leaf(url: str | None, dataset_id: int, leaf: Leaf, leaves: int) -> None:
-    """Create, fill, index and analyse one of ``leaves`` leaves, in one transaction."""
+    """Create, fill and index one of ``leaves`` leaves in one transaction; analyse it."""
     name = _leaf_name(dataset_id, leaf.number)
     bounds = {"dataset_id": dataset_id, "lower": leaf.lower, "upper": leaf.upper}
     with connect(url) as conn:
         run_sql_file(conn, "load/create_leaf.sql", bounds, leaf=name)
         _copy(conn, sql.SQL(COPY_POINTS).format(sql.Identifier(*name)),
               binary_copy_chunks(leaf.rows))
-        run_sql_file(conn, "load/index_leaf.sql", {"leaves": leaves}, leaf=name)
+        run_sql_file(conn, "load/index_leaf.sql", leaf=name)
+        _analyze(conn, "load/analyze_leaf.sql", {"leaves": leaves}, leaf=name)
 
 
 def _build_persons(url: str | None, dataset_id: int, persons: pd.DataFrame) -> None:
-    """The dataset's persons in a table of their own, indexed, in one transaction."""
+    """The dataset's persons in a table of their own, indexed in one transaction; analysed."""
     name = _persons_name(dataset_id)
     payload = persons_csv(persons, dataset_id)
     with connect(url) as conn:
@@ -129,6 +144,7 @@ def _build_persons(url: str | None, dataset_id: int, persons: pd.DataFrame) -> N
                      persons=name)
         _copy(conn, sql.SQL(COPY_PERSONS).format(sql.Identifier(*name)), [payload])
         run_sql_file(conn, "load/index_persons.sql", persons=name)
+        _analyze(conn, "load/analyze_persons.sql", persons=name)
 
 
 def _build(url: str | None, dataset_id: int, leaves: list[Leaf],

@@ -1,0 +1,3 @@
+-- Statistics of a dataset's persons, once committed (see analyze_leaf.sql).
+-- Identifiers: persons.
+ANALYZE {persons};
