@@ -75,7 +75,7 @@ def persons_csv(persons: pd.DataFrame, dataset_id: int) -> bytes:
     return rows.to_csv(index=False, header=False).encode()
 
 
-def _copy(conn: psycopg.Connection, statement: sql.Composable,
+def _copy(conn: psycopg.Connection, statement: sql.Composed,
           chunks: Iterable[bytes | memoryview]) -> None:
     """COPY the chunks in turn: each is sent while the server stores the previous one."""
     with conn.cursor().copy(statement) as copy:
@@ -95,10 +95,10 @@ def _drop_orphans(conn: psycopg.Connection) -> None:
 def _draw_id(guard: psycopg.Connection) -> int:
     """A new dataset id, locked for this load (the orphan sweep leaves locked ids alone)."""
     _drop_orphans(guard)
-    dataset_id = int(guard.execute(
-        "SELECT nextval(pg_get_serial_sequence('raw.datasets', 'dataset_id'))").fetchone()[0])
+    [(dataset_id,)] = guard.execute(
+        "SELECT nextval(pg_get_serial_sequence('raw.datasets', 'dataset_id'))").fetchall()
     guard.execute("SELECT pg_advisory_lock(%s, %s)", (STAGING_LOCK, dataset_id))
-    return dataset_id
+    return int(dataset_id)
 
 
 def _leaf_name(dataset_id: int, number: int) -> tuple[str, str]:
