@@ -676,7 +676,9 @@ def test_leaves_carry_the_parents_indexes_and_statistics(
             "FROM pg_index AS i WHERE i.indrelid = %s::regclass ORDER BY 1",
             (f"raw.{leaf}",)).fetchall()
         assert [(definition, chain[1:]) for definition, chain in indexes] == [
-            ("btree (t)", [f"raw.points_{result.dataset_id}_t_idx", "raw.points_t_idx"])]
+            ("btree (t)", [f"raw.points_{result.dataset_id}_t_idx", "raw.points_t_idx"]),
+            ("btree (traj_id, t)", [f"raw.points_{result.dataset_id}_traj_id_t_idx",
+                                    "raw.points_traj_t_idx"])]
     (analysed,) = conn.execute(
         "SELECT count(*) FROM pg_stat_user_tables WHERE schemaname = 'raw' "
         "AND relname ~ %s AND last_analyze IS NOT NULL",

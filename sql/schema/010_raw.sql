@@ -32,9 +32,10 @@ CREATE TABLE IF NOT EXISTS raw.points (
 ) PARTITION BY LIST (dataset_id);
 COMMENT ON TABLE raw.points IS 'Raw GPS fixes, one row per fix, partitioned by dataset.';
 
--- Per partition (= per dataset), so dataset_id is not part of the key. The loader builds
--- the same index on each dataset's leaves (sql/load/index_leaf.sql) and attaching them
--- adopts it. Only this one: 011_raw_points_indexes.sql says why.
+-- Per partition (= per dataset), so dataset_id is not part of the keys. The loader builds
+-- the same indexes on each dataset's leaves (sql/load/index_leaf.sql) and attaching them
+-- adopts them. No spatial index: 011_raw_points_indexes.sql says why.
+CREATE INDEX IF NOT EXISTS points_traj_t_idx ON raw.points (traj_id, t);
 CREATE INDEX IF NOT EXISTS points_t_idx ON raw.points (t);
 
 -- One partition per dataset as well (012_raw_persons_by_dataset.sql says why).
