@@ -7,7 +7,8 @@ persons go to ``raw.persons_<id>``, a partition of raw.persons:
 1. build, one connection per leaf and one for the persons, in parallel: create the
    table, fill it by COPY (binary for points, streamed while it is encoded) and build its
    indexes in one transaction (with wal_level=minimal nothing of it is WAL-logged: it is
-   fsynced once at commit), then analyse it. Nothing reads a table that is not attached.
+   fsynced once at commit), then analyse the leaves. Nothing reads a table that is not
+   attached.
 2. publish: one short transaction checks the name (refuse, or --replace), registers the
    dataset, gathers the leaves under ``raw.points_<id>``, attaches that to raw.points and
    the persons to raw.persons: every CHECK and index already matches, so no scan and no
@@ -136,7 +137,11 @@ def _build_leaf(url: str | None, dataset_id: int, leaf: Leaf, leaves: int) -> No
 
 
 def _build_persons(url: str | None, dataset_id: int, persons: pd.DataFrame) -> None:
-    """The dataset's persons in a table of their own, indexed in one transaction; analysed."""
+    """The dataset's persons in a table of their own, indexed, in one transaction.
+
+    Not analysed here (autovacuum does it, as it always did for raw.persons): nothing
+    plans a query on a dataset's persons right after loading it.
+    """
     name = _persons_name(dataset_id)
     payload = persons_csv(persons, dataset_id)
     with connect(url) as conn:
@@ -144,7 +149,6 @@ def _build_persons(url: str | None, dataset_id: int, persons: pd.DataFrame) -> N
                      persons=name)
         _copy(conn, sql.SQL(COPY_PERSONS).format(sql.Identifier(*name)), [payload])
         run_sql_file(conn, "load/index_persons.sql", persons=name)
-        _analyze(conn, "load/analyze_persons.sql", persons=name)
 
 
 def _build(url: str | None, dataset_id: int, leaves: list[Leaf],
