@@ -120,7 +120,8 @@ def _analyze(conn: psycopg.Connection, name: str, params: dict[str, Any] | None 
     """
     conn.commit()
     conn.autocommit = True
-    conn.execute("SELECT pg_stat_force_next_flush()")  # reported as the backend idles
+    if conn.info.server_version >= 150000:  # older servers: at worst one more autoanalyze
+        conn.execute("SELECT pg_stat_force_next_flush()")  # reported as the backend idles
     run_sql_file(conn, name, params, **identifiers)
 
 
