@@ -27,6 +27,7 @@ from shapely.geometry import LineString, Point
 from anonymizers.cli import main as cli_main
 from anonymizers.errors import InputError
 from anonymizers.loading import LoadResult, load_dataset
+from anonymizers.loading import leaves as leaves_module
 from anonymizers.loading import store as store_module
 
 HEADER = "traj_id,user_id,t,lon,lat"
@@ -231,6 +232,29 @@ def test_sub_microsecond_timestamps_are_truncated_to_microseconds(
     assert dropped(result) == {"duplicate_fix_same_position": 1}
     [(_, _, t, _, _)] = stored_points(conn, result.dataset_id)
     assert t == datetime(2020, 1, 1, 8, 0, 0, 123456, tzinfo=UTC)
+
+
+@pytest.mark.parametrize("path", ["arrow", "pandas"])
+def test_timestamps_are_truncated_to_microseconds_also_before_1970(
+        conn: psycopg.Connection, tmp_path: Path, path: str) -> None:
+    # All values with an offset: Arrow's parser; one naive value among them: pandas'.
+    rows = [fix("a", "u1", "1969-12-31T23:59:59.9999995Z"),
+            fix("a", "u1", "1970-01-01T00:00:00.0000015Z"),
+            fix("a", "u1", "2020-01-01T08:00:00" + ("Z" if path == "arrow" else ""))]
+    result = load(write_csv(tmp_path, rows))
+    assert [t for (_, _, t, _, _) in stored_points(conn, result.dataset_id)] == [
+        datetime(1969, 12, 31, 23, 59, 59, 999999, tzinfo=UTC),
+        datetime(1970, 1, 1, 0, 0, 0, 1, tzinfo=UTC), utc("2020-01-01T08:00:00Z")]
+
+
+@pytest.mark.parametrize("suffix", ["Z", "+00:00", "", "+02:00"])
+def test_one_instant_spelled_in_any_zone_is_stored_the_same(
+        conn: psycopg.Connection, tmp_path: Path, suffix: str) -> None:
+    hour = 10 if suffix == "+02:00" else 8
+    rows = [fix("a", "u1", f"2020-01-01T{hour:02d}:{m:02d}:00{suffix}") for m in range(3)]
+    result = load(write_csv(tmp_path, rows))
+    assert [t for (_, _, t, _, _) in stored_points(conn, result.dataset_id)] == [
+        utc(minute(m)) for m in range(3)]
 
 
 # --------------------------------------------------------------------------- coordinates
@@ -566,21 +590,165 @@ def test_failure_during_replace_keeps_the_old_dataset(conn: psycopg.Connection, 
     persons = write_persons(tmp_path, [("u1", 30, "F", "", ""), ("u2", 40, "M", "", "")])
     old = load_good(tmp_path, persons=persons)
     before = database_state(conn)
-    copied = store_module._copy
-    calls: list[int] = []
+    run = store_module.run_sql_file
 
-    def copy_then_fail(*args: Any, **kwargs: Any) -> None:
-        copied(*args, **kwargs)
-        calls.append(1)
-        if len(calls) == 2:  # the persons COPY, after the old dataset was dropped and the
-            raise RuntimeError("disk full")  # new points attached, in the same transaction
+    def run_then_fail(conn: psycopg.Connection, name: str, *args: Any, **kwargs: Any) -> Any:
+        rows = run(conn, name, *args, **kwargs)
+        if name == "load/attach_persons.sql":  # the publish transaction's last statement,
+            raise RuntimeError("disk full")  # after the old dataset was dropped and the new
+        return rows  # points and persons attached
 
-    monkeypatch.setattr(store_module, "_copy", copy_then_fail)
+    monkeypatch.setattr(store_module, "run_sql_file", run_then_fail)
     with pytest.raises(RuntimeError, match="disk full"):
         load_good(tmp_path, rows=GOOD_ROWS[:2], persons=persons, replace=True)
     assert database_state(conn) == before
     assert before.persons == ((old.dataset_id, 2),)
     assert len(stored_points(conn, old.dataset_id)) == 5
+
+
+# --------------------------------------------------------------------------- parallel leaves
+
+
+@pytest.fixture
+def small_leaves(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Leaves of a few rows, so that a small file is loaded as a large one is."""
+    monkeypatch.setattr(leaves_module, "MIN_LEAF_ROWS", 2)
+    monkeypatch.setattr(leaves_module, "MAX_LEAVES", 3)
+
+
+# Contiguous trajectories, not in text order; ids whose byte order is not alphabetical.
+LEAF_ROWS: list[Row] = [
+    fix(traj, user, minute(m), 11.2 + m / 100, 43.7 + i / 100)
+    for i, (traj, user) in enumerate([("z", "u1"), ("é", "u2"), ("A b", "u3"), ("a", "u3"),
+                                      ("Z", "u4"), ("ab", "u5")])
+    for m in range(3)
+]
+
+
+def leaves_of(conn: psycopg.Connection, dataset_id: int) -> list[tuple[str, str]]:
+    """(leaf, bounds) under raw.points_<dataset_id>."""
+    return conn.execute(
+        "SELECT c.relname, pg_get_expr(c.relpartbound, c.oid) FROM pg_inherits AS i "
+        "JOIN pg_class AS c ON c.oid = i.inhrelid WHERE i.inhparent = %s::regclass "
+        "ORDER BY c.relname", (f"raw.points_{dataset_id}",)).fetchall()
+
+
+def raw_tables(conn: psycopg.Connection) -> list[str]:
+    """raw.points_<id>, its leaves raw.points_<id>_<n> and raw.persons_<id>, of any load."""
+    return [name for (name,) in conn.execute(
+        "SELECT relname FROM pg_class WHERE relnamespace = 'raw'::regnamespace "
+        "AND relname ~ '^(points|persons)_' AND relkind IN ('r', 'p') ORDER BY 1").fetchall()]
+
+
+def datasets_with_tables(conn: psycopg.Connection) -> set[int]:
+    """The dataset ids that some table of raw_tables() belongs to."""
+    return {int(name.split("_")[1]) for name in raw_tables(conn)}
+
+
+def test_a_large_file_loads_into_leaves_that_keep_the_file_order(
+        conn: psycopg.Connection, tmp_path: Path, small_leaves: None) -> None:
+    result = load(write_csv(tmp_path, LEAF_ROWS))
+    leaves = leaves_of(conn, result.dataset_id)
+    # Six trajectories of three rows, cut in byte order: A b, Z | a, ab | z, é.
+    assert leaves == [
+        (f"points_{result.dataset_id}_0", "FOR VALUES FROM ('') TO ('a')"),
+        (f"points_{result.dataset_id}_1", "FOR VALUES FROM ('a') TO ('z')"),
+        (f"points_{result.dataset_id}_2", "FOR VALUES FROM ('z') TO (MAXVALUE)")]
+    expected = [(traj, user, utc(t), lon, lat) for (traj, user, t, lon, lat) in LEAF_ROWS]
+    for leaf, _ in leaves:
+        stored = conn.execute(f"SELECT traj_id, user_id, t, lon, lat FROM raw.{leaf} "
+                              "ORDER BY ctid").fetchall()
+        assert stored == [row for row in expected if row in stored]  # in the file's order
+    everything = conn.execute("SELECT traj_id, user_id, t, lon, lat FROM raw.points "
+                              "WHERE dataset_id = %s", (result.dataset_id,)).fetchall()
+    assert sorted(everything) == sorted(expected)
+    assert result.record.n_points == 18 and result.record.n_trajectories == 6
+
+
+def test_leaves_carry_the_parents_indexes_and_statistics(
+        conn: psycopg.Connection, tmp_path: Path, small_leaves: None) -> None:
+    result = load(write_csv(tmp_path, LEAF_ROWS))
+    for leaf, _ in leaves_of(conn, result.dataset_id):
+        indexes = conn.execute(
+            "SELECT split_part(pg_get_indexdef(i.indexrelid), ' USING ', 2), "
+            "(SELECT array_agg(a.relid::regclass::text ORDER BY a.n) "
+            " FROM pg_partition_ancestors(i.indexrelid) WITH ORDINALITY AS a(relid, n)) "
+            "FROM pg_index AS i WHERE i.indrelid = %s::regclass ORDER BY 1",
+            (f"raw.{leaf}",)).fetchall()
+        assert [(definition, chain[1:]) for definition, chain in indexes] == [
+            ("btree (t)", [f"raw.points_{result.dataset_id}_t_idx", "raw.points_t_idx"]),
+            ("btree (traj_id, t)", [f"raw.points_{result.dataset_id}_traj_id_t_idx",
+                                    "raw.points_traj_t_idx"])]
+    (analysed,) = conn.execute(
+        "SELECT count(*) FROM pg_stat_user_tables WHERE schemaname = 'raw' "
+        "AND relname ~ %s AND last_analyze IS NOT NULL",
+        (f"^points_{result.dataset_id}_[0-9]+$",)).fetchone()
+    assert analysed == 3
+
+
+def test_sort_and_drops_work_across_leaves(conn: psycopg.Connection, tmp_path: Path,
+                                           small_leaves: None) -> None:
+    rows = [*reversed(LEAF_ROWS), fix("a", "u3", minute(1), 0, 0)]  # backwards, one null island
+    result = load(write_csv(tmp_path, rows), sort=True)
+    assert dropped(result) == {"null_island_0_0": 1}
+    stored = conn.execute("SELECT traj_id, t FROM raw.points WHERE dataset_id = %s "
+                          "ORDER BY tableoid::regclass::text, ctid",
+                          (result.dataset_id,)).fetchall()
+    assert stored == sorted((traj, utc(t)) for (traj, _, t, _, _) in LEAF_ROWS)
+
+
+def test_replace_of_a_dataset_in_leaves(conn: psycopg.Connection, tmp_path: Path,
+                                        small_leaves: None) -> None:
+    old = load(write_csv(tmp_path, LEAF_ROWS))
+    new = load_good(tmp_path, rows=LEAF_ROWS[:9], replace=True)
+    assert raw_tables(conn) == [f"points_{new.dataset_id}", f"points_{new.dataset_id}_0",
+                                f"points_{new.dataset_id}_1", f"points_{new.dataset_id}_2"]
+    assert database_state(conn).points == ((new.dataset_id, 9),)
+    assert old.dataset_id != new.dataset_id
+
+
+def test_a_failing_leaf_leaves_nothing(conn: psycopg.Connection, tmp_path: Path,
+                                       small_leaves: None,
+                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    keep = load_good(tmp_path, dataset="keep")
+    before = database_state(conn)
+    built = store_module._build_leaf
+
+    def build_then_fail(url: str | None, dataset_id: int, leaf: Any, leaves: int) -> None:
+        built(url, dataset_id, leaf, leaves)  # committed, as a leaf of a killed load would be
+        if leaf.number == 1:
+            raise RuntimeError("disk full")
+
+    monkeypatch.setattr(store_module, "_build_leaf", build_then_fail)
+    with pytest.raises(RuntimeError, match="disk full"):
+        load(write_csv(tmp_path, LEAF_ROWS))
+    assert database_state(conn) == before
+    assert datasets_with_tables(conn) == {keep.dataset_id}
+
+
+def test_leaves_of_a_killed_load_are_dropped_by_the_next_load_only_once_it_is_over(
+        conn: psycopg.Connection, db_url: str, tmp_path: Path, small_leaves: None) -> None:
+    # A load killed while publishing: its leaves are committed and nobody cleans up.
+    def killed(*args: Any) -> None:
+        raise KeyboardInterrupt
+
+    persons = write_persons(tmp_path, [(f"u{i}",) for i in range(1, 6)], header="user_id")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(store_module, "_publish", killed)
+        patch.setattr(store_module, "_drop_staged", lambda *args: None)
+        with pytest.raises(KeyboardInterrupt):
+            load(write_csv(tmp_path, LEAF_ROWS), persons=persons)
+    orphans = raw_tables(conn)
+    assert len(orphans) == 4 and database_state(conn) == EMPTY  # 3 leaves, the persons
+    (killed_id,) = datasets_with_tables(conn)
+    # While another session holds the killed load's lock (as if it still ran): left alone.
+    with psycopg.connect(db_url, autocommit=True) as running:
+        running.execute("SELECT pg_advisory_lock(%s, %s)",
+                        (store_module.STAGING_LOCK, killed_id))
+        first = load_good(tmp_path, dataset="first")
+        assert datasets_with_tables(conn) == {killed_id, first.dataset_id}
+    second = load_good(tmp_path, dataset="second")
+    assert datasets_with_tables(conn) == {first.dataset_id, second.dataset_id}
 
 
 # --------------------------------------------------------------------------- GeoParquet, GPKG

@@ -22,7 +22,7 @@ TABLE_SUFFIXES = (".parquet", ".geoparquet", ".gpkg")
 class PointFile:
     """What was read: the five columns as read, and how to turn positions into line numbers."""
 
-    frame: pd.DataFrame
+    table: pa.Table  # Arrow, not pandas: a million ids never become Python strings
     source: str
     line_offset: int  # 2 for CSV (header is line 1), 1 for table formats (row numbers)
 
@@ -46,7 +46,7 @@ def _header(path: Path) -> list[str]:
     return [name.strip().strip('"') for name in first.rstrip("\r\n").split(",")]
 
 
-def _read_csv(path: Path) -> pd.DataFrame:
+def _read_csv(path: Path) -> pa.Table:
     header = _header(path)
     check_columns(header, str(path))
     # Everything as text: parsing is the validator's job, so that it can name the bad rows.
@@ -58,10 +58,10 @@ def _read_csv(path: Path) -> pd.DataFrame:
                                convert_options=pacsv.ConvertOptions(column_types=types))
     except pa.ArrowInvalid as error:
         raise InputError(f"{path}: not a readable CSV file ({error}).") from error
-    return table.to_pandas()[list(POINT_COLUMNS)]
+    return table.select(list(POINT_COLUMNS))
 
 
-def _read_geo_table(path: Path) -> pd.DataFrame:
+def _read_geo_table(path: Path) -> pa.Table:
     import geopandas as gpd
 
     try:
@@ -80,7 +80,7 @@ def _read_geo_table(path: Path) -> pd.DataFrame:
     empty = frame.geometry.isna() | frame.geometry.is_empty
     lon = frame.geometry.x.where(~empty)
     lat = frame.geometry.y.where(~empty)
-    return pd.DataFrame({
+    return pa.Table.from_pandas(pd.DataFrame({
         "traj_id": frame["traj_id"].astype("string"), "user_id": frame["user_id"].astype("string"),
         "t": frame["t"], "lon": lon.astype(float), "lat": lat.astype(float),
-    })
+    }), preserve_index=False)

@@ -1,43 +1,47 @@
 """Write validated points (and persons) into raw with COPY, visible all at once or not at all.
 
-Three phases, so that the index builds can use both cores:
+A dataset's partition ``raw.points_<id>`` is itself partitioned by traj_id range into
+leaves ``raw.points_<id>_<n>`` (see leaves.py), so that the work uses every core; its
+persons go to ``raw.persons_<id>``, a partition of raw.persons:
 
-1. stage: a new unattached table ``raw.points_<id>`` is created and filled by COPY in one
-   transaction (no WAL with wal_level=minimal). Nothing reads unattached tables.
-2. index: the spatial and the time indexes are built on two connections in parallel.
-3. publish: one transaction checks the name (refuse, or --replace), registers the dataset,
-   attaches the table and loads the persons.
+1. build, one connection per leaf and one for the persons, in parallel: create the
+   table, fill it by COPY (binary for points, streamed while it is encoded) and build its
+   indexes in one transaction (with wal_level=minimal nothing of it is WAL-logged: it is
+   fsynced once at commit), then analyse the leaves. Nothing reads a table that is not
+   attached.
+2. publish: one short transaction checks the name (refuse, or --replace), registers the
+   dataset, gathers the leaves under ``raw.points_<id>``, attaches that to raw.points and
+   the persons to raw.persons: every CHECK and index already matches, so no scan and no
+   index build; the persons' foreign key is checked by one query.
 
-A failure drops the staged table; a killed load leaves one that the next load drops
-(orphan_partitions.sql), after checking no running load holds it (advisory lock).
+A failure drops those tables; a killed load leaves committed ones that the next load
+drops (orphan_partitions.sql), after checking no running load holds them (advisory lock).
 """
 
 from __future__ import annotations
 
-import io
 import json
+from collections.abc import Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass
 from typing import Any
 
-import numpy as np
 import pandas as pd
 import psycopg
-import pyarrow as pa
-import pyarrow.csv as pacsv
 from psycopg import sql
 
 from anonymizers.db.connection import connect
 from anonymizers.db.sqlfiles import run_sql_file
 from anonymizers.errors import InputError
+from anonymizers.loading.binary_copy import COLUMNS, binary_copy_chunks
+from anonymizers.loading.leaves import Leaf
 from anonymizers.loading.persons import KNOWN_COLUMNS
 
-__all__ = ["DatasetRecord", "persons_csv", "points_csv", "store_dataset"]
+__all__ = ["DatasetRecord", "persons_csv", "store_dataset"]
 
-COPY_POINTS = "COPY {} (traj_id, user_id, t, lon, lat) FROM STDIN (FORMAT csv)"
-COPY_PERSONS = ("COPY raw.persons (dataset_id, user_id, age, sex, education, income, "
-                "attributes) FROM STDIN (FORMAT csv)")
-COPY_CHUNK = 8 << 20
+COPY_POINTS = f"COPY {{}} ({', '.join(COLUMNS)}) FROM STDIN (FORMAT binary)"
+COPY_PERSONS = ("COPY {} (dataset_id, user_id, age, sex, education, income, attributes) "
+                "FROM STDIN (FORMAT csv)")
 STAGING_LOCK = 7_210_002  # advisory lock class: (STAGING_LOCK, dataset_id) while loading
 
 
@@ -59,27 +63,12 @@ class DatasetRecord:
     load_report: dict
 
 
-def points_csv(traj_id: pa.ChunkedArray, user_id: pa.ChunkedArray, t: pd.Series,
-               lon: np.ndarray, lat: np.ndarray) -> bytes:
-    """The rows to load as CSV, built column-wise by Arrow (no Python loop over rows)."""
-    table = pa.table({
-        "traj_id": traj_id,
-        "user_id": user_id,
-        # Microsecond UTC timestamps: the precision of timestamptz.
-        "t": pa.array(t.dt.tz_convert("UTC").dt.tz_localize(None), type=pa.timestamp("us")),
-        "lon": pa.array(lon, type=pa.float64()),
-        "lat": pa.array(lat, type=pa.float64()),
-    })
-    buffer = io.BytesIO()
-    pacsv.write_csv(table, buffer, pacsv.WriteOptions(include_header=False))
-    return buffer.getvalue()
-
-
 def persons_csv(persons: pd.DataFrame, dataset_id: int) -> bytes:
     """raw.persons rows as CSV; columns other than the known ones become jsonb attributes."""
     extra = [c for c in persons.columns if c != "user_id" and c not in KNOWN_COLUMNS]
-    attributes = [json.dumps({key: value for key, value in record.items() if value != ""})
-                  for record in persons[extra].to_dict("records")]
+    attributes = ([json.dumps({key: value for key, value in record.items() if value != ""})
+                   for record in persons[extra].to_dict("records")]
+                  if extra else "{}")  # no per-row Python (and GIL) when there is nothing
     rows = pd.DataFrame({"dataset_id": dataset_id, "user_id": persons["user_id"]})
     for column in KNOWN_COLUMNS:
         rows[column] = persons[column] if column in persons.columns else None
@@ -87,11 +76,12 @@ def persons_csv(persons: pd.DataFrame, dataset_id: int) -> bytes:
     return rows.to_csv(index=False, header=False).encode()
 
 
-def _copy(conn: psycopg.Connection, statement: sql.Composable, payload: bytes) -> None:
+def _copy(conn: psycopg.Connection, statement: sql.Composed,
+          chunks: Iterable[bytes | memoryview]) -> None:
+    """COPY the chunks in turn: each is sent while the server stores the previous one."""
     with conn.cursor().copy(statement) as copy:
-        view = memoryview(payload)
-        for start in range(0, len(view), COPY_CHUNK):
-            copy.write(view[start:start + COPY_CHUNK])
+        for chunk in chunks:
+            copy.write(chunk)
 
 
 def _drop_orphans(conn: psycopg.Connection) -> None:
@@ -103,34 +93,93 @@ def _drop_orphans(conn: psycopg.Connection) -> None:
             conn.execute("SELECT pg_advisory_unlock(%s, %s)", (STAGING_LOCK, dataset_id))
 
 
-def _stage(url: str | None, guard: psycopg.Connection, csv_rows: bytes) -> int:
-    """Draw a dataset id, lock it for this load, create and fill its table."""
+def _draw_id(guard: psycopg.Connection) -> int:
+    """A new dataset id, locked for this load (the orphan sweep leaves locked ids alone)."""
     _drop_orphans(guard)
-    dataset_id = int(guard.execute(
-        "SELECT nextval(pg_get_serial_sequence('raw.datasets', 'dataset_id'))").fetchone()[0])
+    [(dataset_id,)] = guard.execute(
+        "SELECT nextval(pg_get_serial_sequence('raw.datasets', 'dataset_id'))").fetchall()
     guard.execute("SELECT pg_advisory_lock(%s, %s)", (STAGING_LOCK, dataset_id))
-    partition = ("raw", f"points_{dataset_id}")
+    return int(dataset_id)
+
+
+def _leaf_name(dataset_id: int, number: int) -> tuple[str, str]:
+    return ("raw", f"points_{dataset_id}_{number}")
+
+
+def _persons_name(dataset_id: int) -> tuple[str, str]:
+    return ("raw", f"persons_{dataset_id}")
+
+
+def _analyze(conn: psycopg.Connection, name: str, params: dict[str, Any] | None = None,
+             **identifiers: tuple[str, str]) -> None:
+    """Commit, then run an ANALYZE file on the committed table.
+
+    Analysed in the transaction that inserted its rows, or before the backend reported
+    them (it does so at most once a second), a table would still count those rows as
+    changed since its last ANALYZE, and autovacuum would analyse it again seconds later.
+    """
+    conn.commit()
+    conn.autocommit = True
+    if conn.info.server_version >= 150000:  # older servers: at worst one more autoanalyze
+        conn.execute("SELECT pg_stat_force_next_flush()")  # reported as the backend idles
+    run_sql_file(conn, name, params, **identifiers)
+
+
+def _build_leaf(url: str | None, dataset_id: int, leaf: Leaf, leaves: int) -> None:
+    """Create, fill and index one of ``leaves`` leaves in one transaction; analyse it."""
+    name = _leaf_name(dataset_id, leaf.number)
+    bounds = {"dataset_id": dataset_id, "lower": leaf.lower, "upper": leaf.upper}
     with connect(url) as conn:
-        conn.execute("SET LOCAL TimeZone = 'UTC'")
-        run_sql_file(conn, "load/create_partition.sql", {"dataset_id": dataset_id},
-                     partition=partition)
-        _copy(conn, sql.SQL(COPY_POINTS).format(sql.Identifier(*partition)), csv_rows)
-    return dataset_id
+        run_sql_file(conn, "load/create_leaf.sql", bounds, leaf=name)
+        _copy(conn, sql.SQL(COPY_POINTS).format(sql.Identifier(*name)),
+              binary_copy_chunks(leaf.rows))
+        run_sql_file(conn, "load/index_leaf.sql", leaf=name)
+        _analyze(conn, "load/analyze_leaf.sql", {"leaves": leaves}, leaf=name)
 
 
-def _build_indexes(url: str | None, dataset_id: int) -> None:
+def _build_persons(url: str | None, dataset_id: int, persons: pd.DataFrame) -> None:
+    """The dataset's persons in a table of their own, indexed, in one transaction.
+
+    Not analysed here (autovacuum does it, as it always did for raw.persons): nothing
+    plans a query on a dataset's persons right after loading it.
+    """
+    name = _persons_name(dataset_id)
+    payload = persons_csv(persons, dataset_id)
+    with connect(url) as conn:
+        run_sql_file(conn, "load/create_persons.sql", {"dataset_id": dataset_id},
+                     persons=name)
+        _copy(conn, sql.SQL(COPY_PERSONS).format(sql.Identifier(*name)), [payload])
+        run_sql_file(conn, "load/index_persons.sql", persons=name)
+
+
+def _build(url: str | None, dataset_id: int, leaves: list[Leaf],
+           persons: pd.DataFrame | None) -> None:
+    """Every leaf, and the persons, on a connection each, in parallel."""
+    with ThreadPoolExecutor(max_workers=len(leaves) + 1) as pool:
+        running = [pool.submit(_build_leaf, url, dataset_id, leaf, len(leaves))
+                   for leaf in leaves]
+        if persons is not None:
+            running.append(pool.submit(_build_persons, url, dataset_id, persons))
+        for done in running:
+            done.result()  # the first failure, once every build has finished
+
+
+def _gather(conn: psycopg.Connection, dataset_id: int, leaves: list[Leaf]) -> None:
+    """Make raw.points_<id> of the leaves and attach it to raw.points."""
     partition = ("raw", f"points_{dataset_id}")
+    run_sql_file(conn, "load/create_partition.sql", {"dataset_id": dataset_id},
+                 partition=partition)
+    for leaf in leaves:
+        last = leaf.upper is None
+        run_sql_file(conn, "load/attach_last_leaf.sql" if last else "load/attach_leaf.sql",
+                     {"lower": leaf.lower, "upper": leaf.upper}, partition=partition,
+                     leaf=_leaf_name(dataset_id, leaf.number))
+    run_sql_file(conn, "load/attach_partition.sql", {"dataset_id": dataset_id},
+                 partition=partition)
 
-    def build(name: str) -> None:
-        with connect(url) as conn:
-            run_sql_file(conn, name, partition=partition)
 
-    with ThreadPoolExecutor(max_workers=2) as pool:
-        list(pool.map(build, ["load/index_geometry.sql", "load/index_time.sql"]))
-
-
-def _publish(url: str | None, dataset_id: int, record: DatasetRecord,
-             persons: bytes | None, replace: bool) -> None:
+def _publish(url: str | None, dataset_id: int, leaves: list[Leaf], record: DatasetRecord,
+             with_persons: bool, replace: bool) -> None:
     with connect(url) as conn:
         # Two loads of one name serialise here rather than race on the UNIQUE constraint.
         conn.execute("SELECT pg_advisory_xact_lock(hashtext('raw.datasets:' || %s))",
@@ -142,17 +191,24 @@ def _publish(url: str | None, dataset_id: int, record: DatasetRecord,
                              "--dataset name, or pass --replace to swap it atomically.")
         if row is not None:
             run_sql_file(conn, "load/drop_dataset.sql", {"dataset_id": row[0]},
-                         partition=("raw", f"points_{row[0]}"))
+                         partition=("raw", f"points_{row[0]}"), persons=_persons_name(row[0]))
         params = {**asdict(record), "dataset_id": dataset_id,
                   "load_report": json.dumps(record.load_report)}
         run_sql_file(conn, "load/insert_dataset.sql", params)
-        run_sql_file(conn, "load/attach_partition.sql", {"dataset_id": dataset_id},
-                     partition=("raw", f"points_{dataset_id}"))
-        if persons:
-            _copy(conn, sql.SQL(COPY_PERSONS), persons)
+        _gather(conn, dataset_id, leaves)
+        if with_persons:
+            run_sql_file(conn, "load/attach_persons.sql", {"dataset_id": dataset_id},
+                         persons=_persons_name(dataset_id))
 
 
-def store_dataset(url: str | None, record: DatasetRecord, csv_rows: bytes,
+def _drop_staged(guard: psycopg.Connection, dataset_id: int, leaves: list[Leaf]) -> None:
+    names = [("raw", f"points_{dataset_id}"), _persons_name(dataset_id)]
+    names += [_leaf_name(dataset_id, leaf.number) for leaf in leaves]
+    guard.execute(sql.SQL("DROP TABLE IF EXISTS {}").format(
+        sql.SQL(", ").join(sql.Identifier(*name) for name in names)))
+
+
+def store_dataset(url: str | None, record: DatasetRecord, leaves: list[Leaf],
                   persons: pd.DataFrame | None, replace: bool) -> int:
     """Load one dataset; returns its id. On any failure nothing of it stays visible."""
     with connect(url, autocommit=True) as guard:
@@ -161,14 +217,12 @@ def store_dataset(url: str | None, record: DatasetRecord, csv_rows: bytes,
         if exists and not replace:  # checked again under the lock when publishing
             raise InputError(f"dataset {record.name!r} already exists; choose another "
                              "--dataset name, or pass --replace to swap it atomically.")
-        dataset_id = _stage(url, guard, csv_rows)
+        dataset_id = _draw_id(guard)
         try:
-            _build_indexes(url, dataset_id)
-            payload = persons_csv(persons, dataset_id) if persons is not None else None
-            _publish(url, dataset_id, record, payload, replace)
+            _build(url, dataset_id, leaves, persons)
+            _publish(url, dataset_id, leaves, record, persons is not None, replace)
         except BaseException:
-            guard.execute(sql.SQL("DROP TABLE IF EXISTS {}").format(
-                sql.Identifier("raw", f"points_{dataset_id}")))
+            _drop_staged(guard, dataset_id, leaves)
             raise
         finally:
             guard.execute("SELECT pg_advisory_unlock(%s, %s)", (STAGING_LOCK, dataset_id))

@@ -41,12 +41,16 @@ EXAMPLES = 5  # line numbers quoted per problem
 
 @dataclass
 class ValidatedPoints:
-    """The rows to load (``keep`` mask over the input, in load order) and what was dropped."""
+    """The rows to load (positions in the input, in load order) and what was dropped."""
 
-    order: np.ndarray  # row positions of the input, in the order to load (sorted when asked)
-    timestamps: pd.Series  # parsed UTC timestamps of the kept rows, in load order
+    order: np.ndarray | None  # input rows to load, in order (sorted if asked); None: all, as read
+    t_us: np.ndarray  # UTC microseconds since 1970 of the kept rows, in load order
     lon: np.ndarray
     lat: np.ndarray
+    traj_codes: np.ndarray  # of the kept rows, in load order: traj_names[code] is the id
+    traj_names: list[str]  # every traj_id read, in text (byte) order
+    n_trajectories: int  # distinct traj_id / user_id among the kept rows
+    n_persons: int
     dropped: dict[str, int] = field(default_factory=dict)
     examples: dict[str, list[int]] = field(default_factory=dict)
 
@@ -79,74 +83,89 @@ def _reject(source: str, what: str, positions: np.ndarray, line_offset: int, fix
     )
 
 
-def _check_identifiers(frame: pd.DataFrame, source: str, line_offset: int) -> np.ndarray:
-    """Reject empty ids and shared trajectories; returns integer codes of traj_id."""
-    for column in ("traj_id", "user_id"):
-        values = frame[column]
-        empty = np.flatnonzero((values.isna() | (values.str.strip() == "")).to_numpy())
-        if len(empty):
-            _reject(source, f"an empty {column}", empty, line_offset,
-                    f"Every row needs a {column}; fix or remove those rows.")
-    # sort=True: codes follow the ids' text order, so --sort orders rows by traj_id, t.
-    traj_codes, traj_names = pd.factorize(frame["traj_id"], sort=True)
-    user_codes, _ = pd.factorize(frame["user_id"])
-    # Distinct (traj, user) pairs; a trajectory in more than one pair has several owners.
-    pairs = np.unique(traj_codes.astype(np.int64) * (user_codes.max() + 1) + user_codes)
-    owners = np.bincount(pairs // (user_codes.max() + 1), minlength=len(traj_names))
-    shared = np.flatnonzero(owners > 1)
+@dataclass
+class _Codes:
+    """An id column as integer codes numbered in the ids' text order, and the ids."""
+
+    codes: np.ndarray
+    names: list[str]  # names[i]: the id of code i
+
+
+def _encode_ids(values: pa.ChunkedArray, column: str, source: str,
+                line_offset: int) -> _Codes:
+    """Reject empty ids; number the others in text order (so --sort sorts by traj_id).
+
+    Arrow encodes the column; Python only looks at the distinct ids, which is where a
+    blank one (only whitespace, by Python's str.strip as before) is found.
+    """
+    encoded = pc.dictionary_encode(values.combine_chunks())
+    missing = encoded.is_null().to_numpy(zero_copy_only=False)
+    indices = pc.fill_null(encoded.indices, 0).to_numpy()
+    distinct = encoded.dictionary.to_pylist()
+    blank = np.fromiter((not name.strip() for name in distinct), bool, len(distinct))
+    empty = np.flatnonzero(missing | blank[indices]) if len(distinct) else np.flatnonzero(missing)
+    if len(empty):
+        _reject(source, f"an empty {column}", empty, line_offset,
+                f"Every row needs a {column}; fix or remove those rows.")
+    # Byte order of UTF-8 is code point order: the order of Python's (and pandas') sort.
+    text_order = pc.array_sort_indices(encoded.dictionary).to_numpy()
+    rank = np.empty(len(distinct), dtype=np.int32)
+    rank[text_order] = np.arange(len(distinct), dtype=np.int32)
+    return _Codes(rank[indices], [distinct[i] for i in text_order])
+
+
+def _check_identifiers(table: pa.Table, source: str, line_offset: int) -> tuple[_Codes, _Codes]:
+    """Reject empty ids and shared trajectories; returns the codes of traj_id and user_id."""
+    traj = _encode_ids(table.column("traj_id"), "traj_id", source, line_offset)
+    user = _encode_ids(table.column("user_id"), "user_id", source, line_offset)
+    # A trajectory whose lowest and highest user code differ has several owners.
+    lowest = np.full(len(traj.names), np.iinfo(np.int64).max)
+    highest = np.full(len(traj.names), -1)
+    np.minimum.at(lowest, traj.codes, user.codes)
+    np.maximum.at(highest, traj.codes, user.codes)
+    shared = np.flatnonzero(lowest != highest)
     if len(shared):
-        positions = np.flatnonzero(traj_codes == shared[0])
-        _reject(source, f"traj_id {traj_names[shared[0]]!r} under several user_ids "
+        positions = np.flatnonzero(traj.codes == shared[0])
+        _reject(source, f"traj_id {traj.names[shared[0]]!r} under several user_ids "
                 f"({len(shared)} such trajectories)", positions, line_offset,
                 "A trajectory belongs to one person: give each person's trips their own traj_id.")
-    return traj_codes
+    return traj, user
 
 
-def _parse_timestamps(raw: pd.Series, source: str, line_offset: int) -> pd.Series:
-    if pd.api.types.is_datetime64_any_dtype(raw):
-        parsed = pd.to_datetime(raw, utc=True)
+def _iso8601_by_arrow(raw: pa.ChunkedArray) -> np.ndarray | None:
+    """Epoch nanoseconds if Arrow parses every value (all with an offset, or all without).
+
+    Arrow's ISO-8601 parser accepts a strict subset of what pandas accepts, with the same
+    values, and is ~10x faster; anything else (mixed offsets, other spellings, an
+    unparseable value) returns None and goes the pandas way, which names the bad lines.
+    """
+    for target in (pa.timestamp("ns", tz="UTC"), pa.timestamp("ns")):  # naive means UTC
+        try:
+            return pc.cast(raw, target).cast(pa.int64()).to_numpy(zero_copy_only=False)
+        except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+            continue
+    return None
+
+
+def _parse_timestamps(raw: pa.ChunkedArray, source: str, line_offset: int) -> np.ndarray:
+    """UTC microseconds since 1970, truncated (timestamptz keeps microseconds).
+
+    Truncating here makes the duplicate and order checks judge exactly the values stored.
+    """
+    if pa.types.is_string(raw.type) or pa.types.is_large_string(raw.type):
+        nanoseconds = _iso8601_by_arrow(raw)
+        if nanoseconds is not None and raw.null_count == 0:
+            return np.floor_divide(nanoseconds, 1000)  # floor, also before 1970
+    values = raw.to_pandas()
+    if pd.api.types.is_datetime64_any_dtype(values):
+        parsed = pd.to_datetime(values, utc=True)
     else:
-        parsed = pd.to_datetime(raw, format="ISO8601", utc=True, errors="coerce")
+        parsed = pd.to_datetime(values, format="ISO8601", utc=True, errors="coerce")
     bad = np.flatnonzero(parsed.isna().to_numpy())
     if len(bad):
         _reject(source, "an unparseable timestamp in column t", bad, line_offset,
                 "Use ISO-8601, e.g. 2008-02-02T07:36:08Z (no offset means UTC).")
-    # timestamptz keeps microseconds: truncate here, so that the duplicate and order checks
-    # judge exactly the values that are stored (Arrow refuses to cast away nanoseconds).
-    return parsed.dt.floor("us")
-
-
-def _check_order(traj: np.ndarray, ts: np.ndarray, positions: np.ndarray, source: str,
-                 line_offset: int) -> np.ndarray:
-    """Rows of a trajectory must be contiguous and never earlier than the previous one.
-
-    ``traj`` holds integer codes. Returns, per row, whether it continues the previous
-    row's trajectory (the duplicate check relies on contiguity: repeats are adjacent).
-    """
-    same = np.r_[False, traj[1:] == traj[:-1]]
-    if int((~same).sum()) != len(np.unique(traj)):
-        seen = np.zeros(traj.max() + 1, dtype=bool)
-        starts = np.flatnonzero(~same)
-        again = [row for row in starts if seen[traj[row]] or seen.__setitem__(traj[row], True)]
-        _reject(source, "a traj_id whose rows are not contiguous", positions[again],
-                line_offset, "Sort the file by traj_id, t, or load with --sort.")
-    backwards = same & np.r_[False, ts[1:] < ts[:-1]]
-    if backwards.any():
-        _reject(source, "a timestamp earlier than the previous one of its trajectory",
-                positions[backwards], line_offset,
-                "Sort the file by traj_id, t, or load with --sort.")
-    return same
-
-
-def _coordinate(values: pd.Series) -> np.ndarray:
-    """Numbers from text; anything non-numeric becomes NaN (and is dropped as noise)."""
-    if pd.api.types.is_float_dtype(values):
-        return values.to_numpy(dtype=float)
-    try:  # Arrow's cast is fast but all-or-nothing; fall back to pandas to find the bad ones
-        return pc.cast(pa.array(values, type=pa.string()), pa.float64()).to_numpy(
-            zero_copy_only=False)
-    except (pa.ArrowInvalid, pa.ArrowTypeError):
-        return pd.to_numeric(values, errors="coerce").to_numpy(dtype=float)
+    return _nanoseconds(parsed.dt.floor("us")) // 1000
 
 
 def _nanoseconds(ts: pd.Series) -> np.ndarray:
@@ -154,68 +173,134 @@ def _nanoseconds(ts: pd.Series) -> np.ndarray:
     return ts.astype("datetime64[ns, UTC]").array.asi8
 
 
+def _check_order(traj: np.ndarray, ts: np.ndarray, positions: np.ndarray | None,
+                 source: str, line_offset: int) -> np.ndarray:
+    """Rows of a trajectory must be contiguous and never earlier than the previous one.
+
+    ``traj`` holds integer codes, ``positions`` the file row of each (None: row i is i).
+    Returns, per row, whether it continues the previous row's trajectory (the duplicate
+    check relies on contiguity: repeats are adjacent).
+    """
+    same = np.r_[False, traj[1:] == traj[:-1]]
+    if int((~same).sum()) != np.count_nonzero(np.bincount(traj)):
+        seen = np.zeros(traj.max() + 1, dtype=bool)
+        starts = np.flatnonzero(~same)
+        again = [row for row in starts if seen[traj[row]] or seen.__setitem__(traj[row], True)]
+        _reject(source, "a traj_id whose rows are not contiguous",
+                _at(positions, np.array(again)), line_offset,
+                "Sort the file by traj_id, t, or load with --sort.")
+    backwards = np.flatnonzero(same & np.r_[False, ts[1:] < ts[:-1]])
+    if len(backwards):
+        _reject(source, "a timestamp earlier than the previous one of its trajectory",
+                _at(positions, backwards), line_offset,
+                "Sort the file by traj_id, t, or load with --sort.")
+    return same
+
+
+def _coordinate(values: pa.ChunkedArray) -> np.ndarray:
+    """Numbers from text; anything non-numeric becomes NaN (and is dropped as noise)."""
+    if pa.types.is_floating(values.type) or pa.types.is_integer(values.type):
+        return pc.cast(values, pa.float64()).to_numpy(zero_copy_only=False)  # null -> NaN
+    try:  # Arrow's cast is fast but all-or-nothing; fall back to pandas to find the bad ones
+        return pc.cast(values, pa.float64()).to_numpy(zero_copy_only=False)
+    except (pa.ArrowInvalid, pa.ArrowTypeError):
+        return pd.to_numeric(values.to_pandas(), errors="coerce").to_numpy(dtype=float)
+
+
+# Row sets are sorted position arrays, and None for "every row": most files drop nothing,
+# and not copying a million-row column in that case saves most of the validation's time
+# (fresh numpy arrays cost page faults, and in a threaded process munmap's TLB shootdowns).
+def _at(positions: np.ndarray | None, index: np.ndarray) -> np.ndarray:
+    """``positions[index]``, where None stands for 0, 1, 2, ..."""
+    return index if positions is None else positions[index]
+
+
+def _pick(values: np.ndarray, positions: np.ndarray | None) -> np.ndarray:
+    return values if positions is None else values[positions]
+
+
+def _all_but(n: int, problems: dict[str, np.ndarray]) -> np.ndarray | None:
+    """Positions 0..n-1 but those of ``problems``; None when there are none."""
+    if not problems:
+        return None
+    keep = np.ones(n, dtype=bool)
+    for positions in problems.values():
+        keep[positions] = False
+    return np.flatnonzero(keep)
+
+
+def _found(problems: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    return {name: positions for name, positions in problems.items() if len(positions)}
+
+
 def _coordinate_problems(lon: np.ndarray, lat: np.ndarray) -> dict[str, np.ndarray]:
+    """Positions of the rows that are GPS noise, per reason (the reasons exclude each other)."""
     missing = np.isnan(lon) | np.isnan(lat)
-    out_of_range = ~missing & ((np.abs(lon) > 180) | (np.abs(lat) > 90))
-    null_island = ~missing & (lon == 0) & (lat == 0)
-    return {
-        "empty_or_non_numeric_coordinate": missing,
-        "coordinate_out_of_range": out_of_range,
-        "null_island_0_0": null_island,
-    }
+    out_of_range = ~missing & ((lon > 180) | (lon < -180) | (lat > 90) | (lat < -90))
+    null_island = (lon == 0) & (lat == 0)
+    return _found({
+        "empty_or_non_numeric_coordinate": np.flatnonzero(missing),
+        "coordinate_out_of_range": np.flatnonzero(out_of_range),
+        "null_island_0_0": np.flatnonzero(null_island),
+    })
 
 
-def _duplicate_problems(same: np.ndarray, ts: np.ndarray, lon: np.ndarray, lat: np.ndarray,
-                        rows: np.ndarray, n: int) -> dict[str, np.ndarray]:
-    """Repeated (traj_id, t) among the surviving ``rows`` (contiguous, so repeats are adjacent).
+def _duplicate_problems(same: np.ndarray, ts: np.ndarray, lon: np.ndarray,
+                        lat: np.ndarray) -> dict[str, np.ndarray]:
+    """Positions of repeated (traj_id, t) (rows are contiguous, so repeats are adjacent).
 
     A repeat is compared with the first fix of its instant, which is the one kept.
     """
-    repeat = same & np.r_[False, ts[1:] == ts[:-1]]
-    first = np.maximum.accumulate(np.where(repeat, 0, np.arange(len(repeat))))
-    same_place = repeat & (lon == lon[first]) & (lat == lat[first])
-    out = {"duplicate_fix_same_position": np.zeros(n, dtype=bool),
-           "duplicate_time_other_position": np.zeros(n, dtype=bool)}
-    out["duplicate_fix_same_position"][rows[same_place]] = True
-    out["duplicate_time_other_position"][rows[repeat & ~same_place]] = True
-    return out
+    repeats = np.flatnonzero(same & np.r_[False, ts[1:] == ts[:-1]])
+    if not len(repeats):
+        return {}
+    firsts = np.setdiff1d(np.arange(len(ts)), repeats, assume_unique=True)
+    first = firsts[np.searchsorted(firsts, repeats) - 1]
+    same_place = (lon[repeats] == lon[first]) & (lat[repeats] == lat[first])
+    return _found({"duplicate_fix_same_position": repeats[same_place],
+                   "duplicate_time_other_position": repeats[~same_place]})
 
 
-def validate_points(frame: pd.DataFrame, source: str, *, sort: bool = False,
+def validate_points(table: pa.Table, source: str, *, sort: bool = False,
                     line_offset: int = 2) -> ValidatedPoints:
-    """Check ``frame`` (columns POINT_COLUMNS, values as read) and decide what to load.
+    """Check ``table`` (columns POINT_COLUMNS, values as read) and decide what to load.
 
     ``line_offset`` turns a 0-based row position into what the user sees: 2 for a CSV
     with a header (line numbers), 1 for a table format (row numbers).
     """
-    if len(frame) == 0:
+    n = table.num_rows
+    if n == 0:
         raise InputError(f"{source}: the file has no data rows. Is it the right file?")
-    traj = _check_identifiers(frame, source, line_offset)
-    ts = _parse_timestamps(frame["t"], source, line_offset)
-    ts_ns = _nanoseconds(ts)
-    order = np.lexsort((ts_ns, traj)) if sort else np.arange(len(frame))
-    if sort:
-        frame, ts = frame.iloc[order].reset_index(drop=True), ts.iloc[order].reset_index(drop=True)
-        traj, ts_ns = traj[order], ts_ns[order]
-    lon, lat = _coordinate(frame["lon"]), _coordinate(frame["lat"])
+    traj_ids, user_ids = _check_identifiers(table, source, line_offset)
+    traj, user = traj_ids.codes, user_ids.codes
+    ts = _parse_timestamps(table.column("t"), source, line_offset)
+    lon, lat = _coordinate(table.column("lon")), _coordinate(table.column("lat"))
+    order = np.lexsort((ts, traj)) if sort else None
+    if order is not None:
+        traj, user, ts, lon, lat = traj[order], user[order], ts[order], lon[order], lat[order]
     problems = _coordinate_problems(lon, lat)
-    alive = np.flatnonzero(~np.logical_or.reduce(list(problems.values())))
-    if len(alive) == 0:  # before the order check, which cannot judge an empty trajectory list
+    alive = _all_but(n, problems)
+    if alive is not None and len(alive) == 0:  # the order check cannot judge no trajectory
         raise InputError(f"{source}: every row was dropped as noise ({_summary(problems)}).")
-    same = _check_order(traj[alive], ts_ns[alive], order[alive], source, line_offset)
-    problems |= _duplicate_problems(same, ts_ns[alive], lon[alive], lat[alive], alive,
-                                    len(frame))
-    keep = ~np.logical_or.reduce(list(problems.values()))
+    same = _check_order(_pick(traj, alive), _pick(ts, alive),
+                        _pick(order, alive) if order is not None else alive, source, line_offset)
+    duplicates = _duplicate_problems(same, _pick(ts, alive), _pick(lon, alive), _pick(lat, alive))
+    problems |= {name: _at(alive, positions) for name, positions in duplicates.items()}
+    keep = _all_but(n, problems)
     return ValidatedPoints(
-        order=order[keep],
-        timestamps=ts[keep].reset_index(drop=True),
-        lon=lon[keep],
-        lat=lat[keep],
-        dropped={name: int(mask.sum()) for name, mask in problems.items() if mask.any()},
-        examples={name: _lines(order[np.flatnonzero(mask)], line_offset)
-                  for name, mask in problems.items() if mask.any()},
+        order=_pick(order, keep) if order is not None else keep,
+        t_us=_pick(ts, keep), lon=_pick(lon, keep), lat=_pick(lat, keep),
+        traj_codes=_pick(traj, keep), traj_names=traj_ids.names,
+        n_trajectories=_distinct(_pick(traj, keep)), n_persons=_distinct(_pick(user, keep)),
+        dropped={name: len(positions) for name, positions in problems.items()},
+        examples={name: _lines(_at(order, positions), line_offset)
+                  for name, positions in problems.items()},
     )
 
 
+def _distinct(codes: np.ndarray) -> int:
+    return int(np.count_nonzero(np.bincount(codes)))
+
+
 def _summary(problems: dict[str, np.ndarray]) -> str:
-    return ", ".join(f"{name}: {int(mask.sum())}" for name, mask in problems.items() if mask.any())
+    return ", ".join(f"{name}: {len(positions)}" for name, positions in problems.items())

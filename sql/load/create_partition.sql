@@ -1,6 +1,8 @@
--- A fresh, index-free, unattached table for one dataset's points: COPY into it is as
--- cheap as it gets (created in the COPY's transaction, so with wal_level=minimal COPY
--- writes no WAL). It is invisible to readers of raw.points until attached.
+-- A dataset's partition of raw.points, itself partitioned into the leaves its points
+-- were loaded into (create_leaf.sql), by traj_id range in byte order ("C" collation:
+-- the order the loader sorts ids in to cut the leaves).
 -- Params: dataset_id. Identifiers: partition.
-CREATE TABLE {partition} (LIKE raw.points INCLUDING DEFAULTS INCLUDING GENERATED);
-ALTER TABLE {partition} ALTER COLUMN dataset_id SET DEFAULT %(dataset_id)s;
+CREATE TABLE {partition} (
+    LIKE raw.points INCLUDING DEFAULTS INCLUDING GENERATED,
+    CONSTRAINT in_dataset CHECK (dataset_id = %(dataset_id)s)
+) PARTITION BY RANGE (traj_id COLLATE "C");

