@@ -88,9 +88,11 @@ def _referenced_persons(frame: pd.DataFrame, user_ids: pa.StringArray,
     return frame[listed.to_numpy(zero_copy_only=False)]
 
 
-def load_dataset(path: Path, dataset: str, *, persons: Path | None = None,
+def load_dataset(path: Path | str, dataset: str, *, persons: Path | str | None = None,
                  replace: bool = False, sort: bool = False, url: str | None = None) -> LoadResult:
     """Validate ``path`` (and ``persons``) and load them as ``dataset``, all or nothing."""
+    path = Path(path)
+    persons = Path(persons) if persons is not None else None
     if not DATASET_NAME.fullmatch(dataset):
         raise InputError(f"dataset name {dataset!r}: use 1-20 lowercase letters, digits or _, "
                          "starting with a letter (it becomes part of schema names).")
