@@ -84,6 +84,11 @@ def _copy(conn: psycopg.Connection, statement: sql.Composed,
             copy.write(chunk)
 
 
+def _exists(name: str) -> InputError:
+    return InputError(f"dataset {name!r} already exists; choose another --dataset name, "
+                      "or pass --replace to swap it atomically.")
+
+
 def _drop_orphans(conn: psycopg.Connection) -> None:
     for relname, dataset_id in run_sql_file(conn, "load/orphan_partitions.sql"):
         taken = conn.execute("SELECT pg_try_advisory_lock(%s, %s)",
@@ -100,6 +105,10 @@ def _draw_id(guard: psycopg.Connection) -> int:
         "SELECT nextval(pg_get_serial_sequence('raw.datasets', 'dataset_id'))").fetchall()
     guard.execute("SELECT pg_advisory_lock(%s, %s)", (STAGING_LOCK, dataset_id))
     return int(dataset_id)
+
+
+def _partition_name(dataset_id: int) -> tuple[str, str]:
+    return ("raw", f"points_{dataset_id}")
 
 
 def _leaf_name(dataset_id: int, number: int) -> tuple[str, str]:
@@ -166,7 +175,7 @@ def _build(url: str | None, dataset_id: int, leaves: list[Leaf],
 
 def _gather(conn: psycopg.Connection, dataset_id: int, leaves: list[Leaf]) -> None:
     """Make raw.points_<id> of the leaves and attach it to raw.points."""
-    partition = ("raw", f"points_{dataset_id}")
+    partition = _partition_name(dataset_id)
     run_sql_file(conn, "load/create_partition.sql", {"dataset_id": dataset_id},
                  partition=partition)
     for leaf in leaves:
@@ -187,11 +196,10 @@ def _publish(url: str | None, dataset_id: int, leaves: list[Leaf], record: Datas
         row = conn.execute("SELECT dataset_id FROM raw.datasets WHERE name = %s",
                            (record.name,)).fetchone()
         if row is not None and not replace:
-            raise InputError(f"dataset {record.name!r} already exists; choose another "
-                             "--dataset name, or pass --replace to swap it atomically.")
+            raise _exists(record.name)
         if row is not None:
             run_sql_file(conn, "load/drop_dataset.sql", {"dataset_id": row[0]},
-                         partition=("raw", f"points_{row[0]}"), persons=_persons_name(row[0]))
+                         partition=_partition_name(row[0]), persons=_persons_name(row[0]))
         params = {**asdict(record), "dataset_id": dataset_id,
                   "load_report": json.dumps(record.load_report)}
         run_sql_file(conn, "load/insert_dataset.sql", params)
@@ -202,7 +210,7 @@ def _publish(url: str | None, dataset_id: int, leaves: list[Leaf], record: Datas
 
 
 def _drop_staged(guard: psycopg.Connection, dataset_id: int, leaves: list[Leaf]) -> None:
-    names = [("raw", f"points_{dataset_id}"), _persons_name(dataset_id)]
+    names = [_partition_name(dataset_id), _persons_name(dataset_id)]
     names += [_leaf_name(dataset_id, leaf.number) for leaf in leaves]
     guard.execute(sql.SQL("DROP TABLE IF EXISTS {}").format(
         sql.SQL(", ").join(sql.Identifier(*name) for name in names)))
@@ -215,8 +223,7 @@ def store_dataset(url: str | None, record: DatasetRecord, leaves: list[Leaf],
         exists = guard.execute("SELECT 1 FROM raw.datasets WHERE name = %s",
                                (record.name,)).fetchone()
         if exists and not replace:  # checked again under the lock when publishing
-            raise InputError(f"dataset {record.name!r} already exists; choose another "
-                             "--dataset name, or pass --replace to swap it atomically.")
+            raise _exists(record.name)
         dataset_id = _draw_id(guard)
         try:
             _build(url, dataset_id, leaves, persons)
