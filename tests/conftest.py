@@ -77,6 +77,14 @@ def conn(db_url: str) -> Iterator[psycopg.Connection]:
         yield connection
 
 
+@pytest.fixture
+def analyst_url(db_url: str) -> str:
+    """How an analyst connects to this test's database (the role that reads releases only)."""
+    info = conninfo_to_dict(db_url)
+    info.pop("password", None)
+    return make_conninfo(**{**info, "user": "analyst"})
+
+
 @pytest.fixture(scope="session")
 def small_city(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     """A synthetic city of ~20k fixes (points CSV, persons CSV), generated once."""

@@ -151,15 +151,10 @@ def _metrics_filled(conn) -> bool:
     return False
 
 
-def test_analyst_reads_releases_and_catalog_but_not_raw_or_scratch(loaded_city, conn, db_url):
+def test_analyst_reads_releases_and_catalog_but_not_raw_or_scratch(loaded_city, conn,
+                                                                  analyst_url):
     spec = ReleaseSpec.from_dict(run_steps(release_params()))
     kept = run_steps(release_params(k=4), run_id="scratch", until="metrics")
-    from conftest import with_database
-    from psycopg.conninfo import conninfo_to_dict, make_conninfo
-
-    info = conninfo_to_dict(db_url)
-    analyst_url = make_conninfo(**{**info, "user": "analyst", "password": None})
-    assert with_database(db_url, info["dbname"])
     with psycopg.connect(analyst_url, autocommit=True) as analyst:
         assert analyst.execute(f"SELECT count(*) FROM {spec.release_name}.trajectories"
                                ).fetchone()[0] > 0

@@ -39,13 +39,18 @@ _TESSELLATION: dict[str, Any] = {
     "max_distance": 1000.0,  # characteristic points at most this far apart (2 r)
     "max_displacement": 1000.0,  # MaxDisplacement of a merged area, metres (0 = no limit)
     "max_iterations": 50,  # steps of progressive generalization (Algorithm 3)
+    # Lattice (metres) every data-derived generator and the clip box are snapped to
+    # (DESIGN, privacy rule 2): a published position never pins one person's place.
+    "snap": 50.0,
 }
+# Prefix trees: published prefixes with fewer distinct continuations are cut (1 = off).
+_PREFIX_TREE: dict[str, Any] = {"min_continuations": 1}
 METHOD_PARAMETERS: dict[str, dict[str, Any]] = {
-    "grid_kam_cut": {"cell_size": 1000.0},
-    "kam_cut": dict(_TESSELLATION),
+    "grid_kam_cut": {"cell_size": 1000.0, **_PREFIX_TREE},
+    "kam_cut": {**_TESSELLATION, **_PREFIX_TREE},
     # p: share of a trajectory a recovery must keep; lcs_candidates: sequences ClosestLCS
     # compares a cut one with (more: longer recoveries, more time; prefix_tree.kam_rec)
-    "kam_rec": {**_TESSELLATION, "p": 0.4, "lcs_candidates": 32},
+    "kam_rec": {**_TESSELLATION, **_PREFIX_TREE, "p": 0.4, "lcs_candidates": 32},
 }
 # Parameters that may be zero (meaning "no limit"); every other one must be positive.
 ZERO_ALLOWED = {"max_displacement"}
