@@ -98,15 +98,19 @@ def cmd_release(args: argparse.Namespace) -> int:
     from anonymizers.airflow_runner import run_dag
     from anonymizers.db.connection import connect
     from anonymizers.release import gate
-    from anonymizers.release.spec import METHODS, method_params
+    from anonymizers.release.spec import METHODS, machinery_params, method_params
 
     url = _ensure_database()
     os.environ["DATABASE_URL"] = url  # the DAG's tasks connect through the environment
+    given = _params(args.param)
     conf = {"dataset": args.dataset, "method": args.method, "k": args.k,
             "k_counts": args.k_counts, "start": args.start, "end": args.end,
-            **method_params(args.method, _params(args.param))}
+            "accept_composition_risk": args.accept_composition_risk,
+            **method_params(args.method, given), **machinery_params(given, args.k)}
     with connect(url) as conn:  # fail fast on a bad dataset/method/window, before Airflow
         spec = gate.resolve_spec(conn, conf, None, "check")
+        if not gate.is_published(conn, spec):
+            gate.check_composition(conn, spec)
     _echo(f"running DAG {METHODS[args.method]} for {spec.release_name} "
           "(Airflow's log: $AIRFLOW_HOME/logs) ...")
     started = time.monotonic()
@@ -167,13 +171,14 @@ def cmd_releases(args: argparse.Namespace) -> int:
     url = _ensure_database()
     with connect(url) as conn:
         rows = conn.execute(
-            "SELECT release_name, dataset, method, k, k_counts, window_start, window_end, "
-            "trajectories_in, trajectories_out FROM catalog.releases ORDER BY published_at"
-        ).fetchall()
+            "SELECT release_name, dataset, method, k, window_start, window_end, "
+            "trajectories_in, trajectories_out, composition_risk FROM catalog.releases "
+            "ORDER BY published_at").fetchall()
     for row in rows:
-        name, dataset, method, k, counts, start, end, t_in, t_out = row
-        print(f"{name}  {dataset} {method} k={k} ({counts})  {start:%Y-%m-%d %H:%M} .. "
-              f"{end:%Y-%m-%d %H:%M}  trajectories {t_out}/{t_in}")
+        name, dataset, method, k, start, end, t_in, t_out, risk = row
+        line = (f"{name}  {dataset} {method} k={k}  {start:%Y-%m-%d %H:%M} .. "
+                f"{end:%Y-%m-%d %H:%M}  trajectories {t_out}/{'<k' if t_in is None else t_in}")
+        print(line + (f"  composition risk accepted: {risk}" if risk else ""))
     if not rows:
         _echo("no releases yet")
     return 0
@@ -197,7 +202,9 @@ def cmd_demo(args: argparse.Namespace) -> int:
     param = [f"cell_size={args.cell_size}"] if args.method == "grid_kam_cut" else []
     return cmd_release(argparse.Namespace(dataset="demo", method=args.method, k=args.k,
                                           k_counts="persons", start=None, end=None,
-                                          param=param))
+                                          param=param, accept_composition_risk=(
+                                              "synthetic data of `anonymizers demo`: it "
+                                              "describes nobody")))
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -226,7 +233,12 @@ def _parser() -> argparse.ArgumentParser:
     rel.add_argument("--dataset", required=True)
     rel.add_argument("--method", required=True)
     rel.add_argument("--k", type=int, required=True)
-    rel.add_argument("--k-counts", choices=["persons", "trajectories"], default="persons")
+    rel.add_argument("--k-counts", default="persons",
+                     help="what k counts: distinct persons, the only choice (privacy rule 1)")
+    rel.add_argument("--accept-composition-risk", metavar="REASON",
+                     help="publish although the window overlaps a published release of the "
+                          "dataset or is shorter than min_window_hours; the reason is recorded "
+                          "in the manifest and the catalog")
     rel.add_argument("--start", help="window start, ISO-8601 (default: start of the data)")
     rel.add_argument("--end", help="window end, exclusive (default: end of the data)")
     rel.add_argument("--param", action="append", default=[], metavar="KEY=VALUE")

@@ -62,8 +62,20 @@ def step_task(name: str, **task_args):
         "dataset": Param("demo", type="string", description="Dataset name (raw.datasets)"),
         "method": Param("grid_kam_cut", enum=METHODS),
         "k": Param(5, type="integer", minimum=2, description="Anonymity threshold"),
-        "k_counts": Param("persons", enum=["persons", "trajectories"],
-                          description="What k counts (distinct persons by default)"),
+        "k_counts": Param("persons", enum=["persons"],
+                          description="What k counts: distinct persons, always"),
+        "count_interval": Param(None, type=["null", "integer"], minimum=1,
+                                description="Interval filter size I_s of published counts "
+                                            "(default k; 1 = exact counts)"),
+        "min_window_hours": Param(1.0, type="number", exclusiveMinimum=0,
+                                  description="Shortest window (below 1 h needs "
+                                              "accept_composition_risk)"),
+        "accept_composition_risk": Param(None, type=["null", "string"],
+                                         description="Reason to publish a window that overlaps "
+                                                     "a published one or is short (recorded)"),
+        "min_continuations": Param(1, type="integer", minimum=1,
+                                   description="Cut published prefixes with fewer distinct "
+                                               "continuations (1 = off)"),
         "cell_size": Param(1000.0, type="number", exclusiveMinimum=0,
                            description="grid_kam_cut: grid cell size in metres"),
         "radius": Param(500.0, type="number", exclusiveMinimum=0,
@@ -78,6 +90,8 @@ def step_task(name: str, **task_args):
                                   description="kam_*: MaxDisplacement, metres (0: no limit)"),
         "max_iterations": Param(50, type="integer", minimum=0,
                                 description="kam_*: progressive generalization steps"),
+        "snap": Param(50.0, type="number", exclusiveMinimum=0,
+                      description="kam_*: lattice (m) of generators and the clip box"),
         "p": Param(0.4, type="number", exclusiveMinimum=0, maximum=1,
                    description="kam_rec: share of a trajectory a recovery must keep"),
         "lcs_candidates": Param(32, type="integer", minimum=1,

@@ -73,6 +73,7 @@ def prepare(params: dict[str, Any], interval: tuple[datetime, datetime] | None,
         if gate.is_published(conn, release):
             log.info("%s is already published: nothing to do", release.release_name)
             return None
+        gate.check_composition(conn, release)
         gate.check_enough_owners(conn, release)
         gate.prepare_work_schema(conn, release)
         _injected_fault("prepare")
@@ -97,8 +98,7 @@ def grid_membership(spec: dict[str, Any]) -> None:
 def visits_and_flows(spec: dict[str, Any]) -> None:
     with step("visits_and_flows", spec) as (release, conn):
         run_sql_file(conn, "generalization/050_visits.sql", work=release.work_schema)
-        run_sql_file(conn, "generalization/060_flows.sql",
-                     {"k": release.k, "count_persons": release.count_persons},
+        run_sql_file(conn, "generalization/060_flows.sql", {"k": release.k},
                      work=release.work_schema)
 
 
@@ -135,8 +135,9 @@ def anonymize(spec: dict[str, Any]) -> dict[str, int]:
 def build_release(spec: dict[str, Any]) -> None:
     with step("build_release", spec) as (release, conn):
         schemas = {"work": release.work_schema, "build": release.build_schema}
-        run_sql_file(conn, "generalization/080_build_release.sql", {"srid": release.srid},
-                     **schemas)
+        run_sql_file(conn, "generalization/080_build_release.sql",
+                     {"srid": release.srid, "k": release.k,
+                      "count_interval": release.count_interval}, **schemas)
         run_sql_file(conn, "release/create_manifest.sql", release.manifest_params(), **schemas)
 
 
@@ -160,6 +161,9 @@ def metrics(spec: dict[str, Any]) -> None:
 
     with step("metrics", spec) as (release, conn):
         compute_release_metrics(conn, release)
+        run_sql_file(conn, "metrics/095_interval_filter_counts.sql",
+                     {"k": release.k, "count_interval": release.count_interval},
+                     build=release.build_schema)
 
 
 def publish(spec: dict[str, Any]) -> str:

@@ -18,9 +18,17 @@ from psycopg import sql
 
 from anonymizers.db.sqlfiles import run_sql_file
 from anonymizers.errors import InputError, ReleaseError
-from anonymizers.release.spec import ReleaseSpec, method_params, utm_srid
+from anonymizers.release.fingerprint import input_fingerprint, installation_secret
+from anonymizers.release.spec import (
+    MIN_WINDOW_HOURS,
+    ReleaseSpec,
+    machinery_params,
+    method_params,
+    utm_srid,
+)
 
 __all__ = [
+    "check_composition",
     "drop_run_schemas",
     "is_published",
     "prepare_work_schema",
@@ -70,13 +78,59 @@ def resolve_spec(conn: psycopg.Connection, params: dict[str, Any],
     """Turn DAG params (+ the data interval of a scheduled run) into a ReleaseSpec."""
     dataset_id, sha, t_min, t_max, lon, lat = _dataset_row(conn, params["dataset"])
     start, end = _window(params, interval, t_min, t_max)
-    chosen = method_params(params["method"], params)
+    k = _k(params)
+    chosen = {**method_params(params["method"], params), **machinery_params(params, k)}
     srid = int(params.get("srid") or utm_srid(lon, lat))
     return ReleaseSpec(
         dataset=params["dataset"], dataset_id=dataset_id, source_sha256=sha,
-        method=params["method"], k=int(params["k"]), k_counts=params.get("k_counts", "persons"),
+        method=params["method"], k=k, k_counts=params.get("k_counts") or "persons",
         window_start=start, window_end=end, srid=srid, params=chosen, run_token=token,
+        input_fingerprint=input_fingerprint(installation_secret(conn), sha, dataset_id,
+                                            start, end),
+        composition_risk=(params.get("accept_composition_risk") or "").strip() or None,
     )
+
+
+def _k(params: dict[str, Any]) -> int:
+    try:
+        return int(params["k"])
+    except (KeyError, TypeError, ValueError) as error:
+        raise InputError(f"k must be an integer of at least 2 (got {params.get('k')!r})") \
+            from error
+
+
+def check_composition(conn: psycopg.Connection, spec: ReleaseSpec) -> None:
+    """Refuse a window that is too short or overlaps the ledger, unless the risk is accepted.
+
+    Two releases of overlapping windows difference into facts about fewer than k people
+    (06:00-07:00 next to 06:00-07:05 isolates whoever moved at 07:02), and a short window
+    is one half of such a pair (DESIGN, privacy rule 4). The operator may publish anyway
+    with ``accept_composition_risk`` (a reason, recorded in the manifest and the catalog).
+    """
+    if spec.composition_risk:
+        return
+    floor = float(spec.params.get("min_window_hours", MIN_WINDOW_HOURS))
+    if floor < MIN_WINDOW_HOURS:
+        raise InputError(f"min_window_hours={floor:g} is below the default of "
+                         f"{MIN_WINDOW_HOURS:g} h: give --accept-composition-risk \"<reason>\" "
+                         "to lower it (the reason is recorded in the manifest and catalog)")
+    if spec.window_hours < floor:
+        raise InputError(f"the window {spec.window_start} .. {spec.window_end} lasts "
+                         f"{spec.window_hours * 60:.0f} min, shorter than min_window_hours="
+                         f"{floor:g}: next to other releases a short window isolates people. "
+                         "Widen it, or give --accept-composition-risk \"<reason>\".")
+    overlapping = run_sql_file(conn, "release/overlapping_releases.sql", {
+        "dataset": spec.dataset, "window_start": spec.window_start,
+        "window_end": spec.window_end, "release_name": spec.release_name})
+    if overlapping:
+        shown = "; ".join(f"{name} ({method}, {start:%Y-%m-%d %H:%M} .. {end:%Y-%m-%d %H:%M})"
+                          for name, method, start, end, _ in overlapping[:3])
+        raise InputError(
+            f"the window {spec.window_start} .. {spec.window_end} overlaps {len(overlapping)} "
+            f"published release(s) of dataset {spec.dataset!r}: {shown}. Releases of "
+            "overlapping windows can be differenced into facts about fewer than k people. "
+            "Choose a window that does not overlap them, or give "
+            "--accept-composition-risk \"<reason>\" (recorded in the manifest and catalog).")
 
 
 def is_published(conn: psycopg.Connection, spec: ReleaseSpec) -> bool:
@@ -87,7 +141,7 @@ def is_published(conn: psycopg.Connection, spec: ReleaseSpec) -> bool:
 
 def check_enough_owners(conn: psycopg.Connection, spec: ReleaseSpec) -> None:
     """Fail fast when the window holds fewer than k owners: nothing could be published."""
-    params = {**spec.window_params(), "count_persons": spec.count_persons}
+    params = spec.window_params()
     owners = int(run_sql_file(conn, "release/window_owners.sql", params)[0][0])
     if owners < spec.k:
         raise InputError(f"the window {spec.window_start} .. {spec.window_end} of dataset "
@@ -110,10 +164,16 @@ def _verifier_passed(conn: psycopg.Connection, spec: ReleaseSpec) -> bool:
 
 
 def publish(conn: psycopg.Connection, spec: ReleaseSpec) -> bool:
-    """Publish the verified build schema; False if the release was already published."""
+    """Publish the verified build schema; False if the release was already published.
+
+    The ledger is checked again under a lock per dataset: of two overlapping runs that
+    both passed ``prepare``, only the first to publish gets through.
+    """
+    conn.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", (f"ledger:{spec.dataset}",))
     conn.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", (spec.release_name,))
     if is_published(conn, spec):
         return False
+    check_composition(conn, spec)
     exists = conn.execute("SELECT to_regnamespace(%s)", (spec.build_schema,)).fetchone()
     if exists is None or exists[0] is None:
         raise ReleaseError(f"nothing to publish: build schema {spec.build_schema} is missing")

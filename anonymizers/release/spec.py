@@ -20,8 +20,10 @@ from anonymizers.errors import InputError
 __all__ = [
     "METHODS",
     "METHOD_PARAMETERS",
+    "MIN_WINDOW_HOURS",
     "PRIVACY_MODELS",
     "ReleaseSpec",
+    "machinery_params",
     "method_params",
     "utm_srid",
 ]
@@ -63,6 +65,35 @@ PRIVACY_MODELS = {
         "generator is supported by at least k of them"
     ),
 }
+
+
+# The shortest window a release may cover unless the operator accepts the composition risk
+# (DESIGN, privacy rule 4): a one-minute window next to a published hour isolates people.
+MIN_WINDOW_HOURS = 1.0
+
+
+def machinery_params(given: dict[str, Any], k: int) -> dict[str, Any]:
+    """The parameters every family shares: ``count_interval`` and ``min_window_hours``.
+
+    ``count_interval`` is the interval size I_s of the interval filter (seed 004 §4.2) every
+    published count goes through: a count c >= k is published as the lower end of
+    [k + I_s i, k + I_s (i + 1)) that holds it. Default k; 1 publishes exact counts, which
+    the operator must ask for (and the manifest records). ``min_window_hours`` (default
+    :data:`MIN_WINDOW_HOURS`) is the shortest window; lowering it below the default needs
+    ``accept_composition_risk`` (checked by the gate).
+    """
+    chosen: dict[str, Any] = {}
+    for key, default, kind in (("count_interval", k, int),
+                               ("min_window_hours", MIN_WINDOW_HOURS, float)):
+        value = given.get(key)
+        try:
+            chosen[key] = default if value in (None, "") else kind(value)
+        except (TypeError, ValueError) as error:
+            what = "an integer" if kind is int else "a number"
+            raise InputError(f"parameter {key}={value!r} must be {what}") from error
+        if chosen[key] <= 0:
+            raise InputError(f"parameter {key} must be positive (got {value})")
+    return chosen
 
 
 def method_params(method: str, given: dict[str, Any]) -> dict[str, Any]:
@@ -130,6 +161,11 @@ class ReleaseSpec:
     window_end: str  # ISO-8601, exclusive
     srid: int
     params: dict[str, Any] = field(default_factory=dict)
+    # HMAC of the source digest and window under the installation secret (keyed: a plain
+    # hash would let anyone holding a candidate file confirm it); set by the gate.
+    input_fingerprint: str = ""
+    # The operator's reason for publishing despite an overlapping / short window (rule 4).
+    composition_risk: str | None = None
     run_token: str = "manual"  # names this run's scratch schemas; not part of the identity
     code_version: str = __version__
 
@@ -139,8 +175,12 @@ class ReleaseSpec:
                              f"{', '.join(sorted(METHODS))}")
         if self.k < 2:
             raise InputError(f"k must be at least 2 (got {self.k}): k = 1 is no anonymity.")
-        if self.k_counts not in ("persons", "trajectories"):
-            raise InputError(f"k_counts must be 'persons' or 'trajectories', not {self.k_counts!r}")
+        if self.k_counts != "persons":
+            raise InputError(
+                f"k counts distinct persons in every release (k_counts={self.k_counts!r} is not "
+                "offered): at least k persons behind every published item implies at least k "
+                "trajectories, never the reverse. For data without persons, load it without a "
+                "user_id column: each trajectory is then its own person.")
         if datetime.fromisoformat(self.window_start) >= datetime.fromisoformat(self.window_end):
             raise InputError(f"empty window: start {self.window_start} is not before "
                              f"end {self.window_end}")
@@ -148,7 +188,8 @@ class ReleaseSpec:
     @property
     def digest(self) -> str:
         identity = {key: value for key, value in asdict(self).items()
-                    if key not in ("code_version", "run_token")}
+                    if key not in ("code_version", "run_token", "input_fingerprint",
+                                   "composition_risk")}
         text = json.dumps(identity, sort_keys=True, default=str)
         return hashlib.sha256(text.encode()).hexdigest()[:10]
 
@@ -172,16 +213,20 @@ class ReleaseSpec:
 
     @property
     def count_persons(self) -> bool:
-        return self.k_counts == "persons"
+        return True  # k counts distinct persons, always (DESIGN rule 1)
+
+    @property
+    def count_interval(self) -> int:
+        return int(self.params.get("count_interval", self.k))
 
     @property
     def privacy_model(self) -> str:
         return PRIVACY_MODELS[self.family].format(counts=self.k_counts)
 
     @property
-    def input_fingerprint(self) -> str:
-        text = f"{self.source_sha256}|{self.dataset_id}|{self.window_start}|{self.window_end}"
-        return hashlib.sha256(text.encode()).hexdigest()
+    def window_hours(self) -> float:
+        span = datetime.fromisoformat(self.window_end) - datetime.fromisoformat(self.window_start)
+        return span.total_seconds() / 3600
 
     def window_params(self) -> dict[str, Any]:
         return {"dataset_id": self.dataset_id, "window_start": self.window_start,
@@ -194,6 +239,7 @@ class ReleaseSpec:
             "k_counts": self.k_counts, "privacy_model": self.privacy_model,
             "window_start": self.window_start, "window_end": self.window_end,
             "srid": self.srid, "input_fingerprint": self.input_fingerprint,
+            "count_interval": self.count_interval, "composition_risk": self.composition_risk,
             "code_version": self.code_version,
         }
 

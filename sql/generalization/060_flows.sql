@@ -1,7 +1,7 @@
 -- Flows between cells: moves from one visited cell to the next, counted in distinct
--- persons and in trajectories. Only flows whose count (in what k counts) reaches k are
--- kept: a flow A->B is the pattern <A, B>, so k distinct supporters make it k-anonymous.
--- Params: k, count_persons (boolean). Identifiers: work.
+-- persons and in trajectories (exact here; the release publishes them interval-filtered).
+-- Only flows of at least k distinct persons are kept: a flow A->B is the pattern <A, B>,
+-- so k distinct persons make it k-anonymous. Params: k. Identifiers: work.
 SET LOCAL work_mem = '256MB';
 DROP TABLE IF EXISTS {work}.flows;
 CREATE TABLE {work}.flows AS
@@ -16,5 +16,4 @@ SELECT from_cell, to_cell,
 FROM moves
 WHERE to_cell IS NOT NULL
 GROUP BY from_cell, to_cell
-HAVING CASE WHEN %(count_persons)s THEN count(DISTINCT user_id)
-            ELSE count(DISTINCT traj_id) END >= %(k)s;
+HAVING count(DISTINCT user_id) >= %(k)s;

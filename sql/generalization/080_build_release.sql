@@ -3,7 +3,9 @@
 -- ids; trajectories get random UUIDs and a random row order, so nothing joins to raw
 -- data or to another release. No timestamps are published: time is the release window.
 -- Inputs: {work}.anonymized(anon_id, cells integer[]), {work}.cells(cell_id, geom,
--- centroid), {work}.flows. Params: srid. Identifiers: work, build.
+-- centroid), {work}.flows. Flow counts are published through the interval filter
+-- (catalog.interval_count, seed 004 §4.2). Params: srid, k, count_interval.
+-- Identifiers: work, build.
 DROP SCHEMA IF EXISTS {build} CASCADE;
 CREATE SCHEMA {build};
 
@@ -59,7 +61,9 @@ CREATE TABLE {build}.flows (
     PRIMARY KEY (from_cell, to_cell)
 );
 INSERT INTO {build}.flows (from_cell, to_cell, n_persons, n_trajectories, geom)
-SELECT mf.release_cell_id, mt.release_cell_id, f.n_persons, f.n_trajectories,
+SELECT mf.release_cell_id, mt.release_cell_id,
+       catalog.interval_count(f.n_persons, %(k)s, %(count_interval)s),
+       catalog.interval_count(f.n_trajectories, %(k)s, %(count_interval)s),
        ST_MakeLine(cf.centroid, ct.centroid)
 FROM {work}.flows AS f
 JOIN {work}.cell_map AS mf ON mf.cell_id = f.from_cell
@@ -76,7 +80,7 @@ COMMENT ON COLUMN {build}.cells.geom IS 'The cell polygon (metric CRS of the rel
 COMMENT ON COLUMN {build}.cells.centroid IS
     'The point that stands for the cell in trajectories and flows.';
 COMMENT ON TABLE {build}.trajectories IS
-    'k-anonymous generalized trajectories: every cell sequence is contained in the sequences of at least k persons (see manifest.k_counts).';
+    'k-anonymous generalized trajectories: every cell sequence is contained in the sequences of at least k distinct persons.';
 COMMENT ON COLUMN {build}.trajectories.traj_id IS
     'Random id, fresh in every release: it does not identify a person or join to other releases.';
 COMMENT ON COLUMN {build}.trajectories.cells IS 'Sequence of visited cells (cells.cell_id), in order.';
@@ -87,6 +91,8 @@ COMMENT ON TABLE {build}.flows IS
     'Moves between consecutively visited cells; flows with fewer than k supporters are suppressed.';
 COMMENT ON COLUMN {build}.flows.from_cell IS 'Cell left (cells.cell_id).';
 COMMENT ON COLUMN {build}.flows.to_cell IS 'Cell entered next (cells.cell_id).';
-COMMENT ON COLUMN {build}.flows.n_persons IS 'Distinct persons making this move in the window.';
-COMMENT ON COLUMN {build}.flows.n_trajectories IS 'Trajectories making this move in the window.';
+COMMENT ON COLUMN {build}.flows.n_persons IS
+    'Distinct persons making this move in the window, interval-filtered: the true count lies in [n_persons, n_persons + manifest.count_interval) (exact when count_interval = 1).';
+COMMENT ON COLUMN {build}.flows.n_trajectories IS
+    'Trajectories making this move in the window, interval-filtered like n_persons.';
 COMMENT ON COLUMN {build}.flows.geom IS 'Line from the centroid of from_cell to that of to_cell.';

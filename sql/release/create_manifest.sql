@@ -1,6 +1,9 @@
 -- The release's manifest (one row: what was released, from what, how, and the proof)
 -- and its metrics table (filled by the metrics step). Params: see ReleaseSpec.manifest_params.
--- Identifiers: build.
+-- Counts of the input go through the interval filter (catalog.interval_count, seed 004
+-- §4.2): two releases of nested windows must not difference into an exact count of one.
+-- trajectories_out is exact: it is the size of the published trajectories table anyway.
+-- Identifiers: work, build.
 CREATE TABLE {build}.manifest (
     release_name      text NOT NULL,
     dataset           text NOT NULL,
@@ -13,23 +16,29 @@ CREATE TABLE {build}.manifest (
     window_end        timestamptz NOT NULL,
     srid              integer NOT NULL,
     input_fingerprint text NOT NULL,
-    trajectories_in   bigint NOT NULL,
-    persons_in        bigint NOT NULL,
-    points_in         bigint NOT NULL,
+    count_interval    integer NOT NULL,
+    composition_risk  text,
+    trajectories_in   bigint,
+    persons_in        bigint,
+    points_in         bigint,
     trajectories_out  bigint NOT NULL,
-    suppressed        bigint NOT NULL,
+    suppressed        bigint,
     verifier_result   jsonb,
     code_version      text NOT NULL
 );
 INSERT INTO {build}.manifest
 SELECT %(release_name)s, %(dataset)s, %(method)s, %(parameters)s, %(k)s, %(k_counts)s,
        %(privacy_model)s, %(window_start)s, %(window_end)s, %(srid)s, %(input_fingerprint)s,
-       (SELECT count(DISTINCT traj_id) FROM {work}.points),
-       (SELECT count(DISTINCT user_id) FROM {work}.points),
-       (SELECT count(*) FROM {work}.points),
+       %(count_interval)s, %(composition_risk)s,
+       catalog.interval_count((SELECT count(DISTINCT traj_id) FROM {work}.points),
+                              %(k)s, %(count_interval)s),
+       catalog.interval_count((SELECT count(DISTINCT user_id) FROM {work}.points),
+                              %(k)s, %(count_interval)s),
+       catalog.interval_count((SELECT count(*) FROM {work}.points), %(k)s, %(count_interval)s),
        (SELECT count(*) FROM {build}.trajectories),
-       (SELECT count(DISTINCT traj_id) FROM {work}.points)
-           - (SELECT count(DISTINCT source_traj_id) FROM {work}.anonymized),
+       catalog.interval_count((SELECT count(DISTINCT traj_id) FROM {work}.points)
+                              - (SELECT count(DISTINCT source_traj_id) FROM {work}.anonymized),
+                              %(k)s, %(count_interval)s),
        NULL, %(code_version)s;
 
 CREATE TABLE {build}.metrics (
@@ -45,17 +54,19 @@ COMMENT ON COLUMN {build}.manifest.dataset IS 'The dataset the release was made 
 COMMENT ON COLUMN {build}.manifest.method IS 'Anonymization method (see the README).';
 COMMENT ON COLUMN {build}.manifest.parameters IS 'Method parameters as given (with defaults filled in).';
 COMMENT ON COLUMN {build}.manifest.k IS 'Anonymity threshold k.';
-COMMENT ON COLUMN {build}.manifest.k_counts IS 'What k counts: distinct persons (default) or trajectories.';
+COMMENT ON COLUMN {build}.manifest.k_counts IS 'What k counts: distinct persons, always (privacy rule 1).';
 COMMENT ON COLUMN {build}.manifest.privacy_model IS 'The privacy model the verifier proved on this release.';
 COMMENT ON COLUMN {build}.manifest.window_start IS 'Start of the time window (inclusive); no finer time is published.';
 COMMENT ON COLUMN {build}.manifest.window_end IS 'End of the time window (exclusive).';
 COMMENT ON COLUMN {build}.manifest.srid IS 'SRID of every geometry in this release (a metric CRS).';
-COMMENT ON COLUMN {build}.manifest.input_fingerprint IS 'SHA-256 over the source file digest, dataset and window: identifies the input.';
-COMMENT ON COLUMN {build}.manifest.trajectories_in IS 'Trajectories in the window before anonymization.';
-COMMENT ON COLUMN {build}.manifest.persons_in IS 'Distinct persons in the window before anonymization.';
-COMMENT ON COLUMN {build}.manifest.points_in IS 'GPS fixes in the window before anonymization.';
-COMMENT ON COLUMN {build}.manifest.trajectories_out IS 'Published trajectories.';
-COMMENT ON COLUMN {build}.manifest.suppressed IS 'Input trajectories of which nothing was published.';
+COMMENT ON COLUMN {build}.manifest.input_fingerprint IS 'HMAC-SHA256 (installation secret) over the source file digest, dataset and window: identifies the input to this installation only.';
+COMMENT ON COLUMN {build}.manifest.count_interval IS 'Interval size of the interval filter (seed 004 §4.2) every published count went through: a count c >= k is published as the lower end of the interval [k + count_interval i, k + count_interval (i + 1)) holding it; 1 means exact counts (asked for by the operator).';
+COMMENT ON COLUMN {build}.manifest.composition_risk IS 'NULL, or the operator''s reason for publishing although the window overlaps a published release of the dataset or is shorter than the minimum (privacy rule 4).';
+COMMENT ON COLUMN {build}.manifest.trajectories_in IS 'Trajectories in the window before anonymization (interval-filtered: lower end of an interval of size count_interval; NULL below k).';
+COMMENT ON COLUMN {build}.manifest.persons_in IS 'Distinct persons in the window before anonymization (interval-filtered).';
+COMMENT ON COLUMN {build}.manifest.points_in IS 'GPS fixes in the window before anonymization (interval-filtered).';
+COMMENT ON COLUMN {build}.manifest.trajectories_out IS 'Published trajectories (exact: the size of the trajectories table).';
+COMMENT ON COLUMN {build}.manifest.suppressed IS 'Input trajectories of which nothing was published (interval-filtered; NULL when between 1 and k - 1).';
 COMMENT ON COLUMN {build}.manifest.verifier_result IS 'The independent verifier''s findings on exactly these tables.';
 COMMENT ON COLUMN {build}.manifest.code_version IS 'Version of the anonymizers package that built the release.';
 COMMENT ON TABLE {build}.metrics IS 'Utility and risk measures computed on this release.';

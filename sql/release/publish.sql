@@ -7,7 +7,7 @@ GRANT USAGE ON SCHEMA {release} TO analyst;
 GRANT SELECT ON ALL TABLES IN SCHEMA {release} TO analyst;
 INSERT INTO catalog.releases (release_name, dataset, method, k, k_counts, privacy_model,
                               window_start, window_end, parameters, trajectories_in,
-                              trajectories_out, code_version)
+                              trajectories_out, code_version, composition_risk)
 SELECT release_name, dataset, method, k, k_counts, privacy_model, window_start, window_end,
-       parameters, trajectories_in, trajectories_out, code_version
+       parameters, trajectories_in, trajectories_out, code_version, composition_risk
 FROM {release}.manifest;

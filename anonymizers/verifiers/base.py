@@ -1,0 +1,296 @@
+"""The verifier's shared part: the privacy rules of the machinery, checked on every release.
+
+Every family's verifier starts here (DESIGN, "Privacy rules of the machinery") and then
+checks its own model. It reads only the release (or build) schema under test, the
+ledger (``catalog.releases``) and ``raw``; it never imports an anonymizer, so a bug there
+is not repeated here. The shared rules:
+
+1. **k counts distinct persons**: the manifest says so, and every published count column
+   (``n_persons``, ``n_trajectories``, ...) of a release table is at least k;
+2. **no coordinate from fewer than k persons**: the extent of every published geometry
+   has its corners on the release's declared lattice (the clip box is never the data's
+   own extent); the family checks its data-derived positions;
+3. **metrics are aggregates**: no minimum, maximum or quantile of raw values (by name,
+   with an allow-list of risk figures), every count 0 or at least k (else suppressed) and
+   on the interval filter's lattice;
+4. **releases compose safely**: the window is at least the minimum length and overlaps no
+   other release of the dataset in the ledger, unless the manifest records that the
+   operator accepted the risk; published counts went through the interval filter;
+5. **nothing else identifies**: no raw traj_id / user_id in any text column, no timestamp
+   column, and the input fingerprint is the keyed HMAC of the data it claims.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from datetime import UTC
+from typing import Any
+
+import psycopg
+from psycopg import sql
+
+from anonymizers.db.sqlfiles import run_sql_file
+from anonymizers.errors import InputError
+from anonymizers.release.fingerprint import input_fingerprint, installation_secret
+
+__all__ = [
+    "ALLOWED_ORDER_STATISTICS",
+    "MIN_WINDOW_HOURS",
+    "ReleaseUnderTest",
+    "VerifierResult",
+    "check_shared_rules",
+    "interval_count",
+    "read_release",
+]
+
+SHOWN = 10  # violations quoted in the result
+# The verifier's own floor (not the gate's constant: a bug there must not move it).
+MIN_WINDOW_HOURS = 1.0
+# Names that betray an order statistic of individual values (rule 3).
+ORDER_STATISTIC = re.compile(r"(^|[._])(max|min|maximum|minimum|quantile|percentile|median)"
+                             r"($|[._])")
+# Risk figures bounded by 1/k, not raw values: the largest success probability of an attack.
+ALLOWED_ORDER_STATISTICS = frozenset({"reid_max_probability", "reid.max"})
+# Integer columns of release tables that count people or their trajectories.
+COUNT_COLUMN = re.compile(r"^n_(persons|trajectories|individuals|people)")
+
+
+@dataclass
+class VerifierResult:
+    schema: str
+    k: int
+    k_counts: str = "persons"
+    checks: dict[str, Any] = field(default_factory=dict)
+    violations: list[str] = field(default_factory=list)
+
+    @property
+    def passed(self) -> bool:
+        return not self.violations
+
+    def to_json(self) -> dict[str, Any]:
+        return {"passed": self.passed, "k": self.k, "k_counts": self.k_counts,
+                "checks": self.checks, "violations": self.violations[:SHOWN],
+                "n_violations": len(self.violations)}
+
+
+@dataclass(frozen=True)
+class ReleaseUnderTest:
+    """A release (or build) schema with its manifest and the dataset it claims."""
+
+    schema: str
+    manifest: dict[str, Any]
+    dataset_id: int
+    source_sha256: str
+
+    @property
+    def k(self) -> int:
+        return int(self.manifest["k"])
+
+    @property
+    def parameters(self) -> dict[str, Any]:
+        return dict(self.manifest["parameters"])
+
+    @property
+    def count_interval(self) -> int:
+        return int(self.manifest["count_interval"])
+
+
+def read_release(conn: psycopg.Connection, schema: str) -> ReleaseUnderTest:
+    """The manifest of ``schema`` and its dataset; raises InputError if either is missing."""
+    exists = conn.execute("SELECT to_regclass(%s)", (f"{schema}.manifest",)).fetchone()
+    if exists is None or exists[0] is None:
+        raise InputError(f"{schema} is not a release (no manifest table); list them with "
+                         "`anonymizers releases`")
+    cur = conn.execute(sql.SQL("SELECT * FROM {}.manifest").format(sql.Identifier(schema)))
+    row = cur.fetchone()
+    if row is None or cur.description is None:
+        raise InputError(f"{schema} has no manifest row: not a release")
+    manifest = dict(zip([column.name for column in cur.description], row, strict=True))
+    found = conn.execute("SELECT dataset_id, source_sha256 FROM raw.datasets WHERE name = %s",
+                         (manifest["dataset"],)).fetchone()
+    if found is None:
+        raise InputError(f"dataset {manifest['dataset']!r} of this release is no longer loaded")
+    return ReleaseUnderTest(schema, manifest, int(found[0]), str(found[1]))
+
+
+def interval_count(n: int, k: int, width: int) -> int | None:
+    """The interval filter (seed 004 §4.2), written again here: 0, None below k, else the
+    lower end of the interval of size ``width`` starting at k that holds n."""
+    if n == 0:
+        return 0
+    if n < k:
+        return None
+    return k + width * ((n - k) // width)
+
+
+def check_shared_rules(conn: psycopg.Connection, release: ReleaseUnderTest, lattice_m: float,
+                       result: VerifierResult) -> bool:
+    """Rules 1-5 of the machinery; False when the input is not the release's (stop there)."""
+    if not _check_fingerprint(conn, release, result):
+        return False
+    _check_persons(release, result)
+    _check_count_columns(conn, release, result)
+    _check_lattice(conn, release, lattice_m, result)
+    _check_metrics(conn, release, result)
+    _check_window(conn, release, result)
+    _check_identifiers_and_time(conn, release, result)
+    return True
+
+
+# --------------------------------------------------------------------------- rule 5
+
+
+def _check_fingerprint(conn: psycopg.Connection, release: ReleaseUnderTest,
+                       result: VerifierResult) -> bool:
+    manifest = release.manifest
+    expected = input_fingerprint(
+        installation_secret(conn), release.source_sha256, release.dataset_id,
+        manifest["window_start"].astimezone(UTC).isoformat(),
+        manifest["window_end"].astimezone(UTC).isoformat())
+    if manifest["input_fingerprint"] != expected:
+        result.violations.append("the input fingerprint is not this installation's keyed "
+                                 "fingerprint of the dataset and window: the dataset changed "
+                                 "since the release was built, or the fingerprint is unkeyed")
+        return False
+    result.checks["fingerprint_keyed"] = True
+    return True
+
+
+def _check_identifiers_and_time(conn: psycopg.Connection, release: ReleaseUnderTest,
+                                result: VerifierResult) -> None:
+    columns = run_sql_file(conn, "verify/identifier_leaks.sql", {"schema": release.schema})
+    leaked = 0
+    for table, column in columns:
+        n = run_sql_file(conn, "verify/count_leaked_ids.sql", {"dataset_id": release.dataset_id},
+                         source=(release.schema, table), column=column)[0][0]
+        if n:
+            leaked += n
+            result.violations.append(f"{table}.{column} holds {n} raw traj_id/user_id values")
+    result.checks["identifier_columns_scanned"] = len(columns)
+    result.checks["raw_identifiers_found"] = leaked
+    timed = run_sql_file(conn, "verify/time_columns.sql", {"schema": release.schema})
+    for (name,) in timed:
+        result.violations.append(f"{name} publishes time finer than the release window")
+    for (table,) in run_sql_file(conn, "verify/release_tables.sql", {"schema": release.schema}):
+        found = run_sql_file(conn, "verify/rows_containing.sql",
+                             {"needle": release.source_sha256},
+                             source=(release.schema, table))[0][0]
+        if found:
+            result.violations.append(f"{table} publishes the source file's plain digest, "
+                                     "which confirms a candidate file (rule 5)")
+
+
+# --------------------------------------------------------------------------- rule 1
+
+
+def _check_persons(release: ReleaseUnderTest, result: VerifierResult) -> None:
+    if release.manifest["k_counts"] != "persons":
+        result.violations.append(f"k counts {release.manifest['k_counts']!r}: every release "
+                                 "must count distinct persons (rule 1)")
+
+
+def _count_columns(conn: psycopg.Connection, schema: str) -> list[tuple[str, str]]:
+    rows = run_sql_file(conn, "verify/count_columns.sql", {"schema": schema})
+    return [(table, column) for table, column in rows if COUNT_COLUMN.match(column)]
+
+
+def _check_count_columns(conn: psycopg.Connection, release: ReleaseUnderTest,
+                         result: VerifierResult) -> None:
+    """Every published count of people is >= k and on the interval filter's lattice."""
+    k, width = release.k, release.count_interval
+    columns = _count_columns(conn, release.schema)
+    result.checks["count_columns"] = len(columns)
+    for table, column in columns:
+        query = sql.SQL("SELECT DISTINCT {c} FROM {t}").format(
+            c=sql.Identifier(column), t=sql.Identifier(release.schema, table))
+        values = [row[0] for row in conn.execute(query).fetchall()]
+        below = [v for v in values if v is not None and v < k]
+        off = [v for v in values if v is not None and v >= k and (v - k) % width]
+        if below:
+            result.violations.append(f"{table}.{column} publishes counts below k={k}: "
+                                     f"{sorted(below)[:5]}")
+        if off:
+            result.violations.append(f"{table}.{column} publishes counts not on the interval "
+                                     f"filter (k={k}, interval {width}): {sorted(off)[:5]}")
+
+
+# --------------------------------------------------------------------------- rule 2
+
+
+def _check_lattice(conn: psycopg.Connection, release: ReleaseUnderTest, lattice_m: float,
+                   result: VerifierResult) -> None:
+    """The extent of everything published has its corners on the declared lattice."""
+    rows = run_sql_file(conn, "verify/geometry_columns.sql", {"schema": release.schema})
+    corners: list[float] = []
+    for table, column in rows:
+        query = sql.SQL("SELECT ST_XMin(e), ST_YMin(e), ST_XMax(e), ST_YMax(e) "
+                        "FROM (SELECT ST_Extent({c})::box2d AS e FROM {t}) AS x").format(
+            c=sql.Identifier(column), t=sql.Identifier(release.schema, table))
+        row = conn.execute(query).fetchone()
+        if row is not None and row[0] is not None:
+            corners = _union(corners, [float(v) for v in row])
+    result.checks["lattice_m"] = lattice_m
+    if not corners:
+        return
+    result.checks["extent"] = corners
+    off = [v for v in corners if not on_lattice(v, lattice_m)]
+    if off:
+        result.violations.append(f"the published extent {corners} is not on the {lattice_m:g} m "
+                                 "lattice: its edges may be individual positions (rule 2)")
+
+
+def _union(a: list[float], b: list[float]) -> list[float]:
+    if not a:
+        return b
+    return [min(a[0], b[0]), min(a[1], b[1]), max(a[2], b[2]), max(a[3], b[3])]
+
+
+def on_lattice(value: float, lattice_m: float, tolerance: float = 1e-6) -> bool:
+    """True if ``value`` is a multiple of ``lattice_m`` (within ``tolerance`` metres)."""
+    steps = value / lattice_m
+    return abs(steps - round(steps)) * lattice_m <= tolerance
+
+
+# --------------------------------------------------------------------------- rule 3
+
+
+def _check_metrics(conn: psycopg.Connection, release: ReleaseUnderTest,
+                   result: VerifierResult) -> None:
+    rows = run_sql_file(conn, "verify/metric_values.sql", release=release.schema)
+    k, width = release.k, release.count_interval
+    result.checks["metric_values"] = len(rows)
+    for name, unit, value in rows:
+        if ORDER_STATISTIC.search(name) and name not in ALLOWED_ORDER_STATISTICS:
+            result.violations.append(f"metric {name} is an order statistic (minimum, maximum "
+                                     "or quantile): it can be one person's value (rule 3)")
+        if unit != "count" or value is None:
+            continue
+        if value != int(value) or interval_count(int(value), k, width) != value:
+            result.violations.append(f"metric {name} = {value:g} is a count that is neither 0 "
+                                     f"nor an interval-filtered count of at least k={k}")
+
+
+# --------------------------------------------------------------------------- rule 4
+
+
+def _check_window(conn: psycopg.Connection, release: ReleaseUnderTest,
+                  result: VerifierResult) -> None:
+    manifest = release.manifest
+    accepted = bool((manifest.get("composition_risk") or "").strip())
+    hours = (manifest["window_end"] - manifest["window_start"]).total_seconds() / 3600
+    result.checks["window_hours"] = round(hours, 4)
+    result.checks["composition_risk_accepted"] = accepted
+    if hours < MIN_WINDOW_HOURS and not accepted:
+        result.violations.append(f"the window lasts {hours * 60:.0f} min, shorter than "
+                                 f"{MIN_WINDOW_HOURS:g} h, and no composition risk was accepted")
+    overlapping = run_sql_file(conn, "verify/ledger_overlaps.sql", {
+        "dataset": manifest["dataset"], "window_start": manifest["window_start"],
+        "window_end": manifest["window_end"], "release_name": manifest["release_name"]})
+    result.checks["overlapping_releases"] = len(overlapping)
+    for name, risk in overlapping:
+        if not accepted and not (risk or "").strip():
+            result.violations.append(f"the window overlaps published release {name} and "
+                                     "neither release records an accepted composition risk")
+    if release.count_interval < 1:
+        result.violations.append(f"count_interval {release.count_interval} is not an interval")
