@@ -56,6 +56,15 @@ def test_adjacent_windows_compose_without_override(loaded_city, conn):
     assert steps.prepare(window("09:00", "12:00"), None, "next") is not None
 
 
+def test_two_halves_of_a_day_and_the_whole_day_are_not_all_published(loaded_city, conn):
+    """The review's attack: 00-12 and 12-24 next to 00-24 gave the suppressed half-day
+    counts exactly (whole minus half). Both halves publish; the whole day is refused."""
+    publish(window("00:00", "12:00"))
+    publish(window("12:00", "23:59"), run_id="afternoon")
+    with pytest.raises(InputError, match="overlaps 2 published release"):
+        steps.prepare(window("00:00", "23:59"), None, "whole")
+
+
 @pytest.mark.parametrize(("params", "message"), [
     (window("08:00", "08:01"), "lasts 1 min, shorter than min_window_hours=1"),
     (window("08:00", "09:00", min_window_hours=0.01), "below the default of 1 h"),

@@ -154,7 +154,8 @@ def _metrics_filled(conn) -> bool:
 def test_analyst_reads_releases_and_catalog_but_not_raw_or_scratch(loaded_city, conn,
                                                                   analyst_url):
     spec = ReleaseSpec.from_dict(run_steps(release_params()))
-    kept = run_steps(release_params(k=4), run_id="scratch", until="metrics")
+    kept = run_steps(release_params(k=4, accept_composition_risk="test: a second run"),
+                     run_id="scratch", until="metrics")
     with psycopg.connect(analyst_url, autocommit=True) as analyst:
         assert analyst.execute(f"SELECT count(*) FROM {spec.release_name}.trajectories"
                                ).fetchone()[0] > 0
@@ -168,7 +169,8 @@ def test_analyst_reads_releases_and_catalog_but_not_raw_or_scratch(loaded_city, 
 
 def test_release_ids_are_fresh_and_never_raw(loaded_city, conn):
     first = ReleaseSpec.from_dict(run_steps(release_params(k=3)))
-    second = ReleaseSpec.from_dict(run_steps(release_params(k=4), run_id="other"))
+    second = ReleaseSpec.from_dict(run_steps(
+        release_params(k=4, accept_composition_risk="test: ids of two releases"), run_id="other"))
     shared = conn.execute(f"SELECT count(*) FROM {first.release_name}.trajectories a "
                           f"JOIN {second.release_name}.trajectories b USING (traj_id)")
     assert shared.fetchone()[0] == 0

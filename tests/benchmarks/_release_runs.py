@@ -38,13 +38,22 @@ def run_release(url: str, params: dict[str, Any], run_id: str) -> dict[str, Any]
         _function(name)(spec)
         figures["steps_s"][name] = round(time.perf_counter() - started, 3)
     figures["total_s"] = round(sum(figures["steps_s"].values()), 2)
-    figures.update(_published(url))
+    figures.update(_published(url, spec))
     return figures
 
 
-def _published(url: str) -> dict[str, Any]:
+def _published(url: str, spec: dict[str, Any]) -> dict[str, Any]:
+    """The release's metrics, and exact counts of what it published and of its input."""
     with psycopg.connect(url) as conn:
         name = conn.execute("SELECT release_name FROM catalog.releases "
                             "ORDER BY published_at DESC LIMIT 1").fetchone()[0]
         metrics = dict(conn.execute(f"SELECT name, value FROM {name}.metrics").fetchall())
-    return {"release": name, "metrics": metrics}
+        cells, trajectories = conn.execute(
+            f"SELECT (SELECT count(*) FROM {name}.cells), "
+            f"(SELECT count(*) FROM {name}.trajectories)").fetchone()
+        inputs = conn.execute(
+            "SELECT count(DISTINCT traj_id) FROM raw.points WHERE dataset_id = %s "
+            "AND t >= %s AND t < %s",
+            (spec["dataset_id"], spec["window_start"], spec["window_end"])).fetchone()[0]
+    return {"release": name, "metrics": metrics, "cells": cells,
+            "trajectories": trajectories, "input_trajectories": inputs}
