@@ -76,6 +76,8 @@ def cmd_load(args: argparse.Namespace) -> int:
     result = load_dataset(args.file, args.dataset, persons=args.persons, replace=args.replace,
                           sort=args.sort, url=url)
     print(result.summary())
+    if warning := result.warning():  # persons unknown: k will count trajectories
+        _echo(warning)
     _echo(f"load took {time.monotonic() - started:.1f} s")
     return 0
 

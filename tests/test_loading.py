@@ -147,17 +147,21 @@ def utc(text: str) -> datetime:
 
 @pytest.mark.parametrize(("header", "fragment"), [
     ("traj_id,user_id,t,lon", "missing lat"),
-    ("traj_id,t,lon,lat", "missing user_id"),
+    ("user_id,t,lon,lat", "missing traj_id"),
     ("traj_id,user_id,t,lon,lat,speed", "unexpected speed"),
     ("traj_id,user_id,time,lon,lat", "missing t; unexpected time"),
+    ("traj_id,person,t,lon,lat", "missing user_id; unexpected person"),
+    ("traj_id,t,lon,lat,lat", "missing user_id; repeated lat"),
     ("traj_id,user_id,t,lon,lat,lat", "repeated lat"),
-], ids=["missing-lat", "missing-user_id", "unexpected", "renamed", "repeated"])
+], ids=["missing-lat", "missing-traj_id", "unexpected", "renamed", "renamed-user_id",
+        "repeated-without-user_id", "repeated"])
 def test_wrong_columns_reject_the_file(conn: psycopg.Connection, tmp_path: Path,
                                        header: str, fragment: str) -> None:
     n_fields = len(header.split(","))
     path = write_csv(tmp_path, [("a", "u1", minute(0), 11.25, 43.77, 1.0)[:n_fields]],
                      header=header)
-    expect_rejected(conn, path, str(path), fragment, "Rename or remove columns")
+    expect_rejected(conn, path, str(path), fragment, "Rename or remove columns",
+                    "(or traj_id,t,lon,lat when the persons are unknown)")
     assert database_state(conn) == EMPTY
 
 
@@ -529,6 +533,64 @@ def test_persons_file_with_only_user_id_and_extra_columns(conn: psycopg.Connecti
     assert result.record.n_persons == 2
 
 
+# --------------------------------------------------------------------------- persons unknown
+
+
+def without_user_id(rows: Sequence[Row]) -> list[Row]:
+    return [(traj, t, lon, lat) for (traj, _, t, lon, lat) in rows]
+
+
+def test_points_without_user_id_make_each_trajectory_its_own_person(
+        conn: psycopg.Connection, tmp_path: Path) -> None:
+    rows = [*GOOD_ROWS, fix("b", "u2", "2020-01-01T09:01:00Z")]  # a repeated time: dropped
+    # Any column order, as with user_id.
+    path = write_csv(tmp_path, [(t, lat, traj, lon) for (traj, t, lon, lat)
+                                in without_user_id(rows)], header="t,lat,traj_id,lon")
+    result = load(path)
+    assert stored_points(conn, result.dataset_id) == [
+        (traj, traj, utc(t), lon, lat) for (traj, _, t, lon, lat) in GOOD_ROWS]
+    assert (result.record.n_trajectories, result.record.n_persons) == (2, 2)
+    assert dropped(result) == {"duplicate_time_other_position": 1}
+    assert result.persons_known is False
+    (report,) = conn.execute("SELECT load_report FROM raw.datasets").fetchone()
+    assert report["persons_known"] is False
+    assert "2 trajectories, persons unknown (each trajectory is its own person)" in (
+        result.summary())
+    warning = result.warning()
+    assert warning is not None
+    for fragment in (str(path.resolve()), "no user_id column",
+                     "each trajectory is taken as its own person",
+                     "k will count trajectories as persons", "overstates the anonymity"):
+        assert fragment in warning
+
+
+def test_points_with_user_id_say_the_persons_are_known(conn: psycopg.Connection,
+                                                      tmp_path: Path) -> None:
+    result = load_good(tmp_path)
+    assert result.persons_known is True and result.warning() is None
+    (report,) = conn.execute("SELECT load_report FROM raw.datasets").fetchone()
+    assert report["persons_known"] is True
+    assert "5 points, 2 trajectories, 2 persons" in result.summary()
+
+
+def test_persons_file_with_points_without_user_id_is_rejected(conn: psycopg.Connection,
+                                                             tmp_path: Path) -> None:
+    points = write_csv(tmp_path, without_user_id(GOOD_ROWS), header="traj_id,t,lon,lat")
+    persons = write_persons(tmp_path, [("u1", 30, "F", "BSc", 1000)])
+    expect_rejected(conn, points, str(persons), f"{points} has no user_id column",
+                    "Add a user_id column to the points", "or load without --persons",
+                    persons=persons)
+    assert database_state(conn) == EMPTY
+
+
+def test_trajectories_of_unknown_persons_never_share_a_person_across_leaves(
+        conn: psycopg.Connection, tmp_path: Path, small_leaves: None) -> None:
+    result = load(write_csv(tmp_path, without_user_id(LEAF_ROWS), header="traj_id,t,lon,lat"))
+    assert result.record.n_persons == result.record.n_trajectories == 6
+    pairs = conn.execute("SELECT DISTINCT traj_id, user_id FROM raw.points").fetchall()
+    assert sorted(pairs) == sorted({(traj, traj) for (traj, *_) in LEAF_ROWS})
+
+
 # --------------------------------------------------------------------------- dataset names
 
 
@@ -649,11 +711,19 @@ def test_a_large_file_loads_into_leaves_that_keep_the_file_order(
         conn: psycopg.Connection, tmp_path: Path, small_leaves: None) -> None:
     result = load(write_csv(tmp_path, LEAF_ROWS))
     leaves = leaves_of(conn, result.dataset_id)
-    # Six trajectories of three rows, cut in byte order: A b, Z | a, ab | z, é.
+    # Six trajectories of three rows, cut in byte order: A b, Z | a, ab | z, é; the bounds
+    # are the leaves' traj_key ranges, which depend on the leaf's number only.
     assert leaves == [
-        (f"points_{result.dataset_id}_0", "FOR VALUES FROM ('') TO ('a')"),
-        (f"points_{result.dataset_id}_1", "FOR VALUES FROM ('a') TO ('z')"),
-        (f"points_{result.dataset_id}_2", "FOR VALUES FROM ('z') TO (MAXVALUE)")]
+        (f"points_{result.dataset_id}_0", "FOR VALUES FROM ('0') TO ('4294967296')"),
+        (f"points_{result.dataset_id}_1", "FOR VALUES FROM ('4294967296') TO ('8589934592')"),
+        (f"points_{result.dataset_id}_2", "FOR VALUES FROM ('8589934592') TO ('12884901888')")]
+    keys = conn.execute("SELECT DISTINCT tableoid::regclass::text, traj_key, traj_id "
+                        "FROM raw.points ORDER BY traj_key").fetchall()
+    # The leaf's number in the high 32 bits, the rank in byte order in the low ones.
+    leaf = f"raw.points_{result.dataset_id}"
+    assert keys == [(f"{leaf}_0", 0, "A b"), (f"{leaf}_0", 1, "Z"),
+                    (f"{leaf}_1", 2**32 + 2, "a"), (f"{leaf}_1", 2**32 + 3, "ab"),
+                    (f"{leaf}_2", 2 * 2**32 + 4, "z"), (f"{leaf}_2", 2 * 2**32 + 5, "é")]
     expected = [(traj, user, utc(t), lon, lat) for (traj, user, t, lon, lat) in LEAF_ROWS]
     for leaf, _ in leaves:
         stored = conn.execute(f"SELECT traj_id, user_id, t, lon, lat FROM raw.{leaf} "
@@ -828,6 +898,17 @@ def test_geo_table_with_wrong_columns_is_rejected(conn: psycopg.Connection, tmp_
     assert database_state(conn) == EMPTY
 
 
+@pytest.mark.parametrize("suffix", [".parquet", ".gpkg"])
+def test_geo_table_without_user_id_makes_each_trajectory_its_own_person(
+        conn: psycopg.Connection, tmp_path: Path, suffix: str) -> None:
+    frame = geo_frame().drop(columns="user_id")
+    result = load(write_geo(frame, tmp_path / f"points{suffix}"))
+    assert result.persons_known is False and result.warning() is not None
+    assert [(traj, user) for (traj, user, *_) in stored_points(conn, result.dataset_id)] == [
+        ("a", "a")] * 3
+    assert result.record.n_persons == 1
+
+
 def test_unreadable_geo_table_is_rejected(conn: psycopg.Connection, tmp_path: Path) -> None:
     path = tmp_path / "points.parquet"
     path.write_text(HEADER + "\n")
@@ -898,6 +979,29 @@ def test_cli_loads_and_prints_the_summary(db_url: str, tmp_path: Path,
     out = capsys.readouterr().out
     assert re.match(r"loaded dataset 'x' \(id \d+\): 5 points, 2 trajectories, 2 persons", out)
     assert "dropped        1 null_island_0_0 (e.g. line 7)" in out
+
+
+def test_cli_says_that_k_counts_trajectories_when_persons_are_unknown(
+        db_url: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = write_csv(tmp_path, without_user_id(GOOD_ROWS), header="traj_id,t,lon,lat")
+    assert cli_main(["load", str(path), "--dataset", "x"]) == 0
+    captured = capsys.readouterr()
+    assert re.match(r"loaded dataset 'x' \(id \d+\): 5 points, 2 trajectories, persons "
+                    r"unknown \(each trajectory is its own person\)", captured.out)
+    warning = [line for line in captured.err.splitlines() if line.startswith("warning:")]
+    assert len(warning) == 1
+    assert "k will count trajectories as persons" in warning[0]
+    assert "overstates the anonymity" in warning[0]
+
+
+def test_cli_rejects_persons_for_points_without_user_id(
+        db_url: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = write_csv(tmp_path, without_user_id(GOOD_ROWS), header="traj_id,t,lon,lat")
+    persons = write_persons(tmp_path, [("u1",), ("u2",)], header="user_id")
+    assert cli_main(["load", str(path), "--dataset", "x", "--persons", str(persons)]) == 2
+    err = capsys.readouterr().err
+    assert f"error: {persons}: a persons file was given, but {path} has no user_id" in err
+    assert "Traceback" not in err
 
 
 def test_load_report_is_stored_as_json(conn: psycopg.Connection, tmp_path: Path) -> None:

@@ -16,9 +16,9 @@ import pyarrow.compute as pc
 
 from anonymizers.errors import InputError
 from anonymizers.loading.binary_copy import PointRows
-from anonymizers.loading.leaves import split_leaves
+from anonymizers.loading.leaves import plan_leaves, split_leaves
 from anonymizers.loading.persons import check_referenced, read_persons
-from anonymizers.loading.readers import read_points
+from anonymizers.loading.readers import PointFile, read_points
 from anonymizers.loading.store import DatasetRecord, store_dataset
 from anonymizers.loading.validation import ValidatedPoints, validate_points
 
@@ -33,19 +33,36 @@ class LoadResult:
     dataset_id: int
     record: DatasetRecord
 
+    @property
+    def persons_known(self) -> bool:
+        """False when the file had no user_id: each trajectory was taken as its own person."""
+        return bool(self.record.load_report["persons_known"])
+
     def summary(self) -> str:
         report = self.record.load_report
         dropped = report["dropped"]
+        persons = (f"{self.record.n_persons} persons" if self.persons_known else
+                   "persons unknown (each trajectory is its own person)")
         lines = [
             f"loaded dataset {self.record.name!r} (id {self.dataset_id}): "
             f"{self.record.n_points} points, {self.record.n_trajectories} trajectories, "
-            f"{self.record.n_persons} persons, {self.record.t_min} .. {self.record.t_max}",
+            f"{persons}, {self.record.t_min} .. {self.record.t_max}",
             f"rows read {report['rows_read']}, dropped {sum(dropped.values())}",
         ]
         for reason, count in dropped.items():
             example = ", ".join(map(str, report["examples"][reason]))
             lines.append(f"  dropped {count:>8} {reason} (e.g. {report['unit']} {example})")
         return "\n".join(lines)
+
+    def warning(self) -> str | None:
+        """What the user must know about this load before releasing it, if anything."""
+        if self.persons_known:
+            return None
+        return (f"warning: {self.record.source_file} has no user_id column, so the persons "
+                "are unknown and each trajectory is taken as its own person. A release's k "
+                "will count trajectories as persons: if one person made several "
+                "trajectories, k overstates the anonymity (k trajectories can be fewer than "
+                "k persons). Load the points with a user_id column to count persons.")
 
 
 def _sha256(path: Path) -> str:
@@ -68,7 +85,8 @@ def _record(name: str, path: Path, persons_path: Path | None, rows_read: int,
         t_max=UNIX_EPOCH + timedelta(microseconds=int(checked.t_us.max())),
         lon_median=float(np.median(checked.lon)), lat_median=float(np.median(checked.lat)),
         load_report={"rows_read": rows_read, "dropped": checked.dropped,
-                     "examples": checked.examples, "unit": unit},
+                     "examples": checked.examples, "unit": unit,
+                     "persons_known": checked.persons_known},
     )
 
 
@@ -76,6 +94,15 @@ def _kept_ids(table: pa.Table, column: str, order: np.ndarray | None) -> pa.Stri
     """The kept ids in load order, taken by Arrow (no Python string per row)."""
     ids = table.column(column).combine_chunks().cast(pa.string())
     return ids if order is None else ids.take(pa.array(order))
+
+
+def _no_persons_without_user_id(points: PointFile, persons: Path | None) -> None:
+    """A persons file describes the persons of the points: points without user_id have none."""
+    if persons is not None and not points.persons_known:
+        raise InputError(
+            f"{persons}: a persons file was given, but {points.source} has no user_id "
+            "column, so no point says which person it belongs to. Add a user_id column to "
+            "the points (traj_id,user_id,t,lon,lat), or load without --persons.")
 
 
 def _referenced_persons(frame: pd.DataFrame, user_ids: pa.StringArray,
@@ -102,16 +129,21 @@ def load_dataset(path: Path | str, dataset: str, *, persons: Path | str | None =
         sha256 = helper.submit(_sha256, path)
         person_file = helper.submit(read_persons, persons) if persons else None
         points = read_points(path)
+        _no_persons_without_user_id(points, persons)
         checked = validate_points(points.table, points.source, sort=sort,
                                   line_offset=points.line_offset)
-        rows = PointRows(_kept_ids(points.table, "traj_id", checked.order),
-                         _kept_ids(points.table, "user_id", checked.order),
-                         checked.t_us, checked.lon, checked.lat)
+        plan = plan_leaves(checked.traj_codes, len(checked.traj_names))
+        traj_ids = _kept_ids(points.table, "traj_id", checked.order)
+        # Persons unknown: each trajectory is its own person (the same Arrow array).
+        user_ids = (_kept_ids(points.table, "user_id", checked.order)
+                    if points.persons_known else traj_ids)
+        rows = PointRows(traj_ids, user_ids, checked.t_us, checked.lon, checked.lat,
+                         plan.traj_key)
         person_frame = (_referenced_persons(person_file.result(), rows.user_id, persons)
                         if person_file is not None and persons is not None else None)
         unit = "line" if points.line_offset == 2 else "row"
         record = _record(dataset, path, persons, points.table.num_rows, checked,
                          sha256.result(), unit)
-    leaves = split_leaves(rows, checked.traj_codes, checked.traj_names)
+    leaves = split_leaves(rows, plan)
     dataset_id = store_dataset(url, record, leaves, person_frame, replace)
     return LoadResult(dataset_id, record)

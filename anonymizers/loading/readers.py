@@ -1,4 +1,8 @@
-"""Read point files (CSV, GeoParquet, GeoPackage) into a frame of the loader's five columns."""
+"""Read point files (CSV, GeoParquet, GeoPackage) into a table of the loader's columns.
+
+The columns are traj_id, user_id, t, lon, lat; user_id is absent when the file has none
+(persons unknown: validation.py and the loader take each trajectory as its own person).
+"""
 
 from __future__ import annotations
 
@@ -20,11 +24,16 @@ TABLE_SUFFIXES = (".parquet", ".geoparquet", ".gpkg")
 
 @dataclass
 class PointFile:
-    """What was read: the five columns as read, and how to turn positions into line numbers."""
+    """What was read: the columns as read, and how to turn positions into line numbers."""
 
     table: pa.Table  # Arrow, not pandas: a million ids never become Python strings
     source: str
     line_offset: int  # 2 for CSV (header is line 1), 1 for table formats (row numbers)
+
+    @property
+    def persons_known(self) -> bool:
+        """Whether the file says whose each trajectory is (it has a user_id column)."""
+        return "user_id" in self.table.column_names
 
 
 def read_points(path: Path) -> PointFile:
@@ -48,9 +57,9 @@ def _header(path: Path) -> list[str]:
 
 def _read_csv(path: Path) -> pa.Table:
     header = _header(path)
-    check_columns(header, str(path))
+    columns = check_columns(header, str(path))
     # Everything as text: parsing is the validator's job, so that it can name the bad rows.
-    types = {name: pa.string() for name in POINT_COLUMNS}
+    types = {name: pa.string() for name in columns}
     # The names as checked (stripped of spaces, quotes and a BOM), not Arrow's raw header.
     names = pacsv.ReadOptions(column_names=header, skip_rows=1)
     try:
@@ -58,7 +67,7 @@ def _read_csv(path: Path) -> pa.Table:
                                convert_options=pacsv.ConvertOptions(column_types=types))
     except pa.ArrowInvalid as error:
         raise InputError(f"{path}: not a readable CSV file ({error}).") from error
-    return table.select(list(POINT_COLUMNS))
+    return table.select(columns)
 
 
 def _read_geo_table(path: Path) -> pa.Table:
@@ -74,13 +83,15 @@ def _read_geo_table(path: Path) -> pa.Table:
     geom_types = set(frame.geometry.dropna().geom_type.unique())
     if not geom_types <= {"Point"}:
         raise InputError(f"{path}: geometries must be Points, found {sorted(geom_types)}.")
-    check_columns([c for c in frame.columns if c not in (frame.geometry.name, "lon", "lat")]
-                  + ["lon", "lat"], str(path))
+    columns = check_columns([c for c in frame.columns
+                             if c not in (frame.geometry.name, "lon", "lat")]
+                            + ["lon", "lat"], str(path))
     frame = frame.to_crs(4326)
     empty = frame.geometry.isna() | frame.geometry.is_empty
     lon = frame.geometry.x.where(~empty)
     lat = frame.geometry.y.where(~empty)
-    return pa.Table.from_pandas(pd.DataFrame({
-        "traj_id": frame["traj_id"].astype("string"), "user_id": frame["user_id"].astype("string"),
-        "t": frame["t"], "lon": lon.astype(float), "lat": lat.astype(float),
-    }), preserve_index=False)
+    values = {"traj_id": frame["traj_id"].astype("string"),
+              "user_id": frame["user_id"].astype("string") if "user_id" in columns else None,
+              "t": frame["t"], "lon": lon.astype(float), "lat": lat.astype(float)}
+    return pa.Table.from_pandas(pd.DataFrame({name: values[name] for name in columns}),
+                                preserve_index=False)

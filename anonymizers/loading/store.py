@@ -1,7 +1,8 @@
 """Write validated points (and persons) into raw with COPY, visible all at once or not at all.
 
-A dataset's partition ``raw.points_<id>`` is itself partitioned by traj_id range into
-leaves ``raw.points_<id>_<n>`` (see leaves.py), so that the work uses every core; its
+A dataset's partition ``raw.points_<id>`` is itself partitioned by range of a surrogate
+trajectory key into leaves ``raw.points_<id>_<n>`` (see leaves.py: bounds that name no
+trajectory), so that the work uses every core; its
 persons go to ``raw.persons_<id>``, a partition of raw.persons:
 
 1. build, one connection per leaf and one for the persons, in parallel: create the
@@ -179,10 +180,8 @@ def _gather(conn: psycopg.Connection, dataset_id: int, leaves: list[Leaf]) -> No
     run_sql_file(conn, "load/create_partition.sql", {"dataset_id": dataset_id},
                  partition=partition)
     for leaf in leaves:
-        last = leaf.upper is None
-        run_sql_file(conn, "load/attach_last_leaf.sql" if last else "load/attach_leaf.sql",
-                     {"lower": leaf.lower, "upper": leaf.upper}, partition=partition,
-                     leaf=_leaf_name(dataset_id, leaf.number))
+        run_sql_file(conn, "load/attach_leaf.sql", {"lower": leaf.lower, "upper": leaf.upper},
+                     partition=partition, leaf=_leaf_name(dataset_id, leaf.number))
     run_sql_file(conn, "load/attach_partition.sql", {"dataset_id": dataset_id},
                  partition=partition)
 

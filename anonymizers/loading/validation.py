@@ -6,6 +6,8 @@ The decision per case (documented in the README, tested in tests/test_loading.py
 case                                       decision     why
 =========================================  ===========  ==========================================
 missing or unexpected columns              reject file  the file is not in the format we think
+no user_id column                          load         persons unknown: each trajectory is its own
+                                                        person (k then counts trajectories; said)
 empty file / no data row                   reject file  nothing to release; likely a wrong path
 empty traj_id or user_id                   reject file  a row we cannot attribute is a broken export
 traj_id shared by several user_ids         reject file  a trajectory belongs to exactly one person
@@ -36,6 +38,8 @@ from anonymizers.errors import InputError
 __all__ = ["POINT_COLUMNS", "ValidatedPoints", "check_columns", "validate_points"]
 
 POINT_COLUMNS = ("traj_id", "user_id", "t", "lon", "lat")
+# user_id may be left out when the persons are unknown (each trajectory is its own person).
+OPTIONAL_COLUMNS = ("user_id",)
 EXAMPLES = 5  # line numbers quoted per problem
 
 
@@ -51,23 +55,34 @@ class ValidatedPoints:
     traj_names: list[str]  # every traj_id read, in text (byte) order
     n_trajectories: int  # distinct traj_id / user_id among the kept rows
     n_persons: int
+    persons_known: bool  # False: no user_id column, each trajectory is its own person
     dropped: dict[str, int] = field(default_factory=dict)
     examples: dict[str, list[int]] = field(default_factory=dict)
 
 
-def check_columns(found: list[str], source: str) -> None:
-    """Reject a file whose columns are not exactly traj_id,user_id,t,lon,lat (any order)."""
-    missing = [c for c in POINT_COLUMNS if c not in found]
+def check_columns(found: list[str], source: str) -> list[str]:
+    """The point columns of ``found`` in POINT_COLUMNS' order; rejects any other set.
+
+    The columns are traj_id,user_id,t,lon,lat in any order, or the same without user_id
+    (persons unknown). A file that is neither is told what the full set misses: a missing
+    user_id is named only next to another problem (a renamed person column, say).
+    """
     unexpected = [c for c in found if c not in POINT_COLUMNS]
     repeated = sorted({c for c in found if c in POINT_COLUMNS and found.count(c) > 1})
+    missing = [c for c in POINT_COLUMNS if c not in found]
+    if missing == list(OPTIONAL_COLUMNS) and not unexpected and not repeated:
+        return [c for c in POINT_COLUMNS if c in found]
     problems = [f"{what} {', '.join(names)}" for what, names in
                 (("missing", missing), ("unexpected", unexpected), ("repeated", repeated))
                 if names]
     if problems:
+        anonymous = ",".join(c for c in POINT_COLUMNS if c not in OPTIONAL_COLUMNS)
         raise InputError(
-            f"{source}: columns must be {','.join(POINT_COLUMNS)}; {'; '.join(problems)}. "
+            f"{source}: columns must be {','.join(POINT_COLUMNS)} (or {anonymous} when the "
+            f"persons are unknown); {'; '.join(problems)}. "
             "Rename or remove columns so the header matches."
         )
+    return list(POINT_COLUMNS)
 
 
 def _lines(positions: np.ndarray, line_offset: int) -> list[int]:
@@ -115,8 +130,14 @@ def _encode_ids(values: pa.ChunkedArray, column: str, source: str,
 
 
 def _check_identifiers(table: pa.Table, source: str, line_offset: int) -> tuple[_Codes, _Codes]:
-    """Reject empty ids and shared trajectories; returns the codes of traj_id and user_id."""
+    """Reject empty ids and shared trajectories; returns the codes of traj_id and user_id.
+
+    Without a user_id column each trajectory is its own person: the user codes are the
+    trajectory codes.
+    """
     traj = _encode_ids(table.column("traj_id"), "traj_id", source, line_offset)
+    if "user_id" not in table.column_names:
+        return traj, traj
     user = _encode_ids(table.column("user_id"), "user_id", source, line_offset)
     # A trajectory whose lowest and highest user code differ has several owners.
     lowest = np.full(len(traj.names), np.iinfo(np.int64).max)
@@ -265,6 +286,8 @@ def validate_points(table: pa.Table, source: str, *, sort: bool = False,
                     line_offset: int = 2) -> ValidatedPoints:
     """Check ``table`` (columns POINT_COLUMNS, values as read) and decide what to load.
 
+    Without a user_id column (persons unknown) each trajectory is its own person.
+
     ``line_offset`` turns a 0-based row position into what the user sees: 2 for a CSV
     with a header (line numbers), 1 for a table format (row numbers).
     """
@@ -292,6 +315,7 @@ def validate_points(table: pa.Table, source: str, *, sort: bool = False,
         t_us=_pick(ts, keep), lon=_pick(lon, keep), lat=_pick(lat, keep),
         traj_codes=_pick(traj, keep), traj_names=traj_ids.names,
         n_trajectories=_distinct(_pick(traj, keep)), n_persons=_distinct(_pick(user, keep)),
+        persons_known="user_id" in table.column_names,
         dropped={name: len(positions) for name, positions in problems.items()},
         examples={name: _lines(_at(order, positions), line_offset)
                   for name, positions in problems.items()},
