@@ -111,8 +111,11 @@ def _owners(user_ids: list[str], count_persons: bool) -> list[int]:
 
 
 def anonymize(spec: dict[str, Any]) -> dict[str, int]:
-    """The prefix-tree step in Python: KAM_CUT (grid_kam_cut, kam_cut) or KAM_REC."""
-    from anonymizers.generalization.prefix_tree import kam_cut, kam_rec
+    """The prefix-tree step in Python: KAM_CUT (grid_kam_cut, kam_cut) or KAM_REC, then
+    the homogeneity cut: with ``min_continuations`` m > 1, every published sequence through
+    a prefix of 1..m-1 distinct continuations is truncated to it (issue 7, finding 11)."""
+    from anonymizers.generalization.homogeneity import limit_continuations
+    from anonymizers.generalization.prefix_tree import AnonymizedSequence, kam_cut, kam_rec
 
     with step("anonymize", spec) as (release, conn):
         rows = run_sql_file(conn, "generalization/070_sequences.sql", work=release.work_schema)
@@ -123,13 +126,19 @@ def anonymize(spec: dict[str, Any]) -> dict[str, int]:
                                 int(release.params["lcs_candidates"]))
         else:
             published = kam_cut(sequences, owners, release.k)
+        cut = limit_continuations([item.cells for item in published],
+                                  int(release.params["min_continuations"]))
+        truncated = sum(len(c) < len(item.cells) for c, item in zip(cut, published, strict=True))
+        published = [AnonymizedSequence(item.source, c)
+                     for item, c in zip(published, cut, strict=True)]
         run_sql_file(conn, "generalization/075_anonymized.sql", work=release.work_schema)
         table = psycopg.sql.Identifier(release.work_schema, "anonymized")
         copy_sql = psycopg.sql.SQL("COPY {} (source_traj_id, cells) FROM STDIN").format(table)
         with conn.cursor().copy(copy_sql) as copy:
             for item in published:
                 copy.write_row((rows[item.source][0], list(item.cells)))
-    return {"sequences_in": len(rows), "sequences_out": len(published)}
+    return {"sequences_in": len(rows), "sequences_out": len(published),
+            "sequences_truncated": truncated}
 
 
 def build_release(spec: dict[str, Any]) -> None:
