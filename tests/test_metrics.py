@@ -54,78 +54,107 @@ def line(*points: tuple[float, float]) -> np.ndarray:
 
 
 def test_displacement_measures_by_hand() -> None:
-    # Area 7: displacements 3 and 4 (3-4-5 triangles); area 2: one point 10 m off.
+    # Area 7: displacements 3 and 4 (3-4-5 triangles) of persons 0 and 1; area 2: one point
+    # 10 m off, of person 0 alone.
     points = line((3, 0), (0, 4), (10, 0))
     representatives = line((0, 0), (0, 0), (0, 0))
-    result = displacement_measures(points, representatives, np.array([7, 7, 2]))
+    result = displacement_measures(points, representatives, np.array([7, 7, 2]),
+                                   np.array([0, 1, 0]), k=2)
     assert result == pytest.approx(
         {
             "n_points": 3,
+            "n_persons": 2,
             "n_areas": 2,
-            "local_mean_avg": (3.5 + 10) / 2,
-            "local_mean_max": 10.0,
-            "local_max_max": 10.0,
+            "n_areas_k": 1,
+            "local_mean_avg": 3.5,  # area 2 has one person: its average is theirs
             "global_sum": 17.0,
             "global_mean": 17 / 3,
-            "global_max": 10.0,
         }
     )
 
 
+def test_no_order_statistic_is_computed() -> None:
+    """Issue 7, finding 5: the largest displacement was one taxi's fix; nothing like it is
+    computed any more, and nothing at all over fewer than k persons."""
+    points = line((3, 0), (0, 4), (2_334_000, 0))
+    result = displacement_measures(points, np.zeros((3, 2)), np.array([1, 1, 2]),
+                                   np.array([0, 1, 2]), k=2)
+    assert not [name for name in result if "max" in name or "min" in name]
+    assert 2_334_000 not in result.values()
+    assert not {"max", "min"} & set(vars(local_displacements(
+        points, np.zeros((3, 2)), np.array([1, 1, 2]), np.array([0, 1, 2]))))
+    lonely = displacement_measures(points, np.zeros((3, 2)), np.array([1, 1, 2]),
+                                   np.array([0, 0, 0]), k=2)
+    assert all(math.isnan(lonely[name]) for name in
+               ("local_mean_avg", "global_sum", "global_mean"))
+
+
 def test_local_displacements_per_area() -> None:
     local = local_displacements(
-        line((3, 0), (0, 4), (10, 0)), np.zeros((3, 2)), np.array([7, 7, 2])
+        line((3, 0), (0, 4), (10, 0)), np.zeros((3, 2)), np.array([7, 7, 2]),
+        np.array([5, 5, -1])
     )
     assert local.area.tolist() == [2, 7]
     assert local.count.tolist() == [1, 2]
+    assert local.persons.tolist() == [1, 1]
     assert local.mean.tolist() == [10.0, 3.5]
-    assert local.max.tolist() == [10.0, 4.0]
     assert local.total.tolist() == [10.0, 7.0]
 
 
 def test_displacement_measures_without_points() -> None:
-    result = displacement_measures(np.zeros((0, 2)), np.zeros((0, 2)), np.zeros(0, dtype=int))
-    assert result["n_points"] == 0 and result["global_sum"] == 0.0
+    empty = np.zeros(0, dtype=int)
+    result = displacement_measures(np.zeros((0, 2)), np.zeros((0, 2)), empty, empty, k=2)
+    assert result["n_points"] == 0 and result["n_persons"] == 0
     assert math.isnan(result["global_mean"]) and math.isnan(result["local_mean_avg"])
 
 
 @pytest.mark.parametrize(
-    ("points", "representatives", "area"),
+    ("points", "representatives", "area", "owner"),
     [
-        (np.zeros((2, 2)), np.zeros((3, 2)), np.zeros(2, dtype=int)),
-        (np.zeros((2, 2)), np.zeros((2, 2)), np.zeros(3, dtype=int)),
-        (np.zeros((2, 2)), np.zeros((2, 2)), np.zeros(2)),
-        (np.full((1, 2), np.nan), np.zeros((1, 2)), np.zeros(1, dtype=int)),
-        (np.zeros(4), np.zeros(4), np.zeros(2, dtype=int)),
+        (np.zeros((2, 2)), np.zeros((3, 2)), np.zeros(2, dtype=int), np.zeros(2, dtype=int)),
+        (np.zeros((2, 2)), np.zeros((2, 2)), np.zeros(3, dtype=int), np.zeros(2, dtype=int)),
+        (np.zeros((2, 2)), np.zeros((2, 2)), np.zeros(2), np.zeros(2, dtype=int)),
+        (np.zeros((2, 2)), np.zeros((2, 2)), np.zeros(2, dtype=int), np.zeros(3, dtype=int)),
+        (np.zeros((2, 2)), np.zeros((2, 2)), np.zeros(2, dtype=int), np.zeros(2)),
+        (np.full((1, 2), np.nan), np.zeros((1, 2)), np.zeros(1, dtype=int),
+         np.zeros(1, dtype=int)),
+        (np.zeros(4), np.zeros(4), np.zeros(2, dtype=int), np.zeros(2, dtype=int)),
     ],
 )
 def test_displacement_measures_rejects_bad_input(
-    points: np.ndarray, representatives: np.ndarray, area: np.ndarray
+    points: np.ndarray, representatives: np.ndarray, area: np.ndarray, owner: np.ndarray
 ) -> None:
     with pytest.raises(ValueError):
-        displacement_measures(points, representatives, area)
+        displacement_measures(points, representatives, area, owner, k=2)
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.lists(st.tuples(coordinate, coordinate, st.integers(-3, 3)), min_size=1, max_size=30))
-def test_displacement_measures_match_a_loop(rows: list[tuple[float, float, int]]) -> None:
-    points = np.array([(x, y) for x, y, _ in rows])
-    area = np.array([a for _, _, a in rows])
+@given(st.lists(st.tuples(coordinate, coordinate, st.integers(-3, 3), st.integers(0, 4)),
+                min_size=1, max_size=30), st.integers(1, 4))
+def test_displacement_measures_match_a_loop(rows: list[tuple[float, float, int, int]],
+                                            k: int) -> None:
+    points = np.array([(x, y) for x, y, _, _ in rows])
+    area = np.array([a for _, _, a, _ in rows])
+    owner = np.array([o for _, _, _, o in rows])
     representatives = np.zeros_like(points) + 1.0
     by_area: dict[int, list[float]] = {}
-    for (x, y), a in zip(points.tolist(), area.tolist(), strict=True):
+    persons: dict[int, set[int]] = {}
+    for (x, y), a, o in zip(points.tolist(), area.tolist(), owner.tolist(), strict=True):
         by_area.setdefault(a, []).append(math.hypot(x - 1.0, y - 1.0))
+        persons.setdefault(a, set()).add(o)
     everything = [d for ds in by_area.values() for d in ds]
-    result = displacement_measures(points, representatives, area)
+    result = displacement_measures(points, representatives, area, owner, k)
     assert result["n_areas"] == len(by_area)
-    assert result["local_mean_avg"] == pytest.approx(
-        sum(sum(ds) / len(ds) for ds in by_area.values()) / len(by_area)
-    )
-    assert result["local_mean_max"] == pytest.approx(
-        max(sum(ds) / len(ds) for ds in by_area.values())
-    )
-    assert result["global_sum"] == pytest.approx(sum(everything))
-    assert result["global_max"] == result["local_max_max"] == pytest.approx(max(everything))
+    kept = [sum(ds) / len(ds) for a, ds in by_area.items() if len(persons[a]) >= k]
+    assert result["n_areas_k"] == len(kept)
+    if kept:
+        assert result["local_mean_avg"] == pytest.approx(sum(kept) / len(kept))
+    else:
+        assert math.isnan(result["local_mean_avg"])
+    if len(set(owner.tolist())) >= k:
+        assert result["global_sum"] == pytest.approx(sum(everything))
+    else:
+        assert math.isnan(result["global_sum"]) and math.isnan(result["global_mean"])
 
 
 # --------------------------------------------------------------------------- route similarity

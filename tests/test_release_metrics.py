@@ -8,25 +8,25 @@ Theorem 10). A release planted with a sequence of fewer than k persons is refuse
 
 from __future__ import annotations
 
-import itertools
+import re
 from typing import Any
 
 import numpy as np
 import psycopg
 import pytest
-from pipeline_helpers import release_params, run_steps
+from pipeline_helpers import STEP_ORDER, release_params, run_steps
 
 from anonymizers.db.connection import connect
 from anonymizers.errors import PrivacyViolation
 from anonymizers.metrics.reidentification import NO_CELL, generalize_observations
 from anonymizers.pipeline import release_metrics, steps, tessellation
 from anonymizers.pipeline.release_metrics import (
-    LENGTH_QUANTILES,
+    LENGTH_BIN_EDGES_M,
     RISK_OBSERVATIONS,
-    compute_release_metrics,
     measure_risk,
 )
 from anonymizers.release.spec import ReleaseSpec
+from anonymizers.verifiers.base import interval_count
 
 # The order of dags/generalization.py for the Voronoi methods.
 VORONOI_STEPS = [(steps, "project"), *[(tessellation, name) for name in (
@@ -36,10 +36,9 @@ VORONOI_STEPS = [(steps, "project"), *[(tessellation, name) for name in (
 COUNTS = ["trajectories_in", "trajectories_out", "trajectories_suppressed", "persons_in",
           "persons_out", "points_in", "cell_visits_in", "cell_visits_out", "cells_visited",
           "cells_published", "flows_published"]
-DISPLACEMENT = ["displacement_local_avg_m", "displacement_local_max_m",
-                "displacement_global_sum_m", "displacement_global_avg_m",
-                "displacement_global_max_m", "displacement_avg_m", "displacement_max_m",
-                "displacement_sum_m"]
+DISPLACEMENT = ["displacement_local_avg_m", "displacement_global_sum_m",
+                "displacement_global_avg_m", "displacement_avg_m", "displacement_sum_m"]
+HOMOGENEITY = ["homogeneous_prefix_share", "homogeneous_prefixes", "continued_prefixes"]
 CLUSTERS = ["cluster_precision", "cluster_recall", "cluster_f_measure",
             "cluster_precision_star", "cluster_f_measure_star"]
 CLUSTER_COUNTS = ["cluster_sample_size", "clusters_original", "clusters_anonymized"]
@@ -64,9 +63,8 @@ def build(method: str, k: int, run_id: str = "run-1") -> ReleaseSpec:
 
 
 def compute(release: ReleaseSpec) -> None:
-    """The metrics step: one transaction, committed."""
-    with connect() as conn:
-        compute_release_metrics(conn, release)
+    """The metrics step (with its last pass over the counts): one transaction, committed."""
+    steps.metrics(release.to_dict())
 
 
 def metrics(conn: psycopg.Connection, release: ReleaseSpec) -> dict[str, float | None]:
@@ -103,7 +101,9 @@ def manifest(conn: psycopg.Connection, release: ReleaseSpec) -> dict[str, Any]:
 
 def check_counts(found: dict[str, float | None], facts: dict[str, Any]) -> None:
     assert found["trajectories_in"] == facts["trajectories_in"]
-    assert found["trajectories_out"] == facts["trajectories_out"]
+    # The manifest gives the published table's size exactly; every count metric is filtered.
+    assert found["trajectories_out"] == interval_count(facts["trajectories_out"],
+                                                       facts["k"], facts["count_interval"])
     assert found["trajectories_suppressed"] == facts["suppressed"]
     assert found["persons_in"] == facts["persons_in"]
     assert found["points_in"] == facts["points_in"]
@@ -113,21 +113,22 @@ def check_counts(found: dict[str, float | None], facts: dict[str, Any]) -> None:
 
 def check_utility(found: dict[str, float | None], lines: dict[str, list[tuple]]) -> None:
     d = {name: float(found[name]) for name in DISPLACEMENT}  # type: ignore[arg-type]
-    assert d["displacement_global_max_m"] >= d["displacement_global_avg_m"] > 0
-    assert d["displacement_local_max_m"] >= d["displacement_local_avg_m"] > 0
-    assert d["displacement_global_sum_m"] == pytest.approx(
-        d["displacement_global_avg_m"] * found["points_in"])  # type: ignore[operator]
+    assert d["displacement_global_avg_m"] > 0 and d["displacement_local_avg_m"] > 0
+    assert d["displacement_global_sum_m"] == pytest.approx(  # points_in is interval-filtered
+        d["displacement_global_avg_m"] * found["points_in"], rel=1e-3)  # type: ignore[operator]
     assert d["displacement_avg_m"] == d["displacement_global_avg_m"]
     for name in CLUSTERS:
         assert 0 <= found[name] <= 1, name  # type: ignore[operator]
     assert found["cluster_sample_size"] == min(release_metrics.CLUSTER_SAMPLE,
                                                found["trajectories_in"])  # type: ignore[type-var]
     assert found["clusters_original"] >= 1  # type: ignore[operator]
-    for name in ("length.original_m", "length.published_m"):
+    for name in ("length_histogram.original", "length_histogram.published"):
         xs, values = zip(*lines[name], strict=True)
-        assert list(xs) == list(LENGTH_QUANTILES)
-        assert all(a <= b for a, b in itertools.pairwise(values)), name
-        assert values[0] >= 0
+        assert list(xs) == list(LENGTH_BIN_EDGES_M)
+        assert any(values), name  # the city's trips are a few km long: some bin has k persons
+        assert all(value is None or value >= 3 for value in values), name  # k >= 3 here
+    assert 0 <= found["homogeneous_prefix_share"] <= 1  # type: ignore[operator]
+    assert found["homogeneous_prefixes"] <= found["continued_prefixes"]  # type: ignore[operator]
 
 
 def check_risk(found: dict[str, float | None], lines: dict[str, list[tuple]], k: int) -> None:
@@ -163,7 +164,8 @@ def test_release_metrics_are_sane_bounded_and_idempotent(loaded_city, conn, meth
     release = build(method, k)
     compute(release)
     found, lines = metrics(conn, release), series(conn, release)
-    missing = {*COUNTS, *DISPLACEMENT, *CLUSTERS, *CLUSTER_COUNTS, *RISK} - set(found)
+    missing = {*COUNTS, *DISPLACEMENT, *CLUSTERS, *CLUSTER_COUNTS, *RISK, *HOMOGENEITY} \
+        - set(found)
     assert not missing
     check_counts(found, manifest(conn, release))
     check_utility(found, lines)
@@ -239,3 +241,128 @@ def test_a_planted_sequence_of_fewer_than_k_persons_is_refused(loaded_city, conn
         compute(release)
 
 
+
+
+# ------------------------------------------------------- issue 7, findings 5 and 11: replays
+
+# What the verifier refuses (privacy rule 3), written again here: a name of an order statistic.
+ORDER_STATISTIC = re.compile(r"(^|[._])(max|min|maximum|minimum|quantile|percentile|median)"
+                             r"($|[._])")
+RISK_FIGURES = {"reid_max_probability", "reid.max"}  # bounded by 1/k: not raw values
+
+
+def published_figures(conn: psycopg.Connection, release: ReleaseSpec) -> list[tuple]:
+    """(name, unit, value) of every row of metrics and metric_series."""
+    build = psycopg.sql.Identifier(release.build_schema)
+    return conn.execute(psycopg.sql.SQL(
+        "SELECT name, unit, value FROM {b}.metrics UNION ALL "
+        "SELECT series, unit, value FROM {b}.metric_series").format(b=build)).fetchall()
+
+
+def largest_displacement(release: ReleaseSpec) -> float:
+    """The figure the review solved for one taxi's fix: the largest fix-to-centroid distance."""
+    with connect() as session:
+        fixes = release_metrics._read_fixes(session, release)
+    inside = fixes.cell >= 0
+    return float(np.hypot(*(fixes.xy[inside] - fixes.centroid_xy[inside]).T).max())
+
+
+@pytest.mark.parametrize(("method", "k"), [("grid_kam_cut", 3), ("kam_cut", 5)])
+def test_no_order_statistic_and_no_count_below_k_is_published(loaded_city, conn, method, k):
+    """Finding 5: the maxima over raw fixes (2,334 km on T-Drive, plus the clip box: one
+    taxi's fix) and the length quantiles are gone; every count is 0, >= k or NULL."""
+    release = build(method, k)
+    compute(release)
+    figures = published_figures(conn, release)
+    assert {name for name, *_ in figures} >= {"displacement_global_avg_m",
+                                              "length_histogram.original"}
+    leaking = [name for name, _, _ in figures
+               if ORDER_STATISTIC.search(name) and name not in RISK_FIGURES]
+    assert not leaking
+    small = [(name, value) for name, unit, value in figures
+             if unit == "count" and value is not None and 0 < value < k]
+    assert not small
+    worst = largest_displacement(release)
+    assert not [name for name, _, value in figures
+                if value is not None and value == pytest.approx(worst, abs=0.01)]
+    steps.verify(release.to_dict())  # and the verifier's rule 3 agrees
+
+
+def plant_lonely_long_trip(conn: psycopg.Connection, release: ReleaseSpec) -> float:
+    """One new person whose single trip, 300 km of zigzag in the city, is the only one of
+    its length in the window; returns that length."""
+    work = psycopg.sql.Identifier(release.work_schema)
+    conn.execute(psycopg.sql.SQL(
+        "INSERT INTO {w}.points (traj_id, user_id, t, geom) "
+        "SELECT 'lonely_trip', 'lonely_person', s.t0 + i * interval '10 seconds', "
+        "       ST_Translate(s.here, 1500 * (i % 2), 0) "
+        "FROM (SELECT min(t) AS t0, ST_Centroid(ST_Collect(geom)) AS here "
+        "      FROM (SELECT t, geom FROM {w}.points LIMIT 1000) AS sample) AS s "
+        "CROSS JOIN generate_series(0, 200) AS i").format(w=work))
+    return 200 * 1500.0
+
+
+def test_one_persons_unique_length_does_not_show_in_the_histogram(loaded_city, conn):
+    """Finding 5, length quantiles: with x = 1.0 (or the top quantile over a small window)
+    a quantile was one person's trip length. The histogram's bins are fixed and count
+    persons with NULL below k: adding one person with a unique 300 km trip to the window
+    leaves the input length histogram exactly as it was."""
+    spec = run_steps(release_params(k=3), until="metrics")
+    assert spec is not None
+    release = ReleaseSpec.from_dict(spec)
+    before = series(conn, release)["length_histogram.original"]
+    average = metrics(conn, release)["length_original_avg_m"]
+    length = plant_lonely_long_trip(conn, release)
+    for name in STEP_ORDER[STEP_ORDER.index("grid_membership"):STEP_ORDER.index("metrics") + 1]:
+        getattr(steps, name)(spec)
+    found, after = metrics(conn, release), series(conn, release)
+    assert after["length_histogram.original"] == before
+    top = max(x for x, _ in after["length_histogram.original"] if x <= length)
+    assert dict(after["length_histogram.original"])[top] is None  # an empty bin looks the same
+    figures = published_figures(conn, release)
+    assert not [name for name, _, value in figures
+                if value is not None and value == pytest.approx(length, rel=1e-6)]
+    # The trip is in the window (the average over >= k persons moved), not in the histogram.
+    assert found["length_original_avg_m"] > average  # type: ignore[operator]
+
+
+def continuations(sequences: list[list[int]]) -> dict[tuple[int, ...], set[int]]:
+    """Every published prefix with a continuation -> its distinct continuations."""
+    found: dict[tuple[int, ...], set[int]] = {}
+    for cells in sequences:
+        for end in range(1, len(cells)):
+            found.setdefault(tuple(cells[:end]), set()).add(cells[end])
+    return found
+
+
+def published_sequences(conn: psycopg.Connection, release: ReleaseSpec) -> list[list[int]]:
+    return [row[0] for row in conn.execute(psycopg.sql.SQL("SELECT cells FROM {}.trajectories")
+                                           .format(psycopg.sql.Identifier(release.build_schema)))]
+
+
+def test_homogeneity_is_reported_and_min_continuations_removes_it(loaded_city, conn):
+    """Finding 11: a published prefix with a single continuation tells where whoever took it
+    went next. By default the share is reported; with min_continuations=2 there is none."""
+    first = run_steps(release_params(k=3), until="metrics")
+    assert first is not None
+    default = ReleaseSpec.from_dict(first)
+    found = metrics(conn, default)
+    nexts = continuations(published_sequences(conn, default))
+    single = sum(len(cells) == 1 for cells in nexts.values())
+    assert single > 0, "the city has no homogeneous prefix: the replay needs another window"
+    assert found["homogeneous_prefix_share"] == pytest.approx(single / len(nexts))
+    assert found["homogeneous_prefixes"] == interval_count(single, 3, 3)
+
+    spec = run_steps(release_params(k=3, min_continuations=2), "diverse", until="metrics")
+    assert spec is not None
+    diverse = ReleaseSpec.from_dict(spec)
+    nexts = continuations(published_sequences(conn, diverse))
+    assert nexts and all(len(cells) >= 2 for cells in nexts.values())
+    found = metrics(conn, diverse)
+    assert found["homogeneous_prefix_share"] == 0
+    assert found["homogeneous_prefixes"] == 0
+    # Truncation publishes the same number of trajectories, shorter, and still verifies.
+    assert metrics(conn, default)["trajectories_out"] == found["trajectories_out"]
+    assert found["cell_visits_out"] < metrics(conn, default)["cell_visits_out"]  # type: ignore[operator]
+    result = steps.verify(spec)
+    assert result["checks"]["prefixes_with_few_continuations"] == 0

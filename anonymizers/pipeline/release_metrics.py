@@ -5,11 +5,21 @@ Runs in the caller's transaction after ``build_release`` and before ``verify``. 
 the run's work and build schemas, and refuses the release when the measured
 re-identification probability exceeds 1/k:
 
-* counts in and out, trajectory length quantiles and progressive generalization: SQL
+* counts in and out, trajectory length histograms and progressive generalization: SQL
   (``sql/metrics/0[1-3]0_*.sql``);
-* displacement (seed 000 §6.1.2), cluster preservation (§8.3) and the linking attack
-  (§8.4, Theorem 10): the pure functions of :mod:`anonymizers.metrics`, fed by one bulk
-  read per table (``sql/metrics/0[4-7]0_*.sql``).
+* displacement (seed 000 §6.1.2), cluster preservation (§8.3), the linking attack
+  (§8.4, Theorem 10) and the homogeneity of published prefixes (issue 7, finding 11): the
+  pure functions of :mod:`anonymizers.metrics` and
+  :mod:`anonymizers.generalization.homogeneity`, fed by one bulk read per table
+  (``sql/metrics/0[4-7]0_*.sql``).
+
+Privacy rule 3 (DESIGN.md) holds for everything written here: no minimum, maximum or
+quantile of individual values (the attack's largest success probability, bounded by 1/k,
+is the one exception), every aggregate is over at least k persons (per cell or per group
+only where the cell or group has k), and counts about a part of the window are NULL when
+fewer than k persons are behind them. The metrics step then runs the shared last pass,
+``sql/metrics/095_interval_filter_counts.sql``, over every ``count`` of both tables: 0
+stays, 1 .. k - 1 becomes NULL, the rest is interval-filtered.
 
 Samples are bounded and seeded from the input fingerprint (dataset + window), so a re-run
 writes the same rows and every release of one input is measured on the same trajectories.
@@ -34,6 +44,7 @@ from psycopg import sql
 
 from anonymizers.db.sqlfiles import copy_out, run_sql_file
 from anonymizers.errors import PrivacyViolation, ReleaseError
+from anonymizers.generalization.homogeneity import homogeneity
 from anonymizers.metrics.cluster_preservation import cluster_preservation_report
 from anonymizers.metrics.displacement import displacement_measures
 from anonymizers.metrics.reidentification import NO_CELL, reidentification_risk
@@ -44,7 +55,7 @@ __all__ = [
     "CLUSTER_MAX_DISTANCE_ORIGINAL_M",
     "CLUSTER_MIN_NEIGHBOURS",
     "CLUSTER_SAMPLE",
-    "LENGTH_QUANTILES",
+    "LENGTH_BIN_EDGES_M",
     "RISK_OBSERVATIONS",
     "RISK_SAMPLE",
     "compute_release_metrics",
@@ -66,8 +77,10 @@ CLUSTER_SAMPLE = 1_500  # a whole T-Drive day; 1,000 routes take ~2 s
 RISK_OBSERVATIONS = tuple(range(1, 11))
 # Input trajectories attacked: bounds the cost on large windows; the maximum is checked on it.
 RISK_SAMPLE = 2_000
-# No 1.0: the maximum is the length of one person's longest trip, a figure about one person.
-LENGTH_QUANTILES = (0.1, 0.25, 0.5, 0.75, 0.9)
+# Lower edges (metres) of the fixed bins of the trajectory length histograms; the last bin
+# is open. Fixed, so that no edge is anyone's length (quantiles were: privacy rule 3).
+LENGTH_BIN_EDGES_M = (0.0, 1_000.0, 2_000.0, 5_000.0, 10_000.0, 20_000.0, 50_000.0,
+                      100_000.0, 200_000.0, 500_000.0)
 
 Row = tuple[str, Any, str, str]  # name, value (a number, NaN or None), unit, description
 SeriesRow = tuple[str, float, Any, str, str]  # series, x, value, unit, description
@@ -134,8 +147,8 @@ def compute_release_metrics(conn: psycopg.Connection, release: ReleaseSpec) -> N
         inputs = _read_input_sequences(conn, release, fixes)
     # Same input, same sample: releases of one window are compared on the same trajectories.
     seeds = np.random.SeedSequence(int(release.input_fingerprint[:16], 16)).spawn(2)
-    with _timed("displacement", release):
-        rows = _displacement_rows(fixes)
+    with _timed("displacement and homogeneity", release):
+        rows = _displacement_rows(fixes, release.k) + _homogeneity_rows(published)
     with _timed("cluster preservation", release):
         rows += _cluster_rows(fixes, published, np.random.default_rng(seeds[0]))
     with _timed("re-identification risk", release):
@@ -145,12 +158,13 @@ def compute_release_metrics(conn: psycopg.Connection, release: ReleaseSpec) -> N
 
 
 def _sql_metrics(conn: psycopg.Connection, release: ReleaseSpec) -> None:
-    """Tables, counts, length quantiles and (Voronoi methods) the progressive log."""
+    """Tables, counts, length histograms and (Voronoi methods) the progressive log."""
     schemas: dict[str, Any] = {"work": release.work_schema, "build": release.build_schema}
     run_sql_file(conn, "metrics/000_tables.sql", build=release.build_schema)
-    run_sql_file(conn, "metrics/010_counts.sql", release.window_params(), **schemas)
+    run_sql_file(conn, "metrics/010_counts.sql", {**release.window_params(), "k": release.k},
+                 **schemas)
     run_sql_file(conn, "metrics/020_trajectory_lengths.sql",
-                 {"quantiles": list(LENGTH_QUANTILES)}, **schemas)
+                 {"edges": list(LENGTH_BIN_EDGES_M), "k": release.k}, **schemas)
     if release.method != "grid_kam_cut":  # the grid has no progressive generalization
         run_sql_file(conn, "metrics/030_progressive.sql", **schemas)
     mismatched = run_sql_file(conn, "metrics/070_published_mismatch.sql", **schemas)[0][0]
@@ -222,24 +236,41 @@ def _read_input_sequences(conn: psycopg.Connection, release: ReleaseSpec,
 # --------------------------------------------------------------------------- measures
 
 
-def _displacement_rows(fixes: _Fixes) -> list[Row]:
-    """Andrienko's local and global displacement of the fixes to their cell's centroid."""
+def _displacement_rows(fixes: _Fixes, k: int) -> list[Row]:
+    """Andrienko's displacement of the fixes to their cell's centroid, as aggregates over at
+    least k persons (no maximum: it is one fix's distance, issue 7 finding 5)."""
     inside = fixes.cell >= 0
-    d = displacement_measures(fixes.xy[inside], fixes.centroid_xy[inside], fixes.cell[inside])
+    owner = np.repeat(fixes.owners, np.diff(fixes.starts))
+    d = displacement_measures(fixes.xy[inside], fixes.centroid_xy[inside], fixes.cell[inside],
+                              owner[inside], k)
     about = "distance from a fix to the centroid of its cell"
     return [
         ("displacement_local_avg_m", d["local_mean_avg"], "m",
-         f"Average over cells of the cell's average {about} (local average, seed 000 §6.1.2)"),
-        ("displacement_local_max_m", d["local_mean_max"], "m",
-         f"Largest over cells of the cell's average {about} (local maximum, seed 000 §6.1.2)"),
+         f"Average over the cells whose fixes belong to at least k persons of the cell's "
+         f"average {about} (local average, seed 000 §6.1.2)"),
         ("displacement_global_sum_m", d["global_sum"], "m", f"Sum over all fixes of the {about}"),
         ("displacement_global_avg_m", d["global_mean"], "m",
          f"Average over all fixes of the {about}"),
-        ("displacement_global_max_m", d["global_max"], "m", f"Largest {about}"),
         # The names of the first metrics step, kept for existing readers.
         ("displacement_avg_m", d["global_mean"], "m", "Same as displacement_global_avg_m"),
-        ("displacement_max_m", d["global_max"], "m", "Same as displacement_global_max_m"),
         ("displacement_sum_m", d["global_sum"], "m", "Same as displacement_global_sum_m"),
+    ]
+
+
+def _homogeneity_rows(published: _Published) -> list[Row]:
+    """Share of published prefixes with a single continuation (issue 7, finding 11)."""
+    found = homogeneity(published.cells)
+    prefixes = ("published prefixes (cell sequences that start a published trajectory, of "
+                "length 1 or more)")
+    return [
+        ("homogeneous_prefix_share", found.share, "ratio",
+         f"Among the {prefixes} followed by at least one cell, the share followed by exactly "
+         "one distinct cell: knowing that someone took such a prefix tells where they went "
+         "next (see parameter min_continuations); NULL when no prefix has a continuation"),
+        ("homogeneous_prefixes", found.homogeneous, "count",
+         f"Distinct {prefixes} followed by exactly one distinct cell"),
+        ("continued_prefixes", found.continued, "count",
+         f"Distinct {prefixes} followed by at least one cell"),
     ]
 
 

@@ -1,13 +1,29 @@
--- Counts of a generalization release, in and out (moved from generalization/090_metrics.sql;
--- displacement is now computed in Python, see anonymizers/pipeline/release_metrics.py).
--- Params: the window (dataset_id, window_start, window_end), for the fixes left out as
--- outside the CRS's area of use. Identifiers: work, build.
+-- Counts of a generalization release, in and out (displacement is computed in Python, see
+-- anonymizers/pipeline/release_metrics.py). Privacy rule 3: a count about a part of the
+-- window (the suppressed trajectories, the fixes outside the CRS's area) is published only
+-- when that part holds at least k persons (or is empty), else NULL; the last pass
+-- (095_interval_filter_counts.sql) then suppresses every count in 1 .. k - 1 and
+-- interval-filters the rest.
+-- Params: the window (dataset_id, window_start, window_end, lon_min, lon_max, lat_min,
+-- lat_max), for the fixes left out as outside the CRS's area of use; k.
+-- Identifiers: work, build.
 INSERT INTO {build}.metrics (name, value, unit, description)
-WITH published_sources AS (
-    SELECT DISTINCT a.source_traj_id, v.user_id
+WITH owners AS (
+    SELECT DISTINCT traj_id, user_id FROM {work}.visits
+), published_sources AS (
+    SELECT DISTINCT a.source_traj_id, o.user_id
     FROM {work}.anonymized AS a
-    JOIN (SELECT DISTINCT traj_id, user_id FROM {work}.visits) AS v
-      ON v.traj_id = a.source_traj_id
+    JOIN owners AS o ON o.traj_id = a.source_traj_id
+), suppressed AS (
+    SELECT count(*) AS n, count(DISTINCT user_id) AS persons
+    FROM (SELECT DISTINCT traj_id, user_id FROM {work}.points) AS t
+    WHERE NOT EXISTS (SELECT 1 FROM {work}.anonymized AS a WHERE a.source_traj_id = t.traj_id)
+), outside AS (
+    -- The same fixes 010_project_window.sql leaves out of work.points.
+    SELECT count(*) AS n, count(DISTINCT user_id) AS persons
+    FROM raw.points
+    WHERE dataset_id = %(dataset_id)s AND t >= %(window_start)s AND t < %(window_end)s
+      AND NOT (lon BETWEEN %(lon_min)s AND %(lon_max)s AND lat BETWEEN %(lat_min)s AND %(lat_max)s)
 )
 SELECT * FROM (VALUES
     ('trajectories_in', (SELECT count(DISTINCT traj_id) FROM {work}.points)::float8, 'count',
@@ -15,19 +31,16 @@ SELECT * FROM (VALUES
     ('trajectories_out', (SELECT count(*) FROM {build}.trajectories)::float8, 'count',
      'Published trajectories'),
     ('trajectories_suppressed',
-     (SELECT count(DISTINCT traj_id) FROM {work}.points)
-     - (SELECT count(DISTINCT source_traj_id) FROM {work}.anonymized)::float8, 'count',
-     'Input trajectories of which nothing is published'),
+     (SELECT CASE WHEN n = 0 OR persons >= %(k)s THEN n END FROM suppressed)::float8, 'count',
+     'Input trajectories of which nothing is published (NULL when they belong to fewer than k persons)'),
     ('persons_in', (SELECT count(DISTINCT user_id) FROM {work}.points)::float8, 'count',
      'Distinct persons in the window'),
     ('persons_out', (SELECT count(DISTINCT user_id) FROM published_sources)::float8, 'count',
      'Distinct persons with at least one published trajectory'),
     ('points_in', (SELECT count(*) FROM {work}.points)::float8, 'count', 'GPS fixes in the window'),
     ('points_outside_area',
-     ((SELECT count(*) FROM raw.points WHERE dataset_id = %(dataset_id)s
-       AND t >= %(window_start)s AND t < %(window_end)s)
-      - (SELECT count(*) FROM {work}.points))::float8, 'count',
-     'Fixes of the window outside the area the release CRS covers (far-away GPS noise)'),
+     (SELECT CASE WHEN n = 0 OR persons >= %(k)s THEN n END FROM outside)::float8, 'count',
+     'Fixes of the window outside the area the release CRS covers (far-away GPS noise); NULL when they belong to fewer than k persons'),
     ('cell_visits_in', (SELECT count(*) FROM {work}.visits)::float8, 'count',
      'Cell visits of all generalized input trajectories'),
     ('cell_visits_out', (SELECT coalesce(sum(n_cells), 0) FROM {build}.trajectories)::float8,

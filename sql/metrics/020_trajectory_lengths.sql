@@ -1,30 +1,56 @@
--- Trajectory length distribution before and after anonymization: the length of every input
--- trajectory (sum of the segments between its fixes, in time order) and of every published
--- trajectory (its line through the cell centroids; a one-cell trajectory has no line and
--- length 0), at the quantiles given (1.0 = the longest). Also the averages.
--- Params: quantiles (float8[], increasing, in (0, 1]). Identifiers: work, build.
+-- Trajectory length distribution before and after anonymization, as histograms over FIXED
+-- bins (privacy rule 3: no quantile, minimum or maximum of individual lengths, which are
+-- single persons' values; the bins do not depend on the data). The length of an input
+-- trajectory is the sum of the segments between its fixes in time order; that of a
+-- published one the line through its cells' centroids (0 for one cell). Each bin counts
+-- the distinct persons with a trajectory of that length and is published only when they
+-- are at least k: an empty bin and a bin of 1 .. k - 1 persons are both NULL, so a lonely
+-- outlier cannot even be told from an empty bin. Also the averages (over every trajectory
+-- of a window of at least k persons).
+-- Params: edges (float8[], increasing, first 0: the lower edge of each bin; the last bin is
+-- open), k. Identifiers: work, build.
 INSERT INTO {build}.metric_series (series, x, value, unit, description)
-WITH original AS (
+WITH owners AS (
+    SELECT DISTINCT traj_id, user_id FROM {work}.points
+), original AS (
     -- ST_MakeLine of a single fix has no length: coalesce covers a NULL line too.
-    SELECT coalesce(ST_Length(ST_MakeLine(geom ORDER BY t)), 0) AS len
+    SELECT user_id, coalesce(ST_Length(ST_MakeLine(geom ORDER BY t)), 0) AS len
     FROM {work}.points
-    GROUP BY traj_id
+    GROUP BY traj_id, user_id
 ), published AS (
-    SELECT coalesce(ST_Length(geom), 0) AS len FROM {build}.trajectories
-), quantiles AS (
-    SELECT 'length.original_m' AS series,
-           percentile_cont(%(quantiles)s::float8[]) WITHIN GROUP (ORDER BY len) AS q,
-           'Length of the input trajectories (sum of the segments between consecutive fixes) at quantile x (continuous percentile; x = 1 is the longest)' AS description
-    FROM original
+    -- The lines of build.trajectories (generalization/080_build_release.sql), with the
+    -- person each comes from (known to the work schema only).
+    SELECT o.user_id,
+           CASE WHEN count(*) >= 2 THEN ST_Length(ST_MakeLine(c.centroid ORDER BY u.ord))
+                ELSE 0 END AS len
+    FROM {work}.anonymized AS a
+    CROSS JOIN LATERAL unnest(a.cells) WITH ORDINALITY AS u(cell_id, ord)
+    JOIN {work}.cells AS c ON c.cell_id = u.cell_id
+    JOIN owners AS o ON o.traj_id = a.source_traj_id
+    GROUP BY a.anon_id, o.user_id
+), lengths AS (
+    SELECT 'original' AS side, user_id, len FROM original
     UNION ALL
-    SELECT 'length.published_m',
-           percentile_cont(%(quantiles)s::float8[]) WITHIN GROUP (ORDER BY len),
-           'Length of the published trajectories (line through their cell centroids; 0 for one cell) at quantile x (continuous percentile; x = 1 is the longest)'
-    FROM published
+    SELECT 'published', user_id, len FROM published
+), binned AS (
+    SELECT side, width_bucket(len, %(edges)s::float8[]) AS bin,
+           count(DISTINCT user_id) AS persons
+    FROM lengths
+    GROUP BY 1, 2
+), bins AS (
+    SELECT s.side, s.what, e.edge, e.bin
+    FROM (VALUES ('original', 'Input trajectories (length: the sum of the segments between consecutive fixes)'),
+                 ('published', 'Published trajectories (length: the line through their cell centroids, 0 for one cell)'))
+         AS s(side, what)
+    CROSS JOIN unnest(%(edges)s::float8[]) WITH ORDINALITY AS e(edge, bin)
 )
-SELECT q.series, u.x, u.value, 'm', q.description
-FROM quantiles AS q
-CROSS JOIN LATERAL unnest(%(quantiles)s::float8[], q.q) AS u(x, value);
+SELECT 'length_histogram.' || b.side, b.edge,
+       CASE WHEN n.persons >= %(k)s THEN n.persons END::float8, 'count',
+       b.what || ': distinct persons with a trajectory whose length in metres lies in the '
+       || 'fixed bin [x, next x) (the last bin is open); NULL when fewer than k persons '
+       || '(possibly none), so that no single length shows'
+FROM bins AS b
+LEFT JOIN binned AS n ON n.side = b.side AND n.bin = b.bin;
 
 INSERT INTO {build}.metrics (name, value, unit, description)
 SELECT * FROM (VALUES
