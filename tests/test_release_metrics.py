@@ -114,8 +114,10 @@ def check_counts(found: dict[str, float | None], facts: dict[str, Any]) -> None:
 def check_utility(found: dict[str, float | None], lines: dict[str, list[tuple]]) -> None:
     d = {name: float(found[name]) for name in DISPLACEMENT}  # type: ignore[arg-type]
     assert d["displacement_global_avg_m"] > 0 and d["displacement_local_avg_m"] > 0
-    assert d["displacement_global_sum_m"] == pytest.approx(  # points_in is interval-filtered
-        d["displacement_global_avg_m"] * found["points_in"], rel=1e-3)  # type: ignore[operator]
+    # Over the fixes inside a cell (the Voronoi cells need not cover every outlying fix);
+    # points_in is the lower end of an interval of width count_interval (here k <= 5).
+    fixes = d["displacement_global_sum_m"] / d["displacement_global_avg_m"]
+    assert 0.9 * found["points_in"] <= fixes < found["points_in"] + 5  # type: ignore[operator]
     assert d["displacement_avg_m"] == d["displacement_global_avg_m"]
     for name in CLUSTERS:
         assert 0 <= found[name] <= 1, name  # type: ignore[operator]
