@@ -20,7 +20,10 @@ from anonymizers.generalization.point_clustering import (
     cluster_points,
     cluster_radius_stats,
     group_points,
+    lattice_generators,
+    person_weighted_means,
     redistribute,
+    snap_to_lattice,
 )
 
 
@@ -215,6 +218,63 @@ def test_points_within_r_of_a_seed_in_realistic_data() -> None:
     seeds = group_points(x, y, 500.0)
     assert np.quantile(nearest_seed_distance(x[:2000], y[:2000], seeds), 0.99) <= 500.0
     assert math.isfinite(cluster_radius_stats(x, y, cluster_points(x, y, 500.0))["max_distance_m"])
+
+
+# --------------------------------------------------------------- publishable generators
+
+
+def test_a_person_with_most_points_weighs_as_much_as_any_other() -> None:
+    """One person parked at (0, 0) with 90% of a cluster's points, two others passing at
+    x = 300 and x = 600: the generator is the mean of the three persons' means (300, 0),
+    snapped, not the points' centroid near the parked person."""
+    x = np.r_[np.zeros(90), np.full(5, 300.0), np.full(5, 600.0)]
+    y = np.r_[np.random.default_rng(1).normal(0.0, 1.0, 90), np.zeros(10)]
+    persons = np.r_[np.zeros(90), np.ones(5), np.full(5, 2)].astype(int)
+    labels = np.zeros(100, dtype=np.int64)
+    means, n_persons = person_weighted_means(labels, persons, x, y, 1)
+    assert means[0] == pytest.approx([300.0, y[:90].mean() / 3]) and n_persons.tolist() == [3]
+    assert x.mean() == pytest.approx(45.0)  # where the old centroid was: near the car
+    generators = lattice_generators(labels, persons, x, y, 50.0)
+    assert generators.positions.tolist() == [[300.0, 0.0]]
+    assert generators.n_points.tolist() == [100] and generators.n_persons.tolist() == [3]
+
+
+def test_generators_lie_on_the_lattice_and_clusters_on_one_point_are_merged() -> None:
+    # Clusters 0 and 2 snap onto (1000, 0); together their mean of per-person means is
+    # still there. Cluster 1 is elsewhere. Group numbers follow the first cluster.
+    x = np.array([990.0, 1010.0, 5000.0, 5020.0, 1020.0])
+    y = np.array([0.0, 10.0, 70.0, 80.0, -10.0])
+    labels = np.array([0, 0, 1, 1, 2])
+    persons = np.array([0, 1, 0, 1, 2])
+    generators = lattice_generators(labels, persons, x, y, 50.0)
+    assert generators.positions.tolist() == [[1000.0, 0.0], [5000.0, 100.0]]
+    assert generators.labels.tolist() == [0, 0, 1, 1, 0]
+    assert generators.n_persons.tolist() == [3, 2] and generators.snap_merges == 1
+    assert len(generators) == 2
+
+
+@settings(max_examples=100, deadline=None)
+@given(data=point_sets(), snap=st.sampled_from([1.0, 50.0, 333.3]))
+def test_lattice_generators_are_distinct_lattice_points(
+    data: tuple[np.ndarray, np.ndarray, float], snap: float,
+) -> None:
+    x, y, radius = data
+    clusters = cluster_points(x, y, radius)
+    persons = (np.arange(x.size) % 3).astype(np.int64)
+    generators = lattice_generators(clusters.labels, persons, x, y, snap)
+    steps = generators.positions / snap
+    np.testing.assert_allclose(steps, np.round(steps), rtol=0, atol=1e-9)
+    assert len(np.unique(generators.positions, axis=0)) == len(generators)
+    assert len(generators) == len(clusters) - generators.snap_merges
+    assert np.array_equal(np.unique(generators.labels), np.arange(len(generators)))
+    assert generators.n_points.sum() == x.size
+
+
+def test_snap_to_lattice_rounds_to_the_nearest_multiple() -> None:
+    snapped = snap_to_lattice(np.array([[24.9, 25.1], [-74.0, 449_999_975.2]]), 50.0)
+    assert snapped.tolist() == [[0.0, 50.0], [-50.0, 450_000_000.0]]
+    with pytest.raises(InputError, match="snap"):
+        snap_to_lattice(np.zeros((1, 2)), 0.0)
 
 
 # --------------------------------------------------------------------------- bad input

@@ -8,8 +8,10 @@ import pytest
 from anonymizers.generalization.progressive import (
     CellStatistics,
     NeighbourFlows,
+    coinciding,
     pair_counts,
     plan_merges,
+    rms_distance,
 )
 
 
@@ -92,3 +94,27 @@ def test_a_generator_with_fewer_than_k_owners_nearby_is_dropped():
     plan = plan_merges(cells(LINE, MANY, near={1: 9, 2: 9, 3: 2, 4: 9}),
                        flows([(1, 2, 6, 6), (3, 4, 6, 6)]), k=5, max_displacement=None)
     assert plan.drops == [3] and plan.far_generators == 1 and plan.merges == []
+
+
+def test_a_refused_pair_is_rejected_like_one_over_max_displacement():
+    """A pair whose merged generator (mean of per-person means, snapped) turned out too far
+    from its fixes is refused: the next pair by count gets its cells."""
+    flowing = flows([(1, 2, 1, 1), (2, 3, 2, 2)])
+    assert plan_merges(cells(LINE, MANY), flowing, k=5, max_displacement=None).merges == [(1, 2)]
+    plan = plan_merges(cells(LINE, MANY), flowing, k=5, max_displacement=None,
+                       refused={(1, 2)})
+    assert plan.merges == [(2, 3)] and plan.rejected_by_displacement == 1
+
+
+def test_rms_distance_to_a_generator_off_the_fixes_centroid():
+    stats = cells(LINE, MANY)
+    fixes = np.array(LINE[1] + LINE[2], dtype=float)
+    for x, y in [(55.0, 0.0), (80.0, 30.0)]:  # the centroid, and a generator elsewhere
+        expected = np.sqrt(np.mean(np.sum((fixes - (x, y)) ** 2, axis=1)))
+        assert rms_distance(stats, [0, 1], x, y) == pytest.approx(expected)
+
+
+def test_generators_on_one_lattice_point_are_found_together():
+    xy = np.array([[0.0, 50.0], [100.0, 0.0], [0.0, 50.0], [100.0, 0.0], [50.0, 50.0]])
+    assert coinciding([4, 7, 9, 2, 5], xy) == [[4, 9], [7, 2]]
+    assert coinciding([1, 2], np.array([[0.0, 0.0], [0.0, 50.0]])) == []

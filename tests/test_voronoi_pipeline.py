@@ -21,7 +21,9 @@ from voronoi_helpers import (
     RADIUS,
     Totals,
     anonymizer_sequences,
+    extent,
     lonlat,
+    on_lattice,
     one,
     published_totals,
     run_voronoi_steps,
@@ -38,6 +40,7 @@ from anonymizers.errors import InputError, PrivacyViolation, ReleaseError
 from anonymizers.generalization.prefix_tree import support
 from anonymizers.pipeline import steps, tessellation
 from anonymizers.release.spec import ReleaseSpec
+from anonymizers.verifiers.base import interval_count
 from anonymizers.verifiers.generalization import verify_generalization_release
 
 METHODS = ["kam_cut", "kam_rec"]
@@ -90,8 +93,9 @@ def test_voronoi_method_publishes_a_verified_release(loaded_city: str, conn: psy
 
     metrics: dict[str, float] = dict(
         conn.execute(f"SELECT name, value FROM {name}.metrics").fetchall())
-    assert metrics["trajectories_out"] == n_trajectories
-    assert metrics["flows_published"] == n_flows
+    # Counts in metrics go through the interval filter (privacy rule 4, I_s = k).
+    assert metrics["trajectories_out"] == interval_count(n_trajectories, k, k)
+    assert metrics["flows_published"] == interval_count(n_flows, k, k)
     assert schemas(conn, "work_") == [] and schemas(conn, "build_") == []
 
 
@@ -102,10 +106,12 @@ def test_voronoi_method_publishes_a_verified_release(loaded_city: str, conn: psy
 def test_kam_rec_keeps_more_cells_than_kam_cut_and_both_more_trajectories_than_the_grid(
         loaded_city: str, conn: psycopg.Connection, k: int) -> None:
     totals: dict[str, Totals] = {}
+    # Three releases of one window: overlapping on purpose (privacy rule 4), so accepted.
+    risk = {"accept_composition_risk": "test: three methods on one window"}
     for method in METHODS:
-        spec = run_voronoi_steps(voronoi_params(method, k), run_id=method)
+        spec = run_voronoi_steps(voronoi_params(method, k, **risk), run_id=method)
         totals[method] = published_totals(conn, spec.release_name)
-    grid = run_steps(release_params(k=k, cell_size=2 * RADIUS), run_id="grid")
+    grid = run_steps(release_params(k=k, cell_size=2 * RADIUS, **risk), run_id="grid")
     assert grid is not None
     totals["grid_kam_cut"] = published_totals(conn, ReleaseSpec.from_dict(grid).release_name)
     print(f"k={k}: {totals}")  # the figures, with -s
@@ -120,9 +126,10 @@ def test_kam_rec_keeps_more_cells_than_kam_cut_and_both_more_trajectories_than_t
 # -------------------------------------------------------------------- 3. the Voronoi cells
 
 
-def test_voronoi_cells_hold_their_generators_tile_the_window_and_hold_every_fix(
+def test_voronoi_cells_hold_their_generators_tile_the_clip_box_and_hold_every_fix_in_it(
         loaded_city: str, conn: psycopg.Connection) -> None:
-    work = run_voronoi_steps(voronoi_params(), until="voronoi").work_schema
+    spec = run_voronoi_steps(voronoi_params(), until="voronoi")
+    work, snap = spec.work_schema, float(spec.params["snap"])
 
     n_cells, n_generators = one(conn, f"SELECT (SELECT count(*) FROM {work}.cells), "
                                       f"(SELECT count(*) FROM {work}.generators)")
@@ -138,24 +145,38 @@ def test_voronoi_cells_hold_their_generators_tile_the_window_and_hold_every_fix(
                 WHERE c.cell_id <> g.gen_id)""")
     assert (not_in_own, in_other) == (0, 0)
 
+    # The clip box: the generators' extent plus r, snapped outward to the lattice (privacy
+    # rule 2: never the fixes' own extent); the cells tile it.
+    box = one(conn, f"SELECT x_min, y_min, x_max, y_max FROM {work}.clip_box")
+    assert all(on_lattice(v, snap) for v in box), box
+    gx0, gy0, gx1, gy1 = extent(conn, f"{work}.generators")
+    assert box[0] <= gx0 - RADIUS < box[0] + snap and box[1] <= gy0 - RADIUS < box[1] + snap
+    assert box[2] - snap < gx1 + RADIUS <= box[2] and box[3] - snap < gy1 + RADIUS <= box[3]
     invalid, area_sum, area_union = one(
         conn, f"SELECT count(*) FILTER (WHERE NOT ST_IsValid(geom)), sum(ST_Area(geom)), "
         f"ST_Area(ST_Union(geom)) FROM {work}.cells")
     assert invalid == 0
     assert abs(area_sum - area_union) <= 1e-6 * area_union, "cells overlap"
+    box_area = (box[2] - box[0]) * (box[3] - box[1])
+    assert abs(area_union - box_area) <= 1e-6 * box_area, "cells do not tile the clip box"
 
-    outside, in_several, on_lone_boundary, n_fixes = one(conn, f"""
+    outside, in_several, on_lone_boundary, n_inside, n_fixes = one(conn, f"""
         SELECT count(*) FILTER (WHERE touching = 0),
                count(*) FILTER (WHERE inside > 1),
-               count(*) FILTER (WHERE inside = 0 AND touching < 2),
+               count(*) FILTER (WHERE inside = 0 AND touching < 2 AND in_box),
+               count(*) FILTER (WHERE in_box),
                count(*)
         FROM (SELECT p.traj_id, p.t, count(c.cell_id) AS touching,
-                     count(c.cell_id) FILTER (WHERE ST_Contains(c.geom, p.geom)) AS inside
+                     count(c.cell_id) FILTER (WHERE ST_Contains(c.geom, p.geom)) AS inside,
+                     bool_and(ST_Intersects(b.geom, p.geom)) AS in_box
               FROM {work}.points AS p
+              CROSS JOIN {work}.clip_box AS b
               LEFT JOIN {work}.cells AS c ON ST_Intersects(c.geom, p.geom)
               GROUP BY p.traj_id, p.t) AS per_fix""")
     assert n_fixes == scalar(conn, f"SELECT count(*) FROM {work}.points") > 0
-    assert (outside, in_several, on_lone_boundary) == (0, 0, 0)
+    # Every fix in the box is in a cell (on an edge: in the cells sharing it); those
+    # outside, if any, in none (membership makes them gaps).
+    assert (outside, in_several, on_lone_boundary) == (n_fixes - n_inside, 0, 0)
 
     # Voronoi: the cell holding a fix is that of (one of) its nearest generator(s).
     farther = scalar(conn, f"""
@@ -249,12 +270,13 @@ class LogRow(NamedTuple):
     merges: int
     drops: int
     rejected_by_displacement: int
+    snap_merges: int
 
 
 def progressive_log(conn: psycopg.Connection, work: str) -> list[LogRow]:
     rows = conn.execute(f"SELECT iteration, cells, pairs_below_k, thin_generators, merges, "
-                        f"drops, rejected_by_displacement FROM {work}.progressive_log "
-                        "ORDER BY iteration").fetchall()
+                        f"drops, rejected_by_displacement, snap_merges "
+                        f"FROM {work}.progressive_log ORDER BY iteration").fetchall()
     return [LogRow(*row) for row in rows]
 
 
@@ -271,20 +293,25 @@ def generators_with_few_persons_near(conn: psycopg.Connection, work: str, k: int
 def test_progressive_generalization_merges_until_every_generator_has_k_persons(
         loaded_city: str, conn: psycopg.Connection) -> None:
     k = 3
-    work = run_voronoi_steps(voronoi_params(k=k),
-                             until="progressive_generalization").work_schema
+    spec = run_voronoi_steps(voronoi_params(k=k), until="progressive_generalization")
+    work, snap = spec.work_schema, float(spec.params["snap"])
     log = progressive_log(conn, work)
     assert len(log) >= 2, "nothing was merged"
     assert [row.iteration for row in log] == list(range(len(log)))
     for before, after in itertools.pairwise(log):
         assert after.cells < before.cells
-        assert after.cells == before.cells - before.merges - before.drops
+        assert after.cells == before.cells - before.merges - before.drops - before.snap_merges
     assert log[-1].merges == log[-1].drops == 0 and log[-1].thin_generators == 0
     assert scalar(conn, f"SELECT count(*) FROM {work}.cells") == log[-1].cells
 
     thin = conn.execute(f"SELECT cell_id, generator_persons FROM {work}.cells "
                         "WHERE generator_persons < %s", (k,)).fetchall()
     assert thin == []
+    # The rules hold where the generators are published: on the lattice, distinct.
+    generators = conn.execute(f"SELECT ST_X(centroid), ST_Y(centroid) FROM {work}.cells"
+                              ).fetchall()
+    assert all(on_lattice(x, snap) and on_lattice(y, snap) for x, y in generators)
+    assert len(set(generators)) == len(generators)
     assert generators_with_few_persons_near(conn, work, k, RADIUS) == []
 
 
@@ -385,7 +412,7 @@ def lower_a_flow_below_k(conn: psycopg.Connection, spec: ReleaseSpec) -> str:
                                       ORDER BY from_cell, to_cell LIMIT 1)
         RETURNING from_cell, to_cell""", (spec.k - 1,)).fetchone()
     assert row is not None, "no flow to plant in"
-    return f"flow {row[0]}->{row[1]} publishes a count of {spec.k - 1} persons, below k={spec.k}"
+    return f"flows.n_persons publishes counts below k={spec.k}: [{spec.k - 1}]"
 
 
 @pytest.mark.parametrize("plant", [move_a_centroid_onto_a_lone_fix,

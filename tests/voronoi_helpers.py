@@ -99,7 +99,10 @@ def anonymizer_sequences(conn: psycopg.Connection, work: str) -> dict[str, tuple
 
 def verifier_sequences(conn: psycopg.Connection, work: str) -> dict[str, tuple[int, ...]]:
     """Each trajectory's cell sequence as the verifier derives it (shapely, with crossings)
-    from the window's fixes and the work schema's current cells."""
+    from the window's fixes and the work schema's current cells. Fixes in no cell are gaps:
+    dropped, as the verifier's containment does, and the visits on both sides of a gap are
+    consecutive (A, gap, A is one visit of A, as in the anonymizer's visits; either way a
+    sequence is contained in the other). A trajectory wholly in gaps has no sequence."""
     rows = conn.execute(f"SELECT traj_id, user_id, ST_X(geom), ST_Y(geom) FROM {work}.points "
                         "ORDER BY traj_id, t").fetchall()
     traj, names = pd.factorize(pd.Series([row[0] for row in rows]), sort=False)
@@ -111,8 +114,9 @@ def verifier_sequences(conn: psycopg.Connection, work: str) -> dict[str, tuple[i
     ids = np.array([cell[0] for cell in cells], dtype=np.int64)
     polygons = shapely.from_wkb([bytes(cell[1]) for cell in cells])
     derived = derive_visits(traj, owner, x, y, ids, polygons, crossings=True)
-    sequences, _ = derived.sequences(drop_outside=False)
-    return {str(names[i]): tuple(int(c) for c in seq) for i, seq in enumerate(sequences)}
+    sequences, _ = derived.sequences(drop_outside=True)
+    return {str(names[i]): collapse(int(c) for c in seq) for i, seq in enumerate(sequences)
+            if seq}
 
 
 def schemas(conn: psycopg.Connection, prefix: str) -> list[str]:
@@ -157,3 +161,42 @@ def trip(traj_id: str, user_id: str, start: datetime, stops: list[tuple[float, f
     """One fix at each of ``stops``, ``minutes_per_leg`` apart."""
     return [Fix(traj_id, user_id, start + timedelta(minutes=i * minutes_per_leg), x, y)
             for i, (x, y) in enumerate(stops)]
+
+
+def route(traj_id: str, user_id: str, start: datetime, corners: list[tuple[float, float]],
+          spacing: float = 250.0, seconds_per_fix: float = 60.0) -> list[Fix]:
+    """Fixes every ``spacing`` metres along the polyline through ``corners``."""
+    points = [corners[0]]
+    for (x0, y0), (x1, y1) in itertools.pairwise(corners):
+        steps = max(1, math.ceil(math.hypot(x1 - x0, y1 - y0) / spacing))
+        points += [(x0 + (x1 - x0) * i / steps, y0 + (y1 - y0) * i / steps)
+                   for i in range(1, steps + 1)]
+    return [Fix(traj_id, user_id, start + timedelta(seconds=i * seconds_per_fix), x, y)
+            for i, (x, y) in enumerate(points)]
+
+
+def load_fixes(db_url: str, folder: Path, dataset: str, fixes: Iterable[Fix]) -> str:
+    """Load hand-made fixes as ``dataset``."""
+    from anonymizers.loading import load_dataset
+
+    load_dataset(write_points_csv(folder / f"{dataset}.csv", fixes), dataset, url=db_url)
+    return dataset
+
+
+def on_lattice(value: float, snap: float) -> bool:
+    """``value`` is a multiple of ``snap`` (within 1e-6 of a step, as the verifier checks)."""
+    return abs(value / snap - round(value / snap)) <= 1e-6
+
+
+def extent(conn: psycopg.Connection, table: str, column: str = "geom") -> tuple[float, ...]:
+    """(xmin, ymin, xmax, ymax) of a geometry column, e.g. ``work_x.cells``."""
+    return tuple(float(v) for v in one(
+        conn, f"SELECT ST_XMin(e), ST_YMin(e), ST_XMax(e), ST_YMax(e) "
+              f"FROM (SELECT ST_Extent({column})::box2d AS e FROM {table}) AS x"))
+
+
+def projected_fixes(conn: psycopg.Connection, work: str) -> pd.DataFrame:
+    """The window's fixes in the release's metric CRS: traj_id, user_id, t, x, y."""
+    rows = conn.execute(f"SELECT traj_id, user_id, t, ST_X(geom), ST_Y(geom) "
+                        f"FROM {work}.points ORDER BY traj_id, t").fetchall()
+    return pd.DataFrame(rows, columns=["traj_id", "user_id", "t", "x", "y"])

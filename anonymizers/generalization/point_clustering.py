@@ -21,6 +21,13 @@ with their centroid, redistributed centroids are recomputed, and empty groups ar
 Centroids are updated from running sums in O(1) (movingpandas re-averages all members on
 every addition, which is quadratic in the group size).
 
+The centroids steer the grouping only. What is published as a Voronoi generator is
+:func:`lattice_generators`: per cluster the mean of its persons' mean positions (each
+person weighs the same, so one person's many points cannot pull it to their place),
+rounded to a lattice of ``snap`` metres that does not depend on the data; clusters that
+round onto the same lattice point are merged (Voronoi needs distinct sites). This is
+privacy rule 2 of the release machinery (``../shared/DESIGN.md``), not part of [1]_.
+
 References
 ----------
 .. [1] N. Andrienko and G. Andrienko, "Spatial generalization and aggregation of massive
@@ -44,11 +51,15 @@ from scipy.spatial import cKDTree
 from anonymizers.errors import InputError
 
 __all__ = [
+    "LatticeGenerators",
     "PointClusters",
     "cluster_points",
     "cluster_radius_stats",
     "group_points",
+    "lattice_generators",
+    "person_weighted_means",
     "redistribute",
+    "snap_to_lattice",
 ]
 
 # Grid cells are a hair wider than r, so floating-point rounding of the cell index can
@@ -293,6 +304,152 @@ def cluster_radius_stats(x: np.ndarray, y: np.ndarray, clusters: PointClusters) 
         "mean_distance_m": float(distance.mean()) if distance.size else 0.0,
         "max_distance_m": float(distance.max()) if distance.size else 0.0,
     }
+
+
+# --------------------------------------------------------------------------- generators
+
+
+@dataclass(frozen=True, eq=False)
+class LatticeGenerators:
+    """Publishable positions of clusters (see :func:`lattice_generators`).
+
+    Parameters
+    ----------
+    labels : numpy.ndarray
+        Group of every input point (int64, dense ``0 .. n - 1``): the clusters, with those
+        that snapped onto one lattice point merged.
+    positions : numpy.ndarray
+        ``(n, 2)`` distinct lattice points, one per group.
+    n_points, n_persons : numpy.ndarray
+        Points and distinct persons each position is computed from.
+    snap_merges : int
+        Clusters merged into another because both snapped onto one lattice point.
+    """
+
+    labels: np.ndarray
+    positions: np.ndarray
+    n_points: np.ndarray
+    n_persons: np.ndarray
+    snap_merges: int
+
+    def __len__(self) -> int:
+        """Number of generators."""
+        return int(self.positions.shape[0])
+
+
+def snap_to_lattice(xy: np.ndarray, snap: float) -> np.ndarray:
+    """Round coordinates to the nearest multiple of ``snap`` (a lattice anchored at the
+    CRS origin, so it does not depend on the data).
+
+    Examples
+    --------
+    >>> snap_to_lattice(np.array([[124.9, -26.0]]), 50.0).tolist()
+    [[100.0, -50.0]]
+    """
+    if not 0 < snap < math.inf:
+        raise InputError(f"snap must be a positive number of metres, got {snap!r}")
+    return np.round(np.asarray(xy, dtype=np.float64) / snap) * snap
+
+
+def person_weighted_means(labels: np.ndarray, persons: np.ndarray, x: np.ndarray,
+                          y: np.ndarray, n_groups: int) -> tuple[np.ndarray, np.ndarray]:
+    """Per group, the mean over its persons of each person's mean position.
+
+    Parameters
+    ----------
+    labels, persons : numpy.ndarray
+        Group and person (integer codes) of every point.
+    x, y : numpy.ndarray
+        Coordinates of the points.
+    n_groups : int
+        Number of groups (labels are ``0 .. n_groups - 1``).
+
+    Returns
+    -------
+    tuple of numpy.ndarray
+        ``(n_groups, 2)`` positions (NaN for a group without points) and the number of
+        distinct persons of each group.
+
+    Examples
+    --------
+    One person with three points at x = 0 and one with a point at x = 10 weigh the same:
+
+    >>> means, n = person_weighted_means(np.zeros(4, dtype=int), np.array([0, 0, 0, 1]),
+    ...                                  np.array([0.0, 0.0, 0.0, 10.0]), np.zeros(4), 1)
+    >>> means.tolist(), n.tolist()
+    ([[5.0, 0.0]], [2])
+    """
+    x_a, y_a = _validated_points(x, y)
+    if x_a.size == 0:
+        return np.full((n_groups, 2), np.nan), np.zeros(n_groups, dtype=np.int64)
+    x0, y0 = float(x_a.min()), float(y_a.min())  # relative sums stay exact enough
+    keys = np.column_stack((np.asarray(labels, dtype=np.int64),
+                            np.asarray(persons, dtype=np.int64)))
+    pairs, pair_of = np.unique(keys, axis=0, return_inverse=True)
+    pair_of = pair_of.reshape(-1)
+    count = np.bincount(pair_of)
+    person_x = np.bincount(pair_of, weights=x_a - x0) / count
+    person_y = np.bincount(pair_of, weights=y_a - y0) / count
+    group = pairs[:, 0]
+    n_persons = np.bincount(group, minlength=n_groups)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        means = np.column_stack((np.bincount(group, person_x, n_groups) / n_persons + x0,
+                                 np.bincount(group, person_y, n_groups) / n_persons + y0))
+    return means, n_persons
+
+
+def lattice_generators(labels: np.ndarray, persons: np.ndarray, x: np.ndarray, y: np.ndarray,
+                       snap: float) -> LatticeGenerators:
+    """Publishable generators of clusters: person-weighted means snapped to a lattice.
+
+    Parameters
+    ----------
+    labels : numpy.ndarray
+        Cluster of every point (dense, e.g. :attr:`PointClusters.labels`).
+    persons : numpy.ndarray
+        Person (integer code) of every point.
+    x, y : numpy.ndarray
+        Coordinates in metres of a metric CRS.
+    snap : float
+        Lattice spacing in metres.
+
+    Returns
+    -------
+    LatticeGenerators
+        One distinct lattice point per group, in the order of each group's first cluster.
+
+    Notes
+    -----
+    A position is :func:`person_weighted_means` rounded by :func:`snap_to_lattice`. When
+    several clusters round onto one lattice point, they become one group whose position is
+    recomputed from all their points (and rounded again), until all positions differ.
+
+    Examples
+    --------
+    Two clusters 20 m apart round onto one 50 m lattice point and are merged:
+
+    >>> g = lattice_generators(np.array([0, 1]), np.array([0, 1]), np.array([0.0, 20.0]),
+    ...                        np.zeros(2), 50.0)
+    >>> g.positions.tolist(), g.n_persons.tolist(), g.snap_merges
+    ([[0.0, 0.0]], [2], 1)
+    """
+    x_a, y_a = _validated_points(x, y)
+    labels_a = np.asarray(labels, dtype=np.int64)
+    merges = 0
+    while True:
+        n_groups = int(labels_a.max()) + 1 if labels_a.size else 0
+        means, n_persons = person_weighted_means(labels_a, persons, x_a, y_a, n_groups)
+        snapped = snap_to_lattice(means, snap)
+        _, first, group_of = np.unique(snapped, axis=0, return_index=True,
+                                       return_inverse=True)
+        if first.size == n_groups:
+            return LatticeGenerators(labels_a, snapped, np.bincount(labels_a, minlength=n_groups),
+                                     n_persons, merges)
+        merges += n_groups - first.size
+        # Number the merged groups in the order of their first cluster (deterministic).
+        rank = np.empty(first.size, dtype=np.int64)
+        rank[np.argsort(first, kind="stable")] = np.arange(first.size)
+        labels_a = rank[group_of.reshape(-1)][labels_a]
 
 
 # --------------------------------------------------------------------------- validation

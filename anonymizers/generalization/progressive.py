@@ -21,11 +21,23 @@ Beyond the paper, two rules on generators, because a published generator is a po
   It is dropped. This is also the rule the independent verifier checks, from the
   release alone.
 
+A merged generator is not the centroid of all fixes of a and b (Algorithm 3, line 15),
+where a person with most of the fixes (a parked car) would pull it to their place, but
+the mean over the persons of each person's mean position, rounded to the lattice of
+``snap`` metres (privacy rule 2 of ``../shared/DESIGN.md``); the pipeline computes it in
+SQL, since it needs the fixes per person. Generators are means only: a medoid is one
+person's actual fix, i.e. a raw position, which a release must not publish.
+
 The expected local displacement of a merged area is the root mean square distance of its
-fixes to the merged centroid, computed from per-cell sums: it bounds the mean distance
-from above (so MaxDisplacement is never exceeded on average), and needs no pass over the
-points. Generators are centroids only: a medoid is one person's actual fix, i.e. a raw
-position, which a release must not publish.
+fixes to the merged generator, computed from per-cell sums (:func:`rms_distance`): it
+bounds the mean distance from above (so MaxDisplacement is never exceeded on average),
+and needs no pass over the points. The planner first judges a pair by the distance to
+the fixes' centroid, the least possible RMS; the pipeline then computes the generator a
+merge really gets and, when that is too far from the fixes, refuses the pair
+(``refused``) and plans the step again.
+
+Two generators that round onto one lattice point would be one Voronoi site: they are
+merged (:func:`coinciding`), whatever MaxDisplacement says.
 
 References
 ----------
@@ -36,11 +48,20 @@ Privacy 3, 91-121. Algorithm 3 and §6.1.2.
 
 from __future__ import annotations
 
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 
-__all__ = ["CellStatistics", "MergePlan", "NeighbourFlows", "pair_counts", "plan_merges"]
+__all__ = [
+    "CellStatistics",
+    "MergePlan",
+    "NeighbourFlows",
+    "coinciding",
+    "pair_counts",
+    "plan_merges",
+    "rms_distance",
+]
 
 
 @dataclass(frozen=True)
@@ -135,11 +156,14 @@ def _below_k_candidates(flows: NeighbourFlows, counts: np.ndarray,
 
 
 def plan_merges(stats: CellStatistics, flows: NeighbourFlows, k: int,
-                max_displacement: float | None, *, include_pairs: bool = True) -> MergePlan:
+                max_displacement: float | None, *, include_pairs: bool = True,
+                refused: Collection[tuple[int, int]] = ()) -> MergePlan:
     """Decide one step of progressive generalization (module docstring).
 
     ``include_pairs=False`` handles only generators with fewer than k persons: used once
     the step budget is spent, because those must be resolved before anything is published.
+    ``refused`` pairs (a, b) are rejected as if by MaxDisplacement: their merged generator
+    turned out too far from their fixes.
     """
     cells, counts = _Cells(stats), pair_counts(flows)
     plan = MergePlan(pairs_below_k=int(((counts > 0) & (counts < k)).sum()),
@@ -151,7 +175,7 @@ def plan_merges(stats: CellStatistics, flows: NeighbourFlows, k: int,
         if a in used or b in used:
             continue
         rms = cells.merged_rms(a, b)
-        if max_displacement is not None and rms > max_displacement:
+        if (a, b) in refused or (max_displacement is not None and rms > max_displacement):
             plan.rejected_by_displacement += 1
             continue
         plan.merges.append((a, b))
@@ -162,3 +186,34 @@ def plan_merges(stats: CellStatistics, flows: NeighbourFlows, k: int,
     plan.far_generators = len(far)
     plan.drops = sorted((thin | far) - used)
     return plan
+
+
+def rms_distance(stats: CellStatistics, rows: Sequence[int], x: float, y: float) -> float:
+    """Root mean square distance of the fixes of the cells at ``rows`` to (x, y).
+
+    From the per-cell sums: E|p - g|^2 = (E|p|^2 - |m|^2) + |m - g|^2, m the fixes' mean.
+    0.0 for cells without fixes.
+    """
+    n = float(stats.n_points[list(rows)].sum())
+    if n == 0:
+        return 0.0
+    mx, my = stats.sx[list(rows)].sum() / n, stats.sy[list(rows)].sum() / n
+    spread = stats.sxxyy[list(rows)].sum() / n - mx * mx - my * my
+    return float(np.sqrt(max(spread, 0.0) + (mx - x) ** 2 + (my - y) ** 2))
+
+
+def coinciding(ids: Sequence[int], xy: np.ndarray) -> list[list[int]]:
+    """Groups of generator ids sharing one position (only groups of two or more).
+
+    Positions are compared exactly: generators are snapped to a lattice, so two that round
+    to one lattice point have bit-identical coordinates.
+
+    Examples
+    --------
+    >>> coinciding([4, 7, 9], np.array([[0.0, 50.0], [100.0, 0.0], [0.0, 50.0]]))
+    [[4, 9]]
+    """
+    at: dict[tuple[float, float], list[int]] = {}
+    for gen_id, (x, y) in zip(ids, np.asarray(xy, dtype=np.float64).tolist(), strict=True):
+        at.setdefault((x, y), []).append(int(gen_id))
+    return [group for group in at.values() if len(group) > 1]

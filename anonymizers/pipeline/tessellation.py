@@ -12,7 +12,7 @@ from __future__ import annotations
 import io
 import logging
 import time
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -95,8 +95,9 @@ def _write_frame(conn: psycopg.Connection, release: ReleaseSpec, table: str, col
 
 
 def cluster(spec: dict[str, Any]) -> dict[str, int]:
-    """Group the characteristic points into clusters of radius r; centroids = generators."""
-    from anonymizers.generalization.point_clustering import cluster_points
+    """Group the characteristic points into clusters of radius r; their generators are the
+    mean of per-person means, snapped to the ``snap`` lattice (privacy rule 2)."""
+    from anonymizers.generalization.point_clustering import cluster_points, lattice_generators
 
     with step("cluster", spec) as (release, conn):
         points = pacsv.read_csv(
@@ -108,24 +109,27 @@ def cluster(spec: dict[str, Any]) -> dict[str, int]:
             raise InputError(f"only {points.num_rows} characteristic point(s) in the window: "
                              "nothing to tessellate; widen the window")
         users = pd.factorize(points["user"].to_pandas())[0]
-        clusters = cluster_points(points["x"].to_numpy(), points["y"].to_numpy(),
-                                  float(release.params["radius"]))
-        generators = _generators(clusters.labels, clusters.centroids, users)
+        x, y = points["x"].to_numpy(), points["y"].to_numpy()
+        clusters = cluster_points(x, y, float(release.params["radius"]))
+        generators = lattice_generators(clusters.labels, users, x, y,
+                                        float(release.params["snap"]))
+        if len(generators) < 2:
+            raise InputError(f"the clusters of the window snap onto {len(generators)} point(s) "
+                             f"of the {release.params['snap']:g} m lattice: nothing to "
+                             "tessellate; lower snap or widen the window")
+        if generators.snap_merges:
+            log.info("%d cluster(s) merged into another: both snapped onto one lattice point",
+                     generators.snap_merges)
         run_sql_file(conn, VORONOI + "105_generators.sql", {"srid": release.srid},
                      work=release.work_schema)
-        _copy_generators(conn, release, generators)
+        _copy_generators(conn, release, pd.DataFrame({
+            "gen_id": np.arange(1, len(generators) + 1), "x": generators.positions[:, 0],
+            "y": generators.positions[:, 1], "n_points": generators.n_points,
+            "n_persons": generators.n_persons}))
         run_sql_file(conn, VORONOI + "107_restore_generators.sql", {"save": True},
                      work=release.work_schema)
-    return {"clusters": len(generators)}
-
-
-def _generators(labels: np.ndarray, centroids: np.ndarray, users: np.ndarray) -> pd.DataFrame:
-    members = pd.DataFrame({"label": labels, "user": users})
-    persons = members.groupby("label")["user"].nunique().reindex(range(len(centroids)))
-    counts = np.bincount(labels, minlength=len(centroids))
-    return pd.DataFrame({"gen_id": np.arange(1, len(centroids) + 1), "x": centroids[:, 0],
-                         "y": centroids[:, 1], "n_points": counts,
-                         "n_persons": persons.to_numpy()})
+    return {"clusters": len(clusters), "generators": len(generators),
+            "snap_merges": generators.snap_merges}
 
 
 def _copy_generators(conn: psycopg.Connection, release: ReleaseSpec,
@@ -136,7 +140,8 @@ def _copy_generators(conn: psycopg.Connection, release: ReleaseSpec,
 
 def _rebuild_cells(conn: psycopg.Connection, release: ReleaseSpec) -> None:
     run_sql_file(conn, VORONOI + "110_voronoi_cells.sql",
-                 {"srid": release.srid, "margin": float(release.params["radius"])},
+                 {"srid": release.srid, "margin": float(release.params["radius"]),
+                  "snap": float(release.params["snap"])},
                  work=release.work_schema)
 
 
@@ -196,57 +201,141 @@ def _statistics(conn: psycopg.Connection, release: ReleaseSpec):
     return stats, NeighbourFlows(*arrays), displacement
 
 
-def _apply(conn: psycopg.Connection, release: ReleaseSpec, stats, plan) -> int:
-    """Replace merged and dropped generators; returns how many generators remain."""
+class _Generator(NamedTuple):
+    """A generator about to be written: a lattice point and what it is computed from."""
+
+    x: float
+    y: float
+    n_points: int
+    n_persons: int
+
+
+def _group_generators(conn: psycopg.Connection, release: ReleaseSpec, stats,
+                      groups: dict[int, list[int]]) -> dict[int, _Generator]:
+    """The generator of each group of cells (id -> cells): the mean of its persons' mean
+    fixes (150_merged_generator_support.sql), snapped to the lattice."""
+    from anonymizers.generalization.point_clustering import snap_to_lattice
+
+    rows = run_sql_file(conn, VORONOI + "150_merged_generator_support.sql", {
+        "groups": [g for g, cells in groups.items() for _ in cells],
+        "cells": [c for cells in groups.values() for c in cells]},
+        work=release.work_schema) if groups else []
+    found = {int(g): (float(x), float(y), int(n_points), int(n_persons))
+             for g, n_persons, n_points, x, y in rows}
     row = {int(cell): i for i, cell in enumerate(stats.cell_id)}
+    snap = float(release.params["snap"])
+    result = {}
+    for gen_id, cells in groups.items():
+        if gen_id in found:
+            x, y, n_points, n_persons = found[gen_id]
+        else:  # cells without fixes: nobody's position, the mean of their generators
+            x = float(np.mean([stats.centroid_x[row[c]] for c in cells]))
+            y = float(np.mean([stats.centroid_y[row[c]] for c in cells]))
+            n_points = n_persons = 0
+        (sx, sy), = snap_to_lattice(np.array([[x, y]]), snap).tolist()
+        result[gen_id] = _Generator(sx, sy, n_points, n_persons)
+    return result
+
+
+def _plan(conn: psycopg.Connection, release: ReleaseSpec, stats, flows,
+          include_pairs: bool):
+    """plan_merges, with the generator each merge would really get: a merge whose fixes lie
+    farther from it (RMS) than MaxDisplacement is refused and the step planned again."""
+    from anonymizers.generalization.progressive import plan_merges, rms_distance
+
+    limit = float(release.params["max_displacement"]) or None
+    row = {int(cell): i for i, cell in enumerate(stats.cell_id)}
+    refused: set[tuple[int, int]] = set()
+    merged: dict[tuple[int, int], _Generator] = {}
+    while True:
+        plan = plan_merges(stats, flows, release.k, limit, include_pairs=include_pairs,
+                           refused=refused)
+        new = [pair for pair in plan.merges if pair not in merged]
+        found = _group_generators(conn, release, stats, dict(enumerate(map(list, new))))
+        merged.update((pair, found[i]) for i, pair in enumerate(new))
+        too_far = {(a, b) for a, b in plan.merges if limit is not None and rms_distance(
+            stats, [row[a], row[b]], merged[(a, b)].x, merged[(a, b)].y) > limit}
+        if not too_far:
+            return plan, {pair: merged[pair] for pair in plan.merges}
+        refused |= too_far
+
+
+def _resolve_coinciding(conn: psycopg.Connection, release: ReleaseSpec, stats,
+                        groups: dict[int, list[int]], new: dict[int, _Generator],
+                        kept: dict[int, tuple[float, float]]) -> int:
+    """Merge generators that snapped onto one lattice point (Voronoi needs distinct sites),
+    recomputing each union's generator until all differ. Updates ``groups``, ``new`` and
+    ``kept`` in place; returns how many generators were merged into another."""
+    from anonymizers.generalization.progressive import coinciding
+
+    next_id, merged = max([*groups, *kept, 0]) + 1, 0
+    while True:
+        ids = [*kept, *new]
+        xy = np.array([kept[i] for i in kept] + [(g.x, g.y) for g in new.values()])
+        united = {}
+        for together in coinciding(ids, xy):
+            united[next_id] = [c for i in together for c in groups.pop(i, [i])]
+            for i in together:
+                kept.pop(i, None)
+                new.pop(i, None)
+            merged += len(together) - 1
+            next_id += 1
+        if not united:
+            return merged
+        groups.update(united)
+        new.update(_group_generators(conn, release, stats, united))
+
+
+def _apply(conn: psycopg.Connection, release: ReleaseSpec, stats, plan,
+           merged: dict[tuple[int, int], _Generator]) -> tuple[int, int]:
+    """Replace merged and dropped generators; returns how many generators remain and how
+    many were merged because they snapped onto one lattice point."""
+    first = int(stats.cell_id.max()) + 1 if len(stats.cell_id) else 1
+    groups = {first + g: [a, b] for g, (a, b) in enumerate(plan.merges)}
+    new = {first + g: merged[pair] for g, pair in enumerate(plan.merges)}
+    gone = {c for pair in plan.merges for c in pair} | set(plan.drops)
+    kept = {int(c): (float(x), float(y))
+            for c, x, y in zip(stats.cell_id, stats.centroid_x, stats.centroid_y, strict=True)
+            if int(c) not in gone}
+    before = set(kept)
+    snap_merges = _resolve_coinciding(conn, release, stats, groups, new, kept)
+    gone |= before - set(kept)
     work = release.work_schema
-    next_id = int(stats.cell_id.max()) + 1 if len(stats.cell_id) else 1
-    groups = [(next_id + g, a, b) for g, (a, b) in enumerate(plan.merges)]
-    support = dict(run_sql_file(conn, VORONOI + "150_merged_generator_support.sql", {
-        "groups": [g for g, a, b in groups for _ in (a, b)],
-        "cells": [c for _, a, b in groups for c in (a, b)]}, work=work)) if groups else {}
-    merged = []
-    for gen_id, a, b in groups:
-        i, j = row[a], row[b]
-        # The merged generator is the centroid of all fixes in a and b (Algorithm 3, line 15).
-        n = stats.n_points[i] + stats.n_points[j]
-        if n:
-            x, y = (stats.sx[i] + stats.sx[j]) / n, (stats.sy[i] + stats.sy[j]) / n
-        else:  # two cells without fixes: nobody's position, the midpoint of the generators
-            x = (stats.centroid_x[i] + stats.centroid_x[j]) / 2
-            y = (stats.centroid_y[i] + stats.centroid_y[j]) / 2
-        merged.append((gen_id, x, y, int(n), int(support.get(gen_id, 0))))
-    gone = [c for pair in plan.merges for c in pair] + list(plan.drops)
     conn.execute(sql.SQL("DELETE FROM {} WHERE gen_id = ANY(%s)").format(
-        sql.Identifier(work, "generators")), (gone,))
-    if merged:
+        sql.Identifier(work, "generators")), (sorted(gone),))
+    if new:
         _copy_generators(conn, release, pd.DataFrame(
-            merged, columns=["gen_id", "x", "y", "n_points", "n_persons"]))
+            [(gen_id, *generator) for gen_id, generator in new.items()],
+            columns=["gen_id", "x", "y", "n_points", "n_persons"]))
     left = conn.execute(sql.SQL("SELECT count(*) FROM {}").format(
         sql.Identifier(work, "generators"))).fetchone()
-    return int(left[0]) if left else 0
+    return (int(left[0]) if left else 0), snap_merges
 
 
 def _log_iteration(conn: psycopg.Connection, release: ReleaseSpec, iteration: int,
-                   n_cells: int, plan, displacement: tuple[float, float]) -> None:
+                   n_cells: int, plan, displacement: tuple[float, float],
+                   snap_merges: int) -> None:
     conn.execute(sql.SQL(
-        "INSERT INTO {} VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s)").format(
+        "INSERT INTO {} (iteration, cells, pairs_below_k, thin_generators, merges, drops, "
+        "rejected_by_displacement, displacement_avg_m, displacement_max_m, snap_merges) "
+        "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s)").format(
         sql.Identifier(release.work_schema, "progressive_log")),
         (iteration, n_cells, plan.pairs_below_k, plan.thin_generators, len(plan.merges),
-         len(plan.drops), plan.rejected_by_displacement, *displacement))
+         len(plan.drops), plan.rejected_by_displacement, *displacement, snap_merges))
     log.info("progressive generalization step %d: %d cells, %d pairs below k, %d thin "
-             "generators, %d merges, %d drops", iteration, n_cells, plan.pairs_below_k,
-             plan.thin_generators, len(plan.merges), len(plan.drops))
+             "generators, %d merges, %d drops, %d merged onto one lattice point", iteration,
+             n_cells, plan.pairs_below_k, plan.thin_generators, len(plan.merges),
+             len(plan.drops), snap_merges)
 
 
 def progressive_generalization(spec: dict[str, Any]) -> dict[str, int]:
     """Algorithm 3 with MaxDisplacement, then the thin-generator rule until it holds.
 
-    One transaction. A re-run after a success (a cleared task) restarts from the
+    Every generator written is the mean of its persons' mean fixes, snapped to the lattice,
+    so the rules on generators are judged on the position that is published. One
+    transaction. A re-run after a success (a cleared task) restarts from the
     clustering's generators, so it gives the same cells, not further-merged ones.
     """
-    from anonymizers.generalization.progressive import plan_merges
-
     with step("progressive_generalization", spec) as (release, conn):
         log_table = sql.Identifier(release.work_schema, "progressive_log")
         ran_before = conn.execute(sql.SQL("SELECT count(*) FROM {}").format(log_table)).fetchone()
@@ -256,17 +345,18 @@ def progressive_generalization(spec: dict[str, Any]) -> dict[str, int]:
             _rebuild_cells(conn, release)
             _full_membership(conn, release)
         conn.execute(sql.SQL("TRUNCATE {}").format(log_table))
-        p = release.params
-        max_displacement = float(p["max_displacement"]) or None
         iteration = 0
         while True:
             stats, flows, displacement = _statistics(conn, release)
-            plan = plan_merges(stats, flows, release.k, max_displacement,
-                               include_pairs=iteration < int(p["max_iterations"]))
-            _log_iteration(conn, release, iteration, len(stats.cell_id), plan, displacement)
+            plan, merged = _plan(conn, release, stats, flows,
+                                 include_pairs=iteration < int(release.params["max_iterations"]))
+            left, snap_merges = (_apply(conn, release, stats, plan, merged) if plan.changes
+                                 else (len(stats.cell_id), 0))
+            _log_iteration(conn, release, iteration, len(stats.cell_id), plan, displacement,
+                           snap_merges)
             if not plan.changes:
                 break
-            if _apply(conn, release, stats, plan) < 2:
+            if left < 2:
                 raise InputError("progressive generalization left fewer than two cells: the "
                                  "window has too few persons for this k; lower k or widen it")
             _rebuild_cells(conn, release)

@@ -1,6 +1,8 @@
--- Generators of the Voronoi cells (cluster centroids, later merged centroids), filled by
--- COPY from Python. n_persons: distinct persons among the fixes the position was computed
--- from (a generator of fewer than k persons would point at them).
+-- Generators of the Voronoi cells (clusters' and then merged cells' mean of per-person
+-- means, on the `snap` lattice), filled by COPY from Python. n_persons: distinct persons
+-- among the points the position was computed from (a generator of fewer than k persons
+-- would point at them). progressive_log: one row per step of progressive generalization;
+-- snap_merges counts generators merged because they snapped onto one lattice point.
 -- Params: srid. Identifiers: work.
 DROP TABLE IF EXISTS {work}.generators;
 CREATE TABLE {work}.generators (
@@ -22,5 +24,6 @@ CREATE TABLE {work}.progressive_log (
     drops                    integer NOT NULL,
     rejected_by_displacement integer NOT NULL,
     displacement_avg_m       double precision,
-    displacement_max_m       double precision
+    displacement_max_m       double precision,
+    snap_merges              integer NOT NULL DEFAULT 0
 );

@@ -3,6 +3,10 @@
 -- inside them, at the time the segment enters them (linear interpolation between the
 -- fixes). Crossings are ordered along the segment by where it enters each cell; a segment
 -- only grazing a cell (no length inside it) does not visit it.
+-- A fix outside the clip box (110_voronoi_cells.sql) lies in no cell: it is a gap, kept in
+-- point_cells with a NULL cell so that segments join the right neighbours, and left out of
+-- memberships (the visits skip it, as the verifier skips its gap symbol). The segments to
+-- and from it still visit the cells they cross inside the box (128_crossings.sql).
 -- Cells are the outer side of the join, so each polygon is prepared once and probes the
 -- fixes' GiST index. OFFSET 0 keeps the planner from turning the join around to feed the
 -- DISTINCT ON from the (traj_id, t) index (EXPLAIN ANALYZE, whole T-Drive, 793k fixes,
@@ -21,6 +25,13 @@ CROSS JOIN LATERAL (
     SELECT * FROM {work}.points AS p WHERE ST_Intersects(c.geom, p.geom) OFFSET 0
 ) AS p
 ORDER BY p.traj_id, p.t, c.cell_id;
+-- Gaps: the fixes no cell holds (outside the box; a hash anti-join, not a polygon test, so
+-- no fix can be lost to rounding on the box's edge).
+INSERT INTO {work}.point_cells (traj_id, user_id, t, geom, cell_id)
+SELECT p.traj_id, p.user_id, p.t, p.geom, NULL
+FROM {work}.points AS p
+WHERE NOT EXISTS (SELECT 1 FROM {work}.point_cells AS pc
+                  WHERE pc.traj_id = p.traj_id AND pc.t = p.t);
 CREATE INDEX ON {work}.point_cells (cell_id);
 CREATE INDEX ON {work}.point_cells (traj_id, t);
 
@@ -30,7 +41,7 @@ CREATE TABLE {work}.crossings (
 );
 -- (indexed by 128_crossings.sql once filled: cheaper than maintaining them row by row)
 CREATE VIEW {work}.memberships AS
-SELECT traj_id, user_id, t, cell_id FROM {work}.point_cells
+SELECT traj_id, user_id, t, cell_id FROM {work}.point_cells WHERE cell_id IS NOT NULL
 UNION ALL
 SELECT traj_id, user_id, t, cell_id FROM {work}.crossings;
 
@@ -47,5 +58,6 @@ FROM (
     FROM {work}.point_cells
     WINDOW w AS (PARTITION BY traj_id ORDER BY t)
 ) AS s
--- Cells are convex: a segment with both ends in one cell stays inside it.
-WHERE c2 IS NOT NULL AND c1 <> c2;
+-- Cells are convex: a segment with both ends in one cell stays inside it. A segment with
+-- an end in a gap may cross cells on its way to or from the box's edge.
+WHERE t2 IS NOT NULL AND (c1 IS NULL OR c1 IS DISTINCT FROM c2);

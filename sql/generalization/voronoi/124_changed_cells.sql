@@ -3,7 +3,9 @@
 -- costs time, never correctness), and the share of fixes lying in stale cells: the
 -- caller redoes membership from scratch when that share is large, since an update then
 -- moves most fixes at a higher cost per fix (whole T-Drive, 794k fixes: an update moving
--- 20%% of them took as long as a full membership). Identifiers: work.
+-- 20%% of them took as long as a full membership). The fixes in gaps (outside the clip
+-- box, NULL cell) move at every update: the box follows the generators, and may have grown
+-- over them. Identifiers: work.
 DROP TABLE IF EXISTS {work}.changed_cells;
 CREATE TABLE {work}.changed_cells AS
 SELECT c.cell_id, c.geom FROM {work}.cells AS c LEFT JOIN {work}.cells_prev AS o USING (cell_id)
@@ -15,5 +17,6 @@ CREATE TABLE {work}.stale_cells AS
 SELECT o.cell_id, o.geom FROM {work}.cells_prev AS o LEFT JOIN {work}.cells AS c USING (cell_id)
 WHERE c.cell_id IS NULL OR NOT ST_Equals(c.geom, o.geom);
 
-SELECT coalesce(avg((cell_id IN (SELECT cell_id FROM {work}.stale_cells))::integer), 0)
+SELECT coalesce(avg((cell_id IS NULL
+                     OR cell_id IN (SELECT cell_id FROM {work}.stale_cells))::integer), 0)
 FROM {work}.point_cells;

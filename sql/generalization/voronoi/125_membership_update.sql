@@ -3,13 +3,15 @@
 -- Unchanged cells have identical polygons, so a fix that was in one stays there; fixes
 -- of stale cells are re-dealt among the changed cells. A crossing (segment, cell) stays
 -- valid unless the cell changed or an end of the segment moved; the crossings of every
--- affected segment are recomputed by 128_crossings.sql. Identifiers: work.
+-- affected segment are recomputed by 128_crossings.sql. Fixes in gaps (NULL cell: outside
+-- the clip box, which follows the generators) are re-dealt too, and stay gaps if no cell
+-- holds them now. Identifiers: work.
 SET LOCAL work_mem = '256MB';
 DROP TABLE IF EXISTS {work}.moved_points;
 CREATE TABLE {work}.moved_points AS
 WITH moved AS (
     DELETE FROM {work}.point_cells
-    WHERE cell_id IN (SELECT cell_id FROM {work}.stale_cells)
+    WHERE cell_id IN (SELECT cell_id FROM {work}.stale_cells) OR cell_id IS NULL
     RETURNING traj_id, user_id, t, geom
 )
 SELECT * FROM moved;
@@ -24,7 +26,7 @@ CROSS JOIN LATERAL (  -- cells outer, as in 120_membership.sql
     SELECT * FROM {work}.moved_points AS m WHERE ST_Intersects(c.geom, m.geom) OFFSET 0
 ) AS m
 ORDER BY m.traj_id, m.t, c.cell_id;
--- Safety net for a fix no changed cell claims (rounding on an edge): search all cells.
+-- A fix no changed cell claims: rounding on an edge (search all cells), or a gap (none).
 INSERT INTO {work}.point_cells (traj_id, user_id, t, geom, cell_id)
 SELECT m.traj_id, m.user_id, m.t, m.geom,
        (SELECT min(c.cell_id) FROM {work}.cells AS c WHERE ST_Intersects(c.geom, m.geom))
@@ -33,8 +35,10 @@ WHERE NOT EXISTS (SELECT 1 FROM {work}.point_cells AS pc
                   WHERE pc.traj_id = m.traj_id AND pc.t = m.t);
 
 -- Segments whose crossings must be recomputed go to recross. Only trajectories with a
--- moved fix or a crossing of a stale cell can have one: the changed cells cover exactly
--- the area of the stale ones, so a segment meeting a changed cell met a stale one.
+-- moved fix or a crossing of a stale cell can have one: the changed cells cover the area
+-- of the stale ones, so a segment meeting a changed cell met a stale one. (Where the box
+-- grew, the changed cells cover more: but a segment reaching there has an end outside the
+-- old box, a gap, which moved.)
 -- (Whole trajectories are windowed: filtering fixes first would join wrong neighbours.)
 DROP TABLE IF EXISTS {work}.recross;
 CREATE TABLE {work}.recross AS
@@ -52,7 +56,7 @@ WITH affected AS (
         WHERE traj_id IN (SELECT traj_id FROM affected)
         WINDOW w AS (PARTITION BY traj_id ORDER BY t)
     ) AS s
-    WHERE c2 IS NOT NULL AND c1 <> c2
+    WHERE t2 IS NOT NULL AND (c1 IS NULL OR c1 IS DISTINCT FROM c2)
 )
 SELECT row_number() OVER () AS seg_id, s.*,
        ST_X(ST_StartPoint(line)) AS ax, ST_Y(ST_StartPoint(line)) AS ay,
