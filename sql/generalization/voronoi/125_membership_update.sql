@@ -3,15 +3,16 @@
 -- Unchanged cells have identical polygons, so a fix that was in one stays there; fixes
 -- of stale cells are re-dealt among the changed cells. A crossing (segment, cell) stays
 -- valid unless the cell changed or an end of the segment moved; the crossings of every
--- affected segment are recomputed by 128_crossings.sql. Fixes in gaps (NULL cell: outside
--- the clip box, which follows the generators) are re-dealt too, and stay gaps if no cell
--- holds them now. Identifiers: work.
+-- affected segment are recomputed by 128_crossings.sql. When the clip box moved (it
+-- follows the generators; {work}.box_moved), the fixes in gaps (NULL cell) are re-dealt
+-- too, and stay gaps if no cell holds them now. Identifiers: work.
 SET LOCAL work_mem = '256MB';
 DROP TABLE IF EXISTS {work}.moved_points;
 CREATE TABLE {work}.moved_points AS
 WITH moved AS (
     DELETE FROM {work}.point_cells
-    WHERE cell_id IN (SELECT cell_id FROM {work}.stale_cells) OR cell_id IS NULL
+    WHERE cell_id IN (SELECT cell_id FROM {work}.stale_cells)
+       OR (cell_id IS NULL AND (SELECT moved FROM {work}.box_moved))
     RETURNING traj_id, user_id, t, geom
 )
 SELECT * FROM moved;
@@ -38,7 +39,7 @@ WHERE NOT EXISTS (SELECT 1 FROM {work}.point_cells AS pc
 -- moved fix or a crossing of a stale cell can have one: the changed cells cover the area
 -- of the stale ones, so a segment meeting a changed cell met a stale one. (Where the box
 -- grew, the changed cells cover more: but a segment reaching there has an end outside the
--- old box, a gap, which moved.)
+-- old box, a gap, which moved with the box.)
 -- (Whole trajectories are windowed: filtering fixes first would join wrong neighbours.)
 DROP TABLE IF EXISTS {work}.recross;
 CREATE TABLE {work}.recross AS
