@@ -140,6 +140,11 @@ def _check_generators(conn, release: ReleaseUnderTest, derived_points,
     result.checks["data_derived_generators"] = len(rows)
     if not rows:
         return
+    if release.manifest["method"] not in CROSSING_METHODS:  # the grid: no data-driven centre
+        for cell, _x, _y in rows:
+            result.violations.append(f"the centroid of grid cell {cell} is not its square's "
+                                     "centre: it was computed from data")
+        return
     k, params = release.k, release.parameters
     reach, snap = float(params["radius"]), float(params.get("snap", 0.0))
     off = [cell for cell, x, y in rows

@@ -1,5 +1,5 @@
--- Geometry columns of a release schema. Params: schema.
+-- Polygon columns of a release schema (where a clip box would show). Params: schema.
 SELECT f_table_name, f_geometry_column
 FROM geometry_columns
-WHERE f_table_schema = %(schema)s
+WHERE f_table_schema = %(schema)s AND type IN ('POLYGON', 'MULTIPOLYGON')
 ORDER BY 1, 2;
