@@ -87,6 +87,12 @@ def _load_example_env() -> dict[str, str]:
 COMPOSE = _load_compose()
 SERVICES: dict[str, Any] = COMPOSE["services"]
 EXAMPLE_VALUES = _load_example_env()
+# The secrets an operator must set (no defaults): values used wherever a test interpolates.
+SECRETS = {
+    "POSTGRES_PASSWORD": "pg-secret-1",
+    "AIRFLOW_DB_PASSWORD": "af-secret-2",
+    "AIRFLOW_JWT_SECRET": "jwt-secret-3",
+}
 
 
 def _strings(node: Any) -> Iterator[str]:
@@ -285,13 +291,58 @@ def test_postgis_keeps_its_data_in_a_named_volume_and_is_published() -> None:
 
 def test_postgis_environment_has_user_password_and_db() -> None:
     env = _environment("postgis")
-    for key, default in {
-        "POSTGRES_USER": "anonymizers",
-        "POSTGRES_PASSWORD": "anonymizers",
-        "POSTGRES_DB": "anonymizers",
-    }.items():
+    for key, default in {"POSTGRES_USER": "anonymizers", "POSTGRES_DB": "anonymizers"}.items():
         assert key in env, f"postgis environment lacks {key}"
         assert _interpolate(env[key], {}) == default, f"default {key} is not {default!r}"
+    assert _interpolate(env["POSTGRES_PASSWORD"], SECRETS) == SECRETS["POSTGRES_PASSWORD"]
+
+
+# --- Deployment defaults (issue 7, finding 10) --------------------------------------------------
+# The superuser password used to default to "anonymizers" and the port was published on
+# every interface: anyone who could reach the host logged in as the owner of the raw data.
+
+
+def _required(name: str) -> bool:
+    """Every reference to ``name`` in compose.yaml is ${name:?...} (no default, not empty)."""
+    ops = {m["op"] for m in _compose_references() if (m["name"] or m["bare"]) == name}
+    return ops == {":?"}
+
+
+@pytest.mark.parametrize("secret", sorted(SECRETS))
+def test_no_secret_has_a_default_and_compose_refuses_to_start_without_it(secret: str) -> None:
+    assert _required(secret), f"{secret} must be written ${{{secret}:?...}} everywhere"
+    assert EXAMPLE_VALUES.get(secret) == "", f"example.env must leave {secret} empty"
+    # What Compose does with a copied example.env whose secret was not filled in.
+    unfilled = {**EXAMPLE_VALUES, **SECRETS, secret: ""}
+    with pytest.raises(AssertionError, match=f"{secret}.*required"):
+        for text in _strings(COMPOSE):
+            _interpolate(text, unfilled)
+
+
+def test_every_password_or_secret_variable_is_a_required_secret() -> None:
+    names = {m["name"] or m["bare"] for m in _compose_references()}
+    assert {n for n in names if re.search("PASSWORD|SECRET", n)} == set(SECRETS)
+
+
+def _published(service: str, env: Mapping[str, str]) -> list[tuple[str, str, str]]:
+    """(host address, host port, container port) of each published port, interpolated."""
+    published = []
+    for port in SERVICES[service].get("ports", []):
+        parts = _interpolate(str(port), env).split(":")
+        assert len(parts) == 3, f"{service} publishes {port!r} without a host address"
+        published.append((parts[0], parts[1], parts[2]))
+    return published
+
+
+def test_published_ports_bind_to_the_loopback_interface_unless_configured() -> None:
+    published = {service: _published(service, SECRETS) for service in SERVICES
+                 if SERVICES[service].get("ports")}
+    assert published == {"postgis": [("127.0.0.1", "5432", "5432")],
+                         "airflow-apiserver": [("127.0.0.1", "8080", "8080")]}
+    operator = {**SECRETS, "POSTGIS_BIND": "10.0.0.5", "AIRFLOW_API_BIND": "10.0.0.6",
+                "POSTGIS_PORT": "15432"}
+    assert _published("postgis", operator) == [("10.0.0.5", "15432", "5432")]
+    assert _published("airflow-apiserver", operator) == [("10.0.0.6", "8080", "8080")]
 
 
 def test_airflow_metadata_is_a_separate_healthchecked_postgres() -> None:
@@ -352,10 +403,10 @@ def test_airflow_service_uses_postgres_metadata_and_local_executor(service: str)
     assert env.get("AIRFLOW__CORE__EXECUTOR") == "LocalExecutor"
     assert env.get("AIRFLOW__CORE__LOAD_EXAMPLES", "").lower() == "false"
     assert "ANONYMIZERS_SCHEDULE" in env
-    uri = urlsplit(_interpolate(env["AIRFLOW__DATABASE__SQL_ALCHEMY_CONN"], {}))
+    uri = urlsplit(_interpolate(env["AIRFLOW__DATABASE__SQL_ALCHEMY_CONN"], SECRETS))
     assert uri.scheme.startswith("postgresql"), "Airflow metadata must not be sqlite"
     assert uri.hostname == "airflow-metadata"
-    metadata = {k: _interpolate(v, {}) for k, v in _environment("airflow-metadata").items()}
+    metadata = {k: _interpolate(v, SECRETS) for k, v in _environment("airflow-metadata").items()}
     assert uri.username == metadata["POSTGRES_USER"]
     assert uri.password == metadata["POSTGRES_PASSWORD"]
     assert uri.path.lstrip("/") == metadata["POSTGRES_DB"]
@@ -364,8 +415,9 @@ def test_airflow_service_uses_postgres_metadata_and_local_executor(service: str)
 # The pipeline URIs must follow the postgis service's settings both with the defaults and
 # with an operator's .env (proves they use the same variables, not merely equal defaults).
 _ENV_SCENARIOS = {
-    "defaults": {},
+    "defaults": SECRETS,
     "operator-env": {
+        **SECRETS,
         "POSTGRES_USER": "ops",
         "POSTGRES_PASSWORD": "s3cret-x",
         "POSTGRES_DB": "mobility",
