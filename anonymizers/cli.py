@@ -41,8 +41,9 @@ def cmd_db(args: argparse.Namespace) -> int:
 
     cluster = EmbeddedCluster.default()
     if args.action == "up":
-        _ensure_database()
-        print(cluster.url())
+        url = _ensure_database()
+        _echo(f"as analyst (reads releases and the catalog only):\n  psql \"{_analyst_url(url)}\"")
+        print(url)
     elif args.action == "down":
         _echo("stopped" if cluster.down() else "was not running")
     elif args.action == "status":
@@ -145,12 +146,10 @@ def _summary(url: str, release: str) -> str:
 
 
 def _analyst_url(url: str) -> str:
-    from psycopg.conninfo import conninfo_to_dict, make_conninfo
+    """The psql line an analyst uses: its own password (the cluster's passfile), not ours."""
+    from anonymizers.db.connection import analyst_url
 
-    info = {key: str(value) for key, value in conninfo_to_dict(url).items()
-            if value is not None and key != "password"}
-    info["user"] = "analyst"
-    return make_conninfo("", **info)
+    return analyst_url(url)
 
 
 def cmd_verify(args: argparse.Namespace) -> int:

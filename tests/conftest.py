@@ -79,10 +79,11 @@ def conn(db_url: str) -> Iterator[psycopg.Connection]:
 
 @pytest.fixture
 def analyst_url(db_url: str) -> str:
-    """How an analyst connects to this test's database (the role that reads releases only)."""
-    info = conninfo_to_dict(db_url)
-    info.pop("password", None)
-    return make_conninfo(**{**info, "user": "analyst"})
+    """How an analyst connects to this test's database (the role that reads releases only):
+    by password, from the embedded cluster's passfile (or libpq's usual sources)."""
+    from anonymizers.db.connection import analyst_url
+
+    return analyst_url(db_url)
 
 
 @pytest.fixture(scope="session")

@@ -5,35 +5,66 @@ data directory, its own socket directory and a non-default port, so it never col
 with a system PostgreSQL. It listens on its Unix socket only: nothing outside this
 machine can reach raw data through it.
 
+Who may connect (DESIGN, privacy rule 6). The socket directory is 0770 (the socket too):
+other OS users do not reach the socket at all. pg_hba.conf has no ``trust`` line:
+
+* ``postgres``, the bootstrap superuser, by peer authentication of the server's OS user
+  only. ``up()`` uses it for what needs a superuser: sql/admin/bootstrap.sql (roles,
+  PostGIS, revoking the statistics side doors) and the analyst's password;
+* ``anonymizers``, the pipeline's role, by peer authentication of the OS user who runs
+  ``db up`` (and of the server's). It owns the database and everything the pipeline
+  makes, and is not a superuser (LOGIN CREATEDB, no CREATEROLE);
+* ``analyst`` by password (scram-sha-256): ``up()`` generates it into ``analyst.pgpass``
+  (libpq's passfile format, mode 0600) under the cluster's home.
+
+A cluster made before these rules (trust, socket 0777, the pipeline role as bootstrap
+superuser) is converted by ``up()``: sql/admin/convert_superuser.sql and
+transfer_ownership.sql say how.
+
 initdb refuses to run as root, so when we are root the server runs as the unprivileged
 ``postgres`` system user that Debian's postgresql package creates.
 """
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import os
+import pwd
+import secrets
 import shutil
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+import psycopg
+
+from anonymizers.db.sqlfiles import sql_dir
 from anonymizers.errors import DatabaseSetupError
 
-__all__ = ["EmbeddedCluster", "default_home"]
+__all__ = ["ADMIN", "ANALYST", "DATABASE", "OWNER", "EmbeddedCluster", "default_home",
+           "passfile_beside"]
 
 PG_MAJOR = "15"
 DEFAULT_PORT = 54329
-SUPERUSER = "anonymizers"
+ADMIN = "postgres"  # bootstrap superuser (initdb -U): peer, for the server's OS user only
+OWNER = "anonymizers"  # the pipeline's role: owns the database, raw, catalog and releases
+ANALYST = "analyst"  # reads releases and the catalog; password in the passfile
 DATABASE = "anonymizers"
 SERVER_USER_WHEN_ROOT = "postgres"
+SOCKET_DIR_MODE = 0o770
+PASSFILE = "analyst.pgpass"  # in the cluster's home, beside the socket directory "run"
 APT_PACKAGES = (f"postgresql-{PG_MAJOR}", f"postgresql-{PG_MAJOR}-postgis-3")
 
 # Settings for a single-machine analytical workload (24 GB, 2 cores here); why each:
 SERVER_SETTINGS = {
     "listen_addresses": "''",  # socket only: raw data is not reachable over the network
+    "unix_socket_permissions": "0770",  # the server's OS user and group only
+    "password_encryption": "'scram-sha-256'",
     "shared_buffers": "'1GB'",
     "work_mem": "'64MB'",  # sorts of window functions over trajectories stay in memory
     "maintenance_work_mem": "'1GB'",  # GiST/btree builds after bulk loads
@@ -43,6 +74,28 @@ SERVER_SETTINGS = {
     "jit": "off",  # JIT compile time dominates our short analytical queries
     "random_page_cost": "1.1",  # data sits on SSD / page cache
 }
+# Checked on every `db up`, also on clusters initialised by earlier versions.
+SECURITY_SETTINGS = {"listen_addresses": "", "unix_socket_permissions": "0770"}
+
+# Is the cluster's bootstrap done: the mark on template1 names the bootstrap file it
+# applied, the roles are as bootstrap.sql makes them, the pipeline owns its database.
+# Then the databases still owned by the bootstrap superuser (a converted cluster's).
+BOOTSTRAP_STATE_SQL = """
+SELECT (SELECT shobj_description(oid, 'pg_database') FROM pg_database
+        WHERE datname = 'template1') IS NOT DISTINCT FROM :'mark'
+   AND EXISTS (SELECT FROM pg_roles WHERE rolname = :'owner' AND rolcanlogin AND rolcreatedb
+               AND NOT rolsuper AND NOT rolcreaterole
+               AND pg_has_role(oid, 'pg_signal_backend', 'MEMBER'))
+   AND EXISTS (SELECT FROM pg_roles WHERE rolname = 'analyst' AND rolcanlogin AND NOT rolsuper)
+   AND EXISTS (SELECT FROM pg_database AS d JOIN pg_roles AS r ON r.oid = d.datdba
+               WHERE d.datname = :'database' AND r.rolname = :'owner');
+SELECT datname FROM pg_database
+WHERE datdba = 10 AND datallowconn AND datname NOT IN ('postgres', 'template1') ORDER BY 1;
+"""
+CREATE_DATABASE_SQL = """
+SELECT format('CREATE DATABASE %I OWNER %I', :'database', :'owner')
+WHERE NOT EXISTS (SELECT FROM pg_database WHERE datname = :'database') \\gexec
+"""
 
 
 def default_home() -> Path:
@@ -79,23 +132,46 @@ class EmbeddedCluster:
     def log_file(self) -> Path:
         return self.home / "postgres.log"
 
-    def url(self, user: str = SUPERUSER, database: str = DATABASE) -> str:
-        """libpq URI of the cluster, through its Unix socket."""
+    @property
+    def passfile(self) -> Path:
+        """The analyst's password, in libpq's passfile format; readable by its owner only."""
+        return self.home / PASSFILE
+
+    def url(self, user: str = OWNER, database: str = DATABASE) -> str:
+        """libpq URI of the cluster, through its Unix socket (the owner's: peer, no password)."""
         return f"postgresql://{user}@/{database}?host={self.socket_dir}&port={self.port}"
+
+    def analyst_url(self, database: str = DATABASE) -> str:
+        """How ``analyst`` connects: its password comes from the passfile."""
+        return f"{self.url(ANALYST, database)}&passfile={self.passfile}"
 
     # -- lifecycle -------------------------------------------------------------------------
     def up(self, log=print) -> str:
-        """Install (if needed), initialise (first time), start, and create the database."""
+        """Install (if needed), initialise (first time), start, secure and bootstrap."""
         bindir = find_or_install_binaries(log)
+        self.home.mkdir(parents=True, exist_ok=True)
+        with _exclusive(self.home / "up.lock"):  # concurrent test sessions call up() too
+            self._up(bindir, log)
+        return self.url()
+
+    def _up(self, bindir: Path, log) -> None:
         self._prepare_dirs()
         if not (self.data_dir / "PG_VERSION").exists():
             log(f"initialising a new PostgreSQL cluster in {self.data_dir}")
             self._initdb(bindir)
+        access_changed = self._write_access_rules()
         if not self.is_running():
             log(f"starting PostgreSQL on socket {self.socket_dir} port {self.port}")
             self._pg_ctl(bindir, "start", "-w", "-t", "60", "-l", str(self.log_file))
-        self._create_database(bindir)
-        return self.url()
+        elif access_changed:
+            self._reload(bindir)
+        if self._bootstrap_superuser(bindir) == OWNER:
+            log(f"converting the cluster in {self.home}: {OWNER} stops being its superuser")
+            self._psql(bindir, read_admin_sql("convert_superuser.sql"), user=OWNER,
+                       variables={"owner": OWNER, "admin": ADMIN})
+        self._secure_socket(bindir, log)
+        self._bootstrap(bindir, log)
+        self._ensure_analyst_password(bindir, log)
 
     def down(self) -> bool:
         """Stop the server if it runs; returns whether it was running."""
@@ -121,17 +197,18 @@ class EmbeddedCluster:
         state = "running" if self.is_running() else "stopped"
         return f"{state}: data {self.data_dir}, socket {self.socket_dir}, port {self.port}"
 
-    # -- internals -------------------------------------------------------------------------
+    # -- internals: files and processes ---------------------------------------------------
     def _prepare_dirs(self) -> None:
         for path in (self.home, self.data_dir, self.socket_dir):
             path.mkdir(parents=True, exist_ok=True)
         self.data_dir.chmod(0o700)
+        self.socket_dir.chmod(SOCKET_DIR_MODE)
+        self.log_file.touch()
+        self.log_file.chmod(0o600)  # failed statements are logged with their values
         if _is_root():
             user = SERVER_USER_WHEN_ROOT
-            for path in (self.data_dir, self.socket_dir):
+            for path in (self.data_dir, self.socket_dir, self.log_file):
                 shutil.chown(path, user, user)
-            self.log_file.touch()
-            shutil.chown(self.log_file, user, user)
             probe = self._run(["test", "-w", str(self.socket_dir)], check=False)
             if probe.returncode != 0:
                 raise DatabaseSetupError(
@@ -141,9 +218,10 @@ class EmbeddedCluster:
                 )
 
     def _initdb(self, bindir: Path) -> None:
+        # pg_hba.conf is replaced by _write_access_rules before the first start.
         self._run([
-            str(bindir / "initdb"), "-D", str(self.data_dir), "-U", SUPERUSER,
-            "--auth=trust", "-E", "UTF8", "--locale=C.UTF-8",
+            str(bindir / "initdb"), "-D", str(self.data_dir), "-U", ADMIN,
+            "--auth-local=peer", "--auth-host=reject", "-E", "UTF8", "--locale=C.UTF-8",
         ])
         settings = {
             **SERVER_SETTINGS,
@@ -155,12 +233,41 @@ class EmbeddedCluster:
         text = conf.read_text() + "\n# anonymizers embedded cluster\n" + "\n".join(lines) + "\n"
         self._write_as_server_user(conf, text)
 
-    def _create_database(self, bindir: Path) -> None:
-        psql = [str(bindir / "psql"), "-X", "-q", "-h", str(self.socket_dir), "-p", str(self.port),
-                "-U", SUPERUSER, "-d", "postgres", "-tA"]
-        exists = self._run([*psql, "-c", f"SELECT 1 FROM pg_database WHERE datname='{DATABASE}'"])
-        if exists.stdout.strip() != "1":
-            self._run([*psql, "-c", f"CREATE DATABASE {DATABASE}"])
+    def _write_access_rules(self) -> bool:
+        """pg_hba.conf and pg_ident.conf as the module docstring says; True if they changed."""
+        server, invoker = _server_os_user(), _invoker_os_user()
+        hba = (
+            "# Written by `anonymizers db up` (anonymizers/db/cluster.py): edits are overwritten.\n"
+            "# Unix socket only (listen_addresses = ''); no trust. TYPE DATABASE USER METHOD\n"
+            f"local all {ADMIN} peer map=admin\n"
+            f"local all {OWNER} peer map=owner\n"
+            f"local all {ANALYST} scram-sha-256\n"
+        )
+        owners = dict.fromkeys([invoker, server])  # ordered, without duplicates
+        ident = (
+            "# Written by `anonymizers db up`. MAPNAME SYSTEM-USERNAME PG-USERNAME\n"
+            f"admin {server} {ADMIN}\n"
+            + "".join(f"owner {user} {OWNER}\n" for user in owners)
+        )
+        changed = False
+        for name, text in (("pg_hba.conf", hba), ("pg_ident.conf", ident)):
+            path = self.data_dir / name
+            if not path.exists() or path.read_text() != text:
+                self._write_as_server_user(path, text)
+                changed = True
+        return changed
+
+    def _reload(self, bindir: Path) -> None:
+        """Reload the configuration; return once new sessions get it."""
+        superuser = self._bootstrap_superuser(bindir)
+        loaded = self._psql(bindir, "SELECT pg_conf_load_time()", user=superuser)
+        self._pg_ctl(bindir, "reload")
+        for _ in range(100):
+            now = self._psql(bindir, "SELECT pg_conf_load_time()", user=superuser)
+            if now != loaded:
+                return
+            time.sleep(0.05)
+        raise DatabaseSetupError(f"PostgreSQL in {self.data_dir} did not reload its settings")
 
     def _pg_ctl(self, bindir: Path, *args: str) -> None:
         result = self._run([str(bindir / "pg_ctl"), "-D", str(self.data_dir), *args], check=False)
@@ -173,16 +280,166 @@ class EmbeddedCluster:
 
     def _write_as_server_user(self, path: Path, text: str) -> None:
         path.write_text(text)
+        path.chmod(0o600)
         if _is_root():
             shutil.chown(path, SERVER_USER_WHEN_ROOT, SERVER_USER_WHEN_ROOT)
 
-    def _run(self, cmd: list[str], check: bool = True) -> subprocess.CompletedProcess[str]:
+    def _run(self, cmd: list[str], check: bool = True,
+             stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+        """Run ``cmd`` as the server's OS user."""
         if _is_root():
             cmd = ["runuser", "-u", SERVER_USER_WHEN_ROOT, "--", *cmd]
-        result = subprocess.run(cmd, capture_output=True, text=True, cwd="/", check=False)
+        result = subprocess.run(cmd, capture_output=True, text=True, cwd="/", check=False,
+                                input=stdin)
         if check and result.returncode != 0:
             raise DatabaseSetupError(f"{' '.join(cmd)} failed:\n{result.stderr.strip()}")
         return result
+
+    def _psql(self, bindir: Path, script: str, *, user: str = ADMIN,
+              database: str = "postgres", check: bool = True,
+              variables: dict[str, str] | None = None) -> str:
+        """Run a psql script as the server's OS user (peer) and ``user``; its output.
+
+        The script goes through stdin and the variables through ``\\set`` lines in it, so
+        neither shows up in the process list.
+        """
+        variables = variables or {}
+        for value in variables.values():
+            if "'" in value or "\\" in value or "\n" in value:
+                raise ValueError(f"psql variable value {value!r} needs quoting")
+        header = "".join(f"\\set {name} '{value}'\n" for name, value in variables.items())
+        result = self._run([
+            str(bindir / "psql"), "-X", "-q", "-tA", "-v", "ON_ERROR_STOP=1",
+            "-h", str(self.socket_dir), "-p", str(self.port), "-U", user, "-d", database,
+            "-f", "-",
+        ], check=check, stdin=header + script)
+        return result.stdout.strip() if result.returncode == 0 else ""
+
+    # -- internals: roles, bootstrap, password -----------------------------------------------
+    def _bootstrap_superuser(self, bindir: Path) -> str:
+        """The name of the cluster's bootstrap superuser: ADMIN, or OWNER on an old cluster."""
+        errors = []
+        for user in (ADMIN, OWNER):
+            result = self._run([
+                str(bindir / "psql"), "-X", "-tA", "-h", str(self.socket_dir),
+                "-p", str(self.port), "-U", user, "-d", "postgres",
+                "-c", "SELECT rolname FROM pg_roles WHERE oid = 10"], check=False)
+            if result.returncode == 0:
+                return result.stdout.strip()
+            errors.append(result.stderr.strip())
+        raise DatabaseSetupError(
+            f"cannot connect to the cluster in {self.home} as {ADMIN} or {OWNER}:\n"
+            + "\n".join(errors))
+
+    def _secure_socket(self, bindir: Path, log) -> None:
+        """Socket-only and 0770 also on a cluster initialised by an earlier version."""
+        for name, wanted in SECURITY_SETTINGS.items():
+            state = self._psql(bindir, "SELECT setting, pending_restart FROM pg_settings "
+                                       "WHERE name = :'name'", variables={"name": name})
+            setting, pending = state.split("|")
+            if setting == wanted:
+                continue
+            self._psql(bindir, f"ALTER SYSTEM SET {name} = :'value'",
+                       variables={"value": wanted})
+            if pending != "t":
+                self._reload(bindir)  # marks it pending a restart: said once
+                log(f"{name} set to {wanted!r}: takes effect at the next start "
+                    "(`anonymizers db down && anonymizers db up`)")
+        socket = self.socket_dir / f".s.PGSQL.{self.port}"
+        if socket.exists():  # the running server's socket, made under the old setting
+            socket.chmod(0o770)
+
+    def _bootstrap(self, bindir: Path, log) -> None:
+        """Apply sql/admin/bootstrap.sql where needed (see BOOTSTRAP_STATE_SQL)."""
+        script = read_admin_sql("bootstrap.sql")
+        names = {"owner": OWNER, "database": DATABASE,
+                 "mark": "anonymizers bootstrap " + hashlib.sha256(script.encode()).hexdigest()}
+        state = self._psql(bindir, BOOTSTRAP_STATE_SQL, variables=names).splitlines()
+        done, converted = state[0] == "t", state[1:]
+        if done and not converted:
+            return
+        log("applying sql/admin/bootstrap.sql (roles, PostGIS, statistics functions revoked)")
+        owner = {"owner": OWNER}
+        self._psql(bindir, script, database="template1", variables=owner)
+        self._psql(bindir, CREATE_DATABASE_SQL, variables=names)
+        self._psql(bindir, script, database=DATABASE, variables=owner)
+        for database in converted:  # a converted cluster's databases
+            log(f"database {database}: ownership moves to {OWNER}")
+            # Only the pipeline's own database must succeed: another (a test's) may be
+            # dropped meanwhile; one that fails is tried again at the next `db up`.
+            required = database == DATABASE
+            if not required:
+                self._psql(bindir, script, database=database, check=False, variables=owner)
+            self._psql(bindir, read_admin_sql("transfer_ownership.sql"), database=database,
+                       check=required, variables=owner)
+        self._psql(bindir, "COMMENT ON DATABASE template1 IS :'mark'", variables=names)
+
+    def _ensure_analyst_password(self, bindir: Path, log) -> None:
+        """A working passfile for analyst: kept if it logs in, else a new password."""
+        if self.passfile.exists() and _logs_in(self.analyst_url("postgres")):
+            self.passfile.chmod(0o600)
+            return
+        password = secrets.token_urlsafe(32)
+        with psycopg.connect(self.url(OWNER, "postgres")) as conn:
+            verifier = conn.pgconn.encrypt_password(
+                password.encode(), ANALYST.encode(), b"scram-sha-256").decode()
+        self._psql(bindir, "ALTER ROLE analyst PASSWORD :'verifier'",
+                   variables={"verifier": verifier})
+        self._write_passfile(password)
+        log(f"a new password for {ANALYST}: in {self.passfile} (mode 0600)")
+
+    def _write_passfile(self, password: str) -> None:
+        def escaped(field: str) -> str:
+            return field.replace("\\", "\\\\").replace(":", "\\:")
+
+        line = ":".join([escaped(str(self.socket_dir)), str(self.port), "*", ANALYST,
+                         escaped(password)])
+        temporary = self.passfile.with_suffix(".tmp")
+        temporary.unlink(missing_ok=True)
+        descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(descriptor, "w") as stream:
+            stream.write(line + "\n")
+        os.replace(temporary, self.passfile)
+
+
+@contextmanager
+def _exclusive(lock: Path) -> Iterator[None]:
+    """Hold an exclusive lock on the file ``lock`` (made if missing)."""
+    with lock.open("a") as stream:
+        fcntl.flock(stream, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(stream, fcntl.LOCK_UN)
+
+
+def passfile_beside(host: str) -> Path | None:
+    """The analyst's passfile of the embedded cluster whose socket directory is ``host``."""
+    if not host.startswith("/"):
+        return None
+    passfile = Path(host).parent / PASSFILE
+    return passfile if passfile.is_file() else None
+
+
+def read_admin_sql(name: str) -> str:
+    """A file of sql/admin/: what the cluster's bootstrap superuser runs."""
+    return (sql_dir() / "admin" / name).read_text()
+
+
+def _logs_in(conninfo: str) -> bool:
+    try:
+        with psycopg.connect(conninfo, connect_timeout=10):
+            return True
+    except psycopg.OperationalError:
+        return False
+
+
+def _server_os_user() -> str:
+    return SERVER_USER_WHEN_ROOT if _is_root() else _invoker_os_user()
+
+
+def _invoker_os_user() -> str:
+    return pwd.getpwuid(os.geteuid()).pw_name
 
 
 def _reachable_home(home: Path) -> Path:

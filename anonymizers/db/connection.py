@@ -5,8 +5,9 @@ from __future__ import annotations
 import os
 
 import psycopg
+from psycopg.conninfo import conninfo_to_dict, make_conninfo
 
-__all__ = ["connect", "database_url"]
+__all__ = ["analyst_url", "connect", "database_url"]
 
 
 def database_url() -> str:
@@ -29,3 +30,21 @@ def connect(url: str | None = None, *, autocommit: bool = False) -> psycopg.Conn
     return psycopg.connect(
         url or database_url(), autocommit=autocommit, application_name="anonymizers"
     )
+
+
+def analyst_url(url: str | None = None) -> str:
+    """How the role ``analyst`` connects to the database of ``url`` (default: ours).
+
+    Same server and database, user ``analyst``, never the owner's password. On an
+    embedded cluster its password comes from the cluster's passfile (``passfile=``, written
+    by ``db up``, mode 0600); elsewhere from libpq's usual sources (PGPASSFILE, ~/.pgpass,
+    PGPASSWORD).
+    """
+    from anonymizers.db.cluster import passfile_beside
+
+    info = {key: str(value) for key, value in conninfo_to_dict(url or database_url()).items()
+            if value is not None and key not in ("password", "passfile")}
+    info["user"] = "analyst"
+    if (passfile := passfile_beside(info.get("host", ""))) is not None:
+        info["passfile"] = str(passfile)
+    return make_conninfo("", **info)
