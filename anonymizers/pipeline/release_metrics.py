@@ -187,20 +187,19 @@ def _read_fixes(conn: psycopg.Connection, release: ReleaseSpec) -> _Fixes:
              "cell": pa.int64(), "cx": pa.float64(), "cy": pa.float64(),
              "published": pa.int64()}
     if not data:  # an empty CSV is an error to pyarrow, an empty window is not one here
-        return _fixes_from_table(pa.table({c: pa.array([], t) for c, t in types.items()}),
-                                 release.count_persons)
+        return _fixes_from_table(pa.table({c: pa.array([], t) for c, t in types.items()}))
     read = pacsv.read_csv(pa.py_buffer(data),
                           read_options=pacsv.ReadOptions(column_names=list(types)),
                           convert_options=pacsv.ConvertOptions(column_types=types))
-    return _fixes_from_table(read, release.count_persons)
+    return _fixes_from_table(read)
 
 
-def _fixes_from_table(table: pa.Table, count_persons: bool) -> _Fixes:
+def _fixes_from_table(table: pa.Table) -> _Fixes:
     """Number the trajectories in file order (the COPY sorts by traj_id, t)."""
     traj = table["traj"].to_pandas().to_numpy()
     starts = np.flatnonzero(np.concatenate(([True], traj[1:] != traj[:-1]))) \
         if traj.size else np.zeros(0, dtype=np.int64)
-    owner_ids = table["user" if count_persons else "traj"].to_pandas().to_numpy()
+    owner_ids = table["user"].to_pandas().to_numpy()  # k counts distinct persons
     owners = pd.factorize(owner_ids[starts])[0]
 
     def column(name: str, fill: float | int) -> np.ndarray:

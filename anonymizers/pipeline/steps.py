@@ -102,10 +102,8 @@ def visits_and_flows(spec: dict[str, Any]) -> None:
                      work=release.work_schema)
 
 
-def _owners(user_ids: list[str], count_persons: bool) -> list[int]:
-    """Owner per sequence: the person (default) or the trajectory itself."""
-    if not count_persons:
-        return list(range(len(user_ids)))
+def _owners(user_ids: list[str]) -> list[int]:
+    """Owner per sequence: its person, numbered (k counts distinct persons)."""
     ids: dict[str, int] = {}
     return [ids.setdefault(user, len(ids)) for user in user_ids]
 
@@ -120,7 +118,7 @@ def anonymize(spec: dict[str, Any]) -> dict[str, int]:
     with step("anonymize", spec) as (release, conn):
         rows = run_sql_file(conn, "generalization/070_sequences.sql", work=release.work_schema)
         sequences = [list(cells) for _traj, _user, cells in rows]
-        owners = _owners([user for _traj, user, _cells in rows], release.count_persons)
+        owners = _owners([user for _traj, user, _cells in rows])
         if release.method == "kam_rec":
             published = kam_rec(sequences, owners, release.k, float(release.params["p"]),
                                 int(release.params["lcs_candidates"]))

@@ -188,13 +188,11 @@ def _statistics(conn: psycopg.Connection, release: ReleaseSpec):
     run_sql_file(conn, "generalization/050_visits.sql", work=work)
     run_sql_file(conn, VORONOI + "130_cell_statistics.sql", work=work)
     rows = run_sql_file(conn, VORONOI + "160_statistics_for_python.sql",
-                        {"reach": float(release.params["radius"]),
-                         "count_persons": release.count_persons}, work=work)
+                        {"reach": float(release.params["radius"])}, work=work)
     columns = [np.array(column, dtype=float) for column in zip(*rows, strict=True)]
     stats = CellStatistics(columns[0].astype(int), *columns[1:9])
     displacement = (float(columns[9].sum() / max(columns[1].sum(), 1)), float(columns[10].max()))
-    pairs = run_sql_file(conn, VORONOI + "140_neighbour_flows.sql",
-                         {"count_persons": release.count_persons}, work=work)
+    pairs = run_sql_file(conn, VORONOI + "140_neighbour_flows.sql", work=work)
     arrays = [np.array(column, dtype=np.int64) for column in zip(*pairs, strict=True)]
     if not arrays:
         arrays = [np.empty(0, dtype=np.int64)] * 4

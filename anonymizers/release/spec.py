@@ -212,10 +212,6 @@ class ReleaseSpec:
         return METHODS[self.method]
 
     @property
-    def count_persons(self) -> bool:
-        return True  # k counts distinct persons, always (DESIGN rule 1)
-
-    @property
     def count_interval(self) -> int:
         return int(self.params.get("count_interval", self.k))
 

@@ -1,7 +1,6 @@
 -- Neighbouring cells (sharing an edge, not just a corner) and the number of distinct
--- owners (persons or trajectories: what k counts) moving between them in each direction
--- (Algorithm 3, lines 1-4). Returns a_id, b_id, a_to_b, b_to_a.
--- Params: count_persons. Identifiers: work.
+-- persons (what k counts) moving between them in each direction (Algorithm 3, lines 1-4).
+-- Returns a_id, b_id, a_to_b, b_to_a. Identifiers: work.
 WITH pairs AS (
     SELECT a.cell_id AS a_id, b.cell_id AS b_id
     FROM {work}.cells AS a
@@ -9,7 +8,7 @@ WITH pairs AS (
       ON a.cell_id < b.cell_id AND ST_Touches(a.geom, b.geom)
      AND ST_Relate(a.geom, b.geom, '****1****')
 ), moves AS (
-    SELECT CASE WHEN %(count_persons)s THEN user_id ELSE traj_id END AS owner,
+    SELECT user_id AS owner,
            cell_id AS from_cell,
            lead(cell_id) OVER (PARTITION BY traj_id ORDER BY visit_no) AS to_cell
     FROM {work}.visits

@@ -1,16 +1,16 @@
 -- Per-cell statistics joined with the generator, for the merge decisions in Python:
--- near_owners is the number of distinct owners with a fix within `reach` (the radius r)
+-- near_owners is the number of distinct persons with a fix within `reach` (the radius r)
 -- of the generator, the rule the verifier checks on every data-derived generator.
 -- A generator keeps its position for as long as it lives, so near_owners is computed
 -- once per generator and kept in {work}.near_owners, keyed by id and position (whole
 -- T-Drive: 1.1 s per iteration for all generators).
--- Params: reach, count_persons. Identifiers: work.
+-- Params: reach. Identifiers: work.
 CREATE TABLE IF NOT EXISTS {work}.near_owners (
     cell_id integer, centroid geometry, near_owners bigint
 );
 INSERT INTO {work}.near_owners (cell_id, centroid, near_owners)
 SELECT c.cell_id, c.centroid,
-       (SELECT count(DISTINCT CASE WHEN %(count_persons)s THEN p.user_id ELSE p.traj_id END)
+       (SELECT count(DISTINCT p.user_id)
         FROM {work}.points AS p
         WHERE ST_DWithin(p.geom, c.centroid, %(reach)s))
 FROM {work}.cells AS c
