@@ -1,0 +1,1 @@
+"""Moving objects with personal quasi-identifiers (seed 003)."""
