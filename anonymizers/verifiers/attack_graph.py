@@ -519,9 +519,7 @@ class RegionIndex:
             found_q, found_r = self._stab_chunk(t[start:stop], x[start:stop], y[start:stop])
             queries.append(start + found_q)
             rows.append(found_r)
-        if not queries:
-            return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
-        return np.concatenate(queries), np.concatenate(rows)
+        return _joined(queries), _joined(rows)
 
     def _stab_chunk(self, t: Ints, x: Ints, y: Ints) -> tuple[Ints, Ints]:
         queries: list[Ints] = []
@@ -533,7 +531,11 @@ class RegionIndex:
                 inside = self.regions.contains(candidate, x[owner], y[owner])
                 queries.append(owner[inside])
                 rows.append(candidate[inside])
-        return np.concatenate(queries), np.concatenate(rows)
+        return _joined(queries), _joined(rows)
+
+
+def _joined(parts: list[Ints]) -> Ints:
+    return np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
 
 
 def _bit_length(values: Ints) -> Ints:

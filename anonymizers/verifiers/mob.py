@@ -1,0 +1,346 @@
+"""Verify a MOB release (mob_symmetric, mob_extreme_union; seed 003) from its tables and raw data.
+
+It reads only the release (or build) schema under test, the ledger, ``raw.points``,
+``raw.qids`` and ``raw.datasets``; it never imports the MOB anonymizer nor runs its SQL.
+First the machinery's shared rules (:mod:`anonymizers.verifiers.base`), then the model of
+Yarovoy et al. (EDBT 2009):
+
+1. every published region is a rectangle of whole grid cells at a time point of the
+   release's grid (no coordinate off the lattice: privacy rule 2);
+2. every object is the distorted version of one person that "never lies" (§3): the
+   verifier re-derives each person's cell at each time point itself
+   (sql/verify/mob_person_cells.sql) and pairs persons with the objects that are present
+   exactly when they are and contain their cell every time (a maximum matching of that
+   "full match" graph). An object nobody matches is a violation; the persons nobody
+   matches are the suppressed ones;
+3. the attack graph of Definition 1 over the published persons (the attacker is assumed
+   to know exactly who was published: the worst case) and the objects;
+4. Definition 3: every person adjacent to at least k objects (k distinct persons, as the
+   objects are one per person) and the graph symmetric w.r.t. the counterparts of 2;
+5. the attacker of Definition 2: after removing every edge in no perfect matching, every
+   person keeps at least k candidate objects and every object at least k candidate
+   persons (Theorem 1 says 4 implies 5; both are checked, 5 on the graph itself).
+
+Counts of persons in the result's checks go through the interval filter (they end up in
+the published manifest: privacy rule 5).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+import numpy as np
+import psycopg
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.csv as pacsv
+
+from anonymizers.db.sqlfiles import copy_out, run_sql_file
+from anonymizers.errors import InputError
+from anonymizers.release.spec import area_of_use
+from anonymizers.verifiers.attack_graph import (
+    AttackGraph,
+    Cells,
+    RegionIndex,
+    Regions,
+    asymmetric_edges,
+    attack_edges,
+    degree_shortfalls,
+    full_match_edges,
+    maximum_matching,
+    prune_unmatchable,
+)
+from anonymizers.verifiers.base import (
+    ReleaseUnderTest,
+    VerifierResult,
+    check_shared_rules,
+    interval_count,
+    read_release,
+)
+
+__all__ = ["MOB_METHODS", "verify_mob_release", "verify_release"]
+
+# The methods this verifier judges (its own list: it never reads the anonymizer's registry).
+MOB_METHODS = frozenset({"mob_symmetric", "mob_extreme_union"})
+REGION_FAULTS = {
+    "unknown_object": "rows of objects that are not in objects",
+    "empty_region": "rows without a region",
+    "off_time_grid": "times off the release's time grid or outside its window",
+    "wrong_srid": "regions in another SRID than the manifest's",
+    "not_rectangle": "regions that are not axis-parallel rectangles",
+    "off_cell_lattice": "regions whose edges are not on the cell lattice (an edge there may "
+                        "be one person's coordinate, privacy rule 2)",
+    "repeated_object_time": "(object, time) pairs with more than one region",
+}
+
+
+@dataclass(frozen=True)
+class TimeGrid:
+    """The release's cells and time points, from its manifest."""
+
+    cell_size: float
+    interval_s: float
+    window_start: datetime
+    window_end: datetime
+    srid: int
+
+    @property
+    def n_times(self) -> int:
+        span = (self.window_end - self.window_start) // timedelta(microseconds=1)
+        step = round(self.interval_s * 1e6)
+        return -(-span // step)
+
+    def params(self) -> dict[str, Any]:
+        return {"cell_size": self.cell_size, "interval_s": self.interval_s,
+                "window_start": self.window_start, "window_end": self.window_end,
+                "srid": self.srid}
+
+
+def _time_grid(release: ReleaseUnderTest, result: VerifierResult) -> TimeGrid | None:
+    """The grid the manifest declares, or None (a violation) when it declares none."""
+    params = release.parameters
+    try:
+        cell_size, interval_s = float(params["cell_size"]), float(params["interval"])
+    except (KeyError, TypeError, ValueError):
+        result.violations.append("the manifest's parameters do not declare the release's "
+                                 "cell_size and interval: its grid cannot be checked")
+        return None
+    if not (cell_size > 0 and interval_s > 0 and round(interval_s * 1e6) > 0):
+        result.violations.append(f"cell_size {cell_size:g} m and interval {interval_s:g} s "
+                                 "must both be positive")
+        return None
+    manifest = release.manifest
+    return TimeGrid(cell_size, interval_s, manifest["window_start"], manifest["window_end"],
+                    int(manifest["srid"]))
+
+
+# --------------------------------------------------------------------------- reading
+
+
+def _read_csv(data: bytes, names: list[str], text: tuple[str, ...] = ()) -> pa.Table:
+    types = {name: pa.string() if name in text else pa.int64() for name in names}
+    return pacsv.read_csv(pa.py_buffer(data), read_options=pacsv.ReadOptions(column_names=names),
+                          convert_options=pacsv.ConvertOptions(column_types=types))
+
+
+def _object_ids(conn: psycopg.Connection, schema: str) -> list[str]:
+    for table in ("objects", "positions"):
+        found = conn.execute("SELECT to_regclass(%s)", (f'"{schema}".{table}',)).fetchone()
+        if found is None or found[0] is None:
+            raise InputError(f"{schema} has no {table} table: not a MOB release")
+    return [row[0] for row in run_sql_file(conn, "verify/mob_objects.sql",
+                                           objects=(schema, "objects"))]
+
+
+def _check_region_faults(conn: psycopg.Connection, release: ReleaseUnderTest, grid: TimeGrid,
+                         result: VerifierResult) -> None:
+    """Every row of positions is a whole-cell rectangle of a known object at a grid time."""
+    names, rows = [*REGION_FAULTS], run_sql_file(
+        conn, "verify/mob_region_faults.sql", grid.params(),
+        objects=(release.schema, "objects"), positions=(release.schema, "positions"))
+    for name, count in zip(names, rows[0], strict=True):
+        result.checks[f"positions_{name}"] = int(count)
+        if count:
+            result.violations.append(f"positions holds {count} {REGION_FAULTS[name]}")
+
+
+def _read_regions(conn: psycopg.Connection, release: ReleaseUnderTest, grid: TimeGrid,
+                  n_objects: int) -> Regions:
+    """Published regions as cell rectangles (faulty rows were reported: the outward lattice
+    rectangle of an off-lattice region stands for it; repeats and off-window rows go)."""
+    table = _read_csv(copy_out(conn, "verify/mob_regions.sql", grid.params(),
+                               objects=(release.schema, "objects"),
+                               positions=(release.schema, "positions")),
+                      ["obj", "t", "x0", "y0", "x1", "y1"])
+    columns = {name: table[name].to_numpy() for name in table.column_names}
+    inside = (columns["t"] >= 0) & (columns["t"] < grid.n_times)
+    key = columns["obj"][inside] * grid.n_times + columns["t"][inside]
+    _, first = np.unique(key, return_index=True)
+    keep = np.flatnonzero(inside)[first]
+    return Regions.build(n_objects, grid.n_times, *(columns[name][keep] for name in
+                                                      ("obj", "t", "x0", "y0", "x1", "y1")))
+
+
+def _read_persons(conn: psycopg.Connection, release: ReleaseUnderTest,
+                  grid: TimeGrid) -> tuple[Cells, np.ndarray, np.ndarray]:
+    """The verifier's cells of every person at every time point, and the QID points
+    (person, time point) of the persons that have a position in the window."""
+    found = conn.execute("SELECT to_regclass('raw.qids')").fetchone()
+    if found is None or found[0] is None:
+        raise InputError("raw.qids does not exist: apply sql/schema/030_qids.sql "
+                         "(`anonymizers db up`) and load the QIDs of the dataset")
+    params = {**grid.params(), "dataset_id": release.dataset_id, **area_of_use(grid.srid)}
+    cells = _read_csv(copy_out(conn, "verify/mob_person_cells.sql", params),
+                      ["user", "t", "x", "y"], text=("user",))
+    users = cells["user"].combine_chunks().dictionary_encode()
+    person = users.indices.to_numpy(zero_copy_only=False).astype(np.int64)
+    qids = _read_csv(copy_out(conn, "verify/mob_qids.sql", params), ["user", "t"],
+                     text=("user",))
+    qid_person = pc.index_in(qids["user"], value_set=users.dictionary)
+    known = pc.is_valid(qid_person).to_numpy(zero_copy_only=False)
+    return (Cells.build(len(users.dictionary), grid.n_times, person, cells["t"].to_numpy(),
+                        cells["x"].to_numpy(), cells["y"].to_numpy()),
+            qid_person.to_numpy(zero_copy_only=False)[known].astype(np.int64),
+            qids["t"].to_numpy()[known])
+
+
+# --------------------------------------------------------------------------- the model
+
+
+@dataclass(frozen=True)
+class Published:
+    """The published persons (I-nodes) and their counterparts: I-node i is the person
+    ``persons[i]``, O-node i the object ``objects[i]`` it was matched with."""
+
+    persons: np.ndarray
+    objects: np.ndarray
+    object_ids: list[str]
+
+    def name(self, node: int) -> str:
+        return self.object_ids[int(self.objects[node])]
+
+
+def _match_counterparts(cells: Cells, regions: Regions, index: RegionIndex,
+                        object_ids: list[str], release: ReleaseUnderTest,
+                        result: VerifierResult) -> Published:
+    """Pair persons with objects present exactly when they are and containing their cell
+    every time (seed 003 §3: a distorted version never lies), by a maximum matching."""
+    person, obj = full_match_edges(cells, regions, index)
+    full = AttackGraph.from_edges(cells.n_persons, regions.n_objects, person, obj)
+    match = maximum_matching(full)
+    unmatched = np.setdiff1d(np.arange(regions.n_objects), match[match >= 0])
+    for o in unmatched.tolist():
+        result.violations.append(f"object {object_ids[o]} is no person's distorted version: "
+                                 "nobody in the window is present exactly when it is and "
+                                 "inside its region every time (the release lies)")
+    published = np.flatnonzero(match >= 0)
+    k, width = release.k, release.count_interval
+    result.checks["objects"] = regions.n_objects
+    result.checks["objects_matching_nobody"] = len(unmatched)
+    result.checks["suppressed_persons"] = interval_count(cells.n_persons - len(published),
+                                                         k, width)
+    ambiguous = int(np.sum(full.person_degree() > 1))
+    result.checks["persons_matching_several_objects"] = interval_count(ambiguous, k, width)
+    return Published(published, match[published], object_ids)
+
+
+def _attack_graph(cells: Cells, qid_person: np.ndarray, qid_t: np.ndarray, regions: Regions,
+                  index: RegionIndex, published: Published) -> AttackGraph:
+    """Definition 1 over the published persons and their objects (O-node i is I-node i's
+    counterpart, so the identity is a perfect matching). A person without a linkable QID
+    point is universal: adjacent to every object, never n edges."""
+    rank = np.full(cells.n_persons, -1, dtype=np.int64)
+    rank[published.persons] = np.arange(len(published.persons))
+    object_rank = np.full(regions.n_objects, -1, dtype=np.int64)
+    object_rank[published.objects] = np.arange(len(published.objects))
+    mine = rank[qid_person] >= 0
+    person, obj, observed = attack_edges(cells, qid_person[mine], qid_t[mine], regions, index)
+    keep = (rank[person] >= 0) & (object_rank[obj] >= 0)  # objects matching nobody: reported
+    n = len(published.persons)
+    return AttackGraph.from_edges(n, n, rank[person[keep]], object_rank[obj[keep]],
+                                  ~observed[published.persons])
+
+
+def _check_definition_3(graph: AttackGraph, published: Published, k: int,
+                        result: VerifierResult) -> None:
+    """Degree >= k and symmetry w.r.t. the counterparts (Theorem 1 holds for any perfect
+    matching standing for them; where a person fully matches several objects the verifier
+    judges the pairing it found, and fails closed)."""
+    degree = graph.person_degree()
+    short = degree_shortfalls(graph, k)
+    result.checks["definition_3_degree_below_k"] = len(short)
+    for i in short.tolist():
+        result.violations.append(f"object {published.name(i)}: its person's QID is satisfied "
+                                 f"by only {degree[i]} objects (Definition 3(i), k={k})")
+    asymmetry = asymmetric_edges(graph, np.arange(graph.n_persons))
+    result.checks["definition_3_asymmetric_edges"] = asymmetry.size
+    for i, lone in _first_per_person(asymmetry.person, asymmetry.obj):
+        result.violations.append(
+            f"object {published.name(i)}: its person is hidden by object "
+            f"{published.name(lone)}, whose person is not hidden by it (Definition 3(ii))")
+    for i, missing in zip(asymmetry.universal_person.tolist(),
+                          asymmetry.universal_missing.tolist(), strict=True):
+        result.violations.append(
+            f"object {published.name(i)}: its person has no QID time point, so every object "
+            f"hides it, but it hides {missing} fewer persons than all (Definition 3(ii))")
+
+
+def _first_per_person(person: np.ndarray, obj: np.ndarray) -> list[tuple[int, int]]:
+    """One (person, object) example per person (edges come sorted by person)."""
+    first = np.r_[True, person[1:] != person[:-1]] if len(person) else np.zeros(0, dtype=bool)
+    return list(zip(person[first].tolist(), obj[first].tolist(), strict=True))
+
+
+def _check_attacker(graph: AttackGraph, published: Published, release: ReleaseUnderTest,
+                    result: VerifierResult) -> None:
+    """Definition 2's attacker prunes every edge in no perfect matching; nobody may be
+    left with fewer than k candidates, on either side."""
+    k = release.k
+    pruning = prune_unmatchable(graph, np.arange(graph.n_persons))
+    result.checks["attacker_pruned_edges"] = interval_count(
+        int((~pruning.kept).sum()), k, release.count_interval)
+    few_objects = np.flatnonzero(pruning.person_candidates < k)
+    few_persons = np.flatnonzero(pruning.object_candidates < k)
+    result.checks["attacker_persons_below_k"] = len(few_objects)
+    result.checks["attacker_objects_below_k"] = len(few_persons)
+    for i in few_objects.tolist():
+        result.violations.append(
+            f"object {published.name(i)}: after the attacker of Definition 2 prunes the edges "
+            f"in no perfect matching, its person has {pruning.person_candidates[i]} candidate "
+            f"objects (k={k})")
+    for o in few_persons.tolist():
+        result.violations.append(
+            f"object {published.name(o)}: after the attacker of Definition 2, it can belong "
+            f"to only {pruning.object_candidates[o]} persons (k={k})")
+
+
+# --------------------------------------------------------------------------- entry point
+
+
+def verify_mob_release(conn: psycopg.Connection, schema: str) -> VerifierResult:
+    """Check the privacy model of the MOB release (or build) schema ``schema``.
+
+    Parameters
+    ----------
+    conn : psycopg.Connection
+    schema : str
+        A release or build schema with manifest, metrics, objects and positions.
+
+    Returns
+    -------
+    VerifierResult
+        Passed when the shared rules hold, every region is a whole-cell rectangle at a grid
+        time, every object is one person's distorted version, and the attack graph
+        satisfies Definition 3 and withstands the attacker of Definition 2 with k.
+
+    References
+    ----------
+    Yarovoy, Bonchi, Lakshmanan, Wang. Anonymizing Moving Objects: How to Hide a MOB in a
+    Crowd? EDBT 2009: §3 (distorted versions), Definitions 1-3, Theorem 1, Example 1.
+    """
+    release = read_release(conn, schema)
+    if release.manifest["method"] not in MOB_METHODS:
+        raise InputError(f"{schema} is a {release.manifest['method']} release, not a MOB one")
+    result = VerifierResult(schema, release.k)
+    grid = _time_grid(release, result)
+    if grid is None or not check_shared_rules(conn, release, grid.cell_size, result,
+                                              time_lattice_s=grid.interval_s):
+        return result
+    object_ids = _object_ids(conn, schema)
+    _check_region_faults(conn, release, grid, result)
+    regions = _read_regions(conn, release, grid, len(object_ids))
+    index = RegionIndex(regions)
+    cells, qid_person, qid_t = _read_persons(conn, release, grid)
+    published = _match_counterparts(cells, regions, index, object_ids, release, result)
+    graph = _attack_graph(cells, qid_person, qid_t, regions, index, published)
+    result.checks["persons_without_qid"] = interval_count(
+        int(graph.universal.sum()), release.k, release.count_interval)
+    _check_definition_3(graph, published, release.k, result)
+    _check_attacker(graph, published, release, result)
+    return result
+
+
+# The name every family verifier exports (anonymizers.verifiers.verify_release dispatches).
+verify_release = verify_mob_release

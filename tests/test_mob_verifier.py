@@ -1,0 +1,285 @@
+"""The MOB verifier (seed 003) on hand-built releases: a correct one passes, plants are caught."""
+
+from __future__ import annotations
+
+import json
+import uuid
+from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import psycopg
+import pytest
+from psycopg import sql
+
+from anonymizers.db.sqlfiles import copy_out, run_sql_file
+from anonymizers.loading import load_dataset
+from anonymizers.release.fingerprint import input_fingerprint, installation_secret
+from anonymizers.release.spec import area_of_use
+from anonymizers.verifiers.mob import verify_mob_release
+
+SRID = 32633  # UTM 33N
+CELL = 100.0
+INTERVAL = 1800.0
+START = datetime(2026, 3, 2, 8, tzinfo=UTC)
+END = START + timedelta(hours=2)  # time points 08:00, 08:30, 09:00, 09:30
+BASE = (5000, 50000)  # cell offsets of the scenario (x = 500 km, y = 5000 km)
+
+Cell = tuple[int, int]
+Box = tuple[int, int, int, int]  # x0, y0, x1, y1 (inclusive cells, relative to BASE)
+
+# Each person's cell at time points 0..3 (None: no position); F starts at 08:30.
+CELLS: dict[str, list[Cell | None]] = {
+    "a": [(0, 0), (1, 0), (2, 0), (3, 0)],
+    "b": [(0, 1), (1, 1), (2, 1), (3, 1)],
+    "c": [(10, 0), (10, 1), (10, 2), (10, 3)],
+    "d": [(11, 0), (11, 1), (11, 2), (11, 3)],
+    "e": [(20, 0), (20, 0), (21, 0), (21, 0)],
+    "f": [None, (30, 5), (30, 6), (30, 7)],
+}
+QIDS = {"a": [0], "b": [0], "c": [1, 2], "d": [1], "e": [3], "f": [2]}
+# A symmetric 2-anonymization: {a, b} at t0, {c, d} at t1 and t2, {e, f} at t2 and t3.
+GROUPS: list[tuple[tuple[str, ...], tuple[int, ...]]] = [
+    (("a", "b"), (0,)), (("c", "d"), (1, 2)), (("e", "f"), (2, 3))]
+
+# Example 1 (Figure 1): cells at t1, t2 and QID(O1) = {t1}, QID(O2) = QID(O3) = {t2}.
+EXAMPLE_1_CELLS: dict[str, list[Cell | None]] = {
+    "i1": [(1, 2), (5, 3)], "i2": [(2, 3), (2, 7)], "i3": [(6, 6), (3, 6)]}
+EXAMPLE_1_QIDS = {"i1": [0], "i2": [1], "i3": [1]}
+EXAMPLE_1_GROUPS = [(("i1", "i2"), (0,)), (("i2", "i3"), (1,))]  # Figure 1(b)
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def lonlat(conn: psycopg.Connection, cells: set[Cell]) -> dict[Cell, tuple[float, float]]:
+    """Longitude/latitude of each cell's centre (PostGIS inverts the projection)."""
+    ordered = sorted(cells)
+    xs = [(BASE[0] + x + 0.5) * CELL for x, _ in ordered]
+    ys = [(BASE[1] + y + 0.5) * CELL for _, y in ordered]
+    rows = conn.execute(
+        "SELECT ST_X(g), ST_Y(g) FROM unnest(%s::float8[], %s::float8[]) WITH ORDINALITY "
+        "AS u(x, y, n), ST_Transform(ST_SetSRID(ST_MakePoint(x, y), %s), 4326) AS g "
+        "ORDER BY n", (xs, ys, SRID)).fetchall()
+    return dict(zip(ordered, rows, strict=True))
+
+
+def at(i: int, seconds: float = 0.0) -> datetime:
+    return START + timedelta(seconds=i * INTERVAL + seconds)
+
+
+def load(conn, tmp_path: Path, name: str, cells: dict[str, list[Cell | None]],
+         qids: dict[str, list[int]]) -> int:
+    """A dataset with one trajectory per person, one fix at each grid time, and QIDs
+    17 minutes into their time points (they map down onto them)."""
+    where = lonlat(conn, {c for track in cells.values() for c in track if c is not None})
+    lines = ["traj_id,user_id,t,lon,lat"]
+    for person, track in cells.items():
+        for i, cell in enumerate(track):
+            if cell is not None:
+                lon, lat = where[cell]
+                lines.append(f"{person}-1,{person},{at(i).isoformat()},{lon!r},{lat!r}")
+    path = tmp_path / f"{name}.csv"
+    path.write_text("\n".join(lines) + "\n")
+    dataset_id = load_dataset(path, name, url=_url(conn)).dataset_id
+    with conn.cursor() as cur:
+        cur.executemany("INSERT INTO raw.qids (dataset_id, user_id, t) VALUES (%s, %s, %s)",
+                        [(dataset_id, p, at(i, 17 * 60)) for p, times in qids.items()
+                         for i in times])
+    return dataset_id
+
+
+def _url(conn: psycopg.Connection) -> str:
+    return conn.info.dsn
+
+
+def hide(cells: dict[str, list[Cell | None]], groups) -> dict[str, list[Box | None]]:
+    """The regions of a grouping: each group shares its bounding box at its time points."""
+    boxes: dict[str, list[Box | None]] = {
+        p: [(c[0], c[1], c[0], c[1]) if c else None for c in track]
+        for p, track in cells.items()}
+    for members, times in groups:
+        for i in times:
+            present = [cells[p][i] for p in members if cells[p][i] is not None]
+            box = (min(c[0] for c in present), min(c[1] for c in present),
+                   max(c[0] for c in present), max(c[1] for c in present))
+            for p in members:
+                boxes[p][i] = box if cells[p][i] is not None else None
+    return boxes
+
+
+def build_release(conn, dataset: str, dataset_id: int, boxes: dict[str, list[Box | None]],
+                  k: int = 2, method: str = "mob_symmetric") -> str:
+    """A release schema by the contract: manifest, metrics, objects, positions."""
+    schema = f"release_{dataset}_{method}_test"
+    sha = conn.execute("SELECT source_sha256 FROM raw.datasets WHERE dataset_id = %s",
+                       (dataset_id,)).fetchone()[0]
+    conn.execute(sql.SQL("CREATE SCHEMA {}").format(sql.Identifier(schema)))
+    params = {"cell_size": CELL, "interval": INTERVAL, "qid_fingerprint": "test"}
+    run_sql_file(conn, "release/create_manifest.sql", {
+        "release_name": schema, "dataset": dataset, "method": method,
+        "parameters": json.dumps(params), "k": k, "k_counts": "persons",
+        "privacy_model": "Yarovoy Definition 3", "window_start": START, "window_end": END,
+        "srid": SRID, "count_interval": k, "composition_risk": None,
+        "input_fingerprint": input_fingerprint(installation_secret(conn), sha, dataset_id,
+                                               START.isoformat(), END.isoformat()),
+        "trajectories_in": len(boxes), "persons_in": len(boxes), "points_in": 0,
+        "published": len(boxes), "published_unit": "objects", "suppressed": 0,
+        "code_version": "test"}, build=schema)
+    run_sql_file(conn, "metrics/000_tables.sql", build=schema)
+    conn.execute(sql.SQL("CREATE TABLE {}.objects (object_id uuid PRIMARY KEY)").format(
+        sql.Identifier(schema)))
+    conn.execute(sql.SQL("CREATE TABLE {}.positions (object_id uuid, t timestamptz, "
+                         "geom geometry(Polygon, {}))").format(sql.Identifier(schema),
+                                                               sql.Literal(SRID)))
+    for track in boxes.values():
+        add_object(conn, schema, track)
+    return schema
+
+
+def add_object(conn, schema: str, track: list[Box | None], shift_m: float = 0.0) -> None:
+    object_id = uuid.uuid4()
+    conn.execute(sql.SQL("INSERT INTO {}.objects VALUES (%s)").format(sql.Identifier(schema)),
+                 (object_id,))
+    rows = [(object_id, at(i), *envelope(box, shift_m)) for i, box in enumerate(track)
+            if box is not None]
+    with conn.cursor() as cur:
+        cur.executemany(sql.SQL(
+            "INSERT INTO {}.positions VALUES (%s, %s, ST_MakeEnvelope(%s, %s, %s, %s, {}))"
+        ).format(sql.Identifier(schema), sql.Literal(SRID)), rows)
+
+
+def envelope(box: Box, shift_m: float = 0.0) -> tuple[float, ...]:
+    x0, y0, x1, y1 = box
+    return ((BASE[0] + x0) * CELL + shift_m, (BASE[1] + y0) * CELL,
+            (BASE[0] + x1 + 1) * CELL + shift_m, (BASE[1] + y1 + 1) * CELL)
+
+
+def mob_violations(result) -> list[str]:
+    """The violations of the MOB model (the shared rules' are asserted absent separately)."""
+    return [v for v in result.violations if "publishes time finer" not in v]
+
+
+@pytest.fixture
+def scenario(conn, tmp_path) -> tuple[int, Callable[..., str]]:
+    dataset_id = load(conn, tmp_path, "mob", CELLS, QIDS)
+
+    def release(boxes=None, **kwargs) -> str:
+        return build_release(conn, "mob", dataset_id, boxes or hide(CELLS, GROUPS), **kwargs)
+    return dataset_id, release
+
+
+# --------------------------------------------------------------------------- re-derivation
+
+
+def test_the_verifier_derives_positions_on_the_grid_without_interpolation(conn, tmp_path):
+    """Last fix at or before each time point of a running trajectory; of two running
+    trajectories the later fix, ties to the larger traj_id; nothing once it has ended."""
+    where = lonlat(conn, {(0, 0), (1, 0), (2, 0), (3, 0), (4, 0)})
+    fixes = [("p-1", 0, (0, 0)), ("p-1", 0.5, (1, 0)), ("p-1", 2.2, (2, 0)),  # ends 09:06
+             ("p-2", 0.5, (3, 0)), ("p-2", 0.9, (4, 0)), ("p-2", 1.0 + 1e-9, (4, 0)),
+             ("q-1", 1.0, (0, 0)), ("q-2", 1.0, (1, 0)), ("q-1", 3.0, (0, 0)),
+             ("q-2", 3.0, (1, 0))]
+    lines = ["traj_id,user_id,t,lon,lat"] + [
+        f"{traj},{traj[0]},{at(0, i * INTERVAL).isoformat()},{where[c][0]!r},{where[c][1]!r}"
+        for traj, i, c in sorted(fixes)]
+    path = tmp_path / "grid.csv"
+    path.write_text("\n".join(lines) + "\n")
+    dataset_id = load_dataset(path, "grid", url=_url(conn)).dataset_id
+    params = {"dataset_id": dataset_id, "window_start": START, "window_end": END,
+              "srid": SRID, "cell_size": CELL, "interval_s": INTERVAL, **area_of_use(SRID)}
+    rows = copy_out(conn, "verify/mob_person_cells.sql", params).decode().split()
+    got = {(r.split(",")[0], int(r.split(",")[1])): (int(r.split(",")[2]) - BASE[0])
+           for r in rows}
+    assert got == {("p", 0): 0,  # p-1 at 08:00
+                   ("p", 1): 4,  # p-2's fix at 08:27 is later than p-1's at 08:15
+                   ("p", 2): 1,  # p-2 ended 2 µs after 08:30; p-1's next fix is at 09:06
+                   ("q", 1): 1, ("q", 2): 1, ("q", 3): 1}  # tie at 08:30: q-2 > q-1
+
+
+# --------------------------------------------------------------------------- the model
+
+
+def test_a_correct_k_anonymous_release_passes(conn, scenario):
+    _, release = scenario
+    result = verify_mob_release(conn, release())
+    assert result.passed, result.violations
+    assert result.checks["objects"] == 6
+    assert result.checks["definition_3_asymmetric_edges"] == 0
+    assert result.checks["attacker_persons_below_k"] == 0
+    assert result.checks["suppressed_persons"] == 0
+
+
+def test_a_suppressed_pair_is_allowed_and_reported_through_the_interval_filter(conn, scenario):
+    _, release = scenario
+    boxes = hide(CELLS, GROUPS)
+    del boxes["e"], boxes["f"]
+    result = verify_mob_release(conn, release(boxes))
+    assert result.passed, result.violations
+    assert result.checks["suppressed_persons"] == 2
+
+
+def test_a_region_without_its_persons_cell_is_caught(conn, scenario):
+    _, release = scenario
+    boxes = hide(CELLS, GROUPS)
+    boxes["a"][2] = (5, 5, 5, 5)  # a was at (2, 0)
+    result = verify_mob_release(conn, release(boxes))
+    assert any("is no person's distorted version" in v for v in result.violations), \
+        result.violations
+
+
+def test_an_asymmetric_hiding_set_is_caught(conn, scenario):
+    """O_a also covers d at d's QID time t1, but d's object does not cover a at t0: the
+    attacker prunes (d, O_a), everybody keeps 2 candidates, Definition 3(ii) fails."""
+    _, release = scenario
+    boxes = hide(CELLS, GROUPS)
+    boxes["a"][1] = (1, 0, 11, 1)
+    result = verify_mob_release(conn, release(boxes))
+    violations = mob_violations(result)
+    assert result.checks["definition_3_asymmetric_edges"] == 1
+    assert result.checks["attacker_persons_below_k"] == 0
+    assert len(violations) == 1 and "(Definition 3(ii))" in violations[0]
+
+
+def test_example_1s_unsafe_grouping_is_caught(conn, tmp_path):
+    """Figure 1(b): every person is hidden among 2 objects, yet O1 is I1 (Example 1)."""
+    dataset_id = load(conn, tmp_path, "example", EXAMPLE_1_CELLS, EXAMPLE_1_QIDS)
+    schema = build_release(conn, "example", dataset_id,
+                           hide(EXAMPLE_1_CELLS, EXAMPLE_1_GROUPS))
+    result = verify_mob_release(conn, schema)
+    violations = mob_violations(result)
+    assert result.checks["definition_3_degree_below_k"] == 0  # the naive check passes
+    assert result.checks["attacker_persons_below_k"] == 1
+    assert any("has 1 candidate objects (k=2)" in v for v in violations), violations
+    assert any("it can belong to only 1 persons" in v for v in violations), violations
+
+
+def test_an_extra_object_is_caught(conn, scenario):
+    _, release = scenario
+    boxes = hide(CELLS, GROUPS)
+    schema = release(boxes)
+    add_object(conn, schema, boxes["c"])  # a second copy of c
+    result = verify_mob_release(conn, schema)
+    assert result.checks["objects_matching_nobody"] == 1
+    assert any("is no person's distorted version" in v for v in result.violations)
+
+
+def test_a_region_off_the_cell_lattice_is_caught(conn, scenario):
+    _, release = scenario
+    boxes = hide(CELLS, GROUPS)
+    del boxes["e"]
+    schema = release(boxes)
+    add_object(conn, schema, hide(CELLS, GROUPS)["e"], shift_m=30.0)
+    result = verify_mob_release(conn, schema)
+    assert any("not on the cell lattice" in v for v in result.violations), result.violations
+
+
+def test_nothing_raw_identifies_a_person_in_the_violations(conn, scenario):
+    _, release = scenario
+    boxes = hide(CELLS, GROUPS)
+    boxes["a"][1] = (1, 0, 11, 1)
+    boxes["b"][3] = (9, 9, 9, 9)
+    result = verify_mob_release(conn, release(boxes))
+    assert result.violations
+    for violation in result.violations:
+        assert not any(f"{p}-1" in violation or f" {p} " in violation for p in CELLS)
