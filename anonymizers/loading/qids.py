@@ -25,7 +25,6 @@ user_id with no fix in the dataset      a QID of someone not in the data links t
 
 from __future__ import annotations
 
-import io
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -37,7 +36,7 @@ import pandas as pd
 import psycopg
 
 from anonymizers.db.connection import connect
-from anonymizers.db.sqlfiles import compose_sql, copy_out, run_sql_file
+from anonymizers.db.sqlfiles import compose_sql, run_sql_file
 from anonymizers.errors import InputError
 from anonymizers.release.spec import area_of_use, utm_srid
 
@@ -203,7 +202,8 @@ def _refuse_lines(path: Path, bad: np.ndarray | pd.Series, what: str, fix: str) 
     lines = np.flatnonzero(np.asarray(bad)) + 2
     if len(lines):
         shown = ", ".join(map(str, lines[:EXAMPLES])) + (", ..." if len(lines) > EXAMPLES else "")
-        raise InputError(f"{path}: {len(lines)} row(s) with {what} (lines {shown}). {fix} "
+        label = "line" if len(lines) == 1 else "lines"
+        raise InputError(f"{path}: {len(lines)} row(s) with {what} ({label} {shown}). {fix} "
                          "Nothing was loaded.")
 
 
@@ -296,12 +296,13 @@ def _presence(conn: psycopg.Connection, grid: dict[str, Any],
     from anonymizers.families.mob.preparation import DEFAULT_CELL_SIZE, prepare_positions
 
     counts = prepare_positions(conn, GENERATION_WORK, grid, DEFAULT_CELL_SIZE, interval_s)
-    presence = np.zeros((counts["objects"], counts["time_points"]), dtype=bool)
-    if counts["cells"]:
-        cells = pd.read_csv(io.BytesIO(copy_out(conn, "qids/presence.sql",
-                                                work=GENERATION_WORK)),
-                            header=None, names=["object", "time"], dtype=np.int64)
-        presence[cells["object"].to_numpy(), cells["time"].to_numpy()] = True
+    runs = np.array(run_sql_file(conn, "qids/presence.sql", work=GENERATION_WORK),
+                    dtype=np.int64).reshape(-1, 3)
+    # Each run adds 1 from its first time point on and takes it back after its last.
+    steps = np.zeros((counts["objects"], counts["time_points"] + 1), dtype=np.int64)
+    np.add.at(steps, (runs[:, 0], runs[:, 1]), 1)
+    np.add.at(steps, (runs[:, 0], runs[:, 2] + 1), -1)
+    presence = np.cumsum(steps, axis=1)[:, :-1] > 0
     user_ids = np.array([user for (user,) in run_sql_file(
         conn, "qids/objects.sql", work=GENERATION_WORK)], dtype=object)
     return presence, user_ids

@@ -29,6 +29,8 @@ DROP TABLE IF EXISTS {work}.mob_cells;
 DROP TABLE IF EXISTS {work}.mob_objects;
 DROP TABLE IF EXISTS {work}.mob_positions;
 
+-- Scratch, by user_id (the objects are numbered from it), dropped below. Not UNLOGGED:
+-- QID generation runs this in pg_temp, which holds temporary tables only.
 CREATE TABLE {work}.mob_positions AS
 WITH fixes AS (
     SELECT p.user_id,
@@ -73,18 +75,16 @@ SELECT row_number() OVER (ORDER BY md5(extract(epoch FROM %(window_start)s::time
 FROM (SELECT DISTINCT user_id FROM {work}.mob_positions) AS persons;
 ANALYZE {work}.mob_objects;
 
-CREATE TABLE {work}.mob_cells (
-    object_index integer NOT NULL,
-    t_index      integer NOT NULL,
-    cx           integer NOT NULL,
-    cy           integer NOT NULL,
-    PRIMARY KEY (object_index, t_index)
-);
-INSERT INTO {work}.mob_cells (object_index, t_index, cx, cy)
+-- Filled, then keyed: building the index from sorted rows is faster than inserting into it.
+CREATE TABLE {work}.mob_cells AS
 SELECT o.object_index, p.t_index, p.cx, p.cy
 FROM {work}.mob_positions AS p
 JOIN {work}.mob_objects AS o USING (user_id)
 ORDER BY o.object_index, p.t_index;
+ALTER TABLE {work}.mob_cells
+    ADD PRIMARY KEY (object_index, t_index),
+    ALTER COLUMN cx SET NOT NULL,
+    ALTER COLUMN cy SET NOT NULL;
 ANALYZE {work}.mob_cells;
 DROP TABLE {work}.mob_positions;
 
