@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gzip
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -105,6 +106,16 @@ def test_a_bad_file_is_refused_and_nothing_changes(
     for fragment in fragments:
         assert fragment in str(refused.value)
     assert stored(conn) == GOOD_STORED
+
+
+def test_a_byte_order_mark_and_a_gzipped_file_load(
+        conn: psycopg.Connection, dataset: str, db_url: str, tmp_path: Path) -> None:
+    load_qids(write(tmp_path, "\ufeff" + GOOD), dataset, url=db_url)
+    assert stored(conn) == GOOD_STORED
+    zipped = tmp_path / "qids.csv.gz"
+    zipped.write_bytes(gzip.compress(b"user_id,t\nu1,2020-01-01T08:01:00Z\n"))
+    load_qids(zipped, dataset, url=db_url)
+    assert stored(conn) == [("tiny", "u1", utc("2020-01-01T08:01:00Z"))]
 
 
 def test_an_unknown_dataset_or_file_is_refused(conn: psycopg.Connection, dataset: str,

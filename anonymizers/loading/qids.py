@@ -158,7 +158,8 @@ def _read_qid_file(path: Path) -> pd.DataFrame:
     if not path.is_file():
         raise InputError(f"{path}: no such QID file. Check the path.")
     try:
-        frame = pd.read_csv(path, dtype=str, keep_default_na=False)
+        # utf-8-sig: a byte-order mark (spreadsheet exports) is not part of the first name.
+        frame = pd.read_csv(path, dtype=str, keep_default_na=False, encoding="utf-8-sig")
     except pd.errors.EmptyDataError as error:
         raise InputError(f"{path}: the QID file is empty. Expected a header user_id,t and "
                          "one row per time a person's position may be known.") from error
@@ -259,8 +260,9 @@ def generate_and_store_qids(dataset: str, strategy: str, max_size: int, seed: in
     Yarovoy et al., EDBT 2009, §6.1 (constant sampling rate, carried forward) and §6.2
     (QID configurations; see :func:`anonymizers.families.mob.qid_generation.generate_qids`).
     """
-    from anonymizers.families.mob.qid_generation import generate_qids
+    from anonymizers.families.mob.qid_generation import check_parameters, generate_qids
 
+    check_parameters(strategy, max_size)  # before the preparation's work, not after
     if interval_s <= 0:
         raise InputError(f"interval must be a positive number of seconds (got {interval_s}).")
     with connect(url) as conn:
@@ -298,11 +300,12 @@ def _presence(conn: psycopg.Connection, grid: dict[str, Any],
     counts = prepare_positions(conn, GENERATION_WORK, grid, DEFAULT_CELL_SIZE, interval_s)
     runs = np.array(run_sql_file(conn, "qids/presence.sql", work=GENERATION_WORK),
                     dtype=np.int64).reshape(-1, 3)
-    # Each run adds 1 from its first time point on and takes it back after its last.
-    steps = np.zeros((counts["objects"], counts["time_points"] + 1), dtype=np.int64)
+    # Each run adds 1 from its first time point on and takes it back after its last (an
+    # object's runs are disjoint: the sum is 0 or 1, int8 keeps the matrix small).
+    steps = np.zeros((counts["objects"], counts["time_points"] + 1), dtype=np.int8)
     np.add.at(steps, (runs[:, 0], runs[:, 1]), 1)
     np.add.at(steps, (runs[:, 0], runs[:, 2] + 1), -1)
-    presence = np.cumsum(steps, axis=1)[:, :-1] > 0
+    presence = np.cumsum(steps, axis=1, dtype=np.int8)[:, :-1] > 0
     user_ids = np.array([user for (user,) in run_sql_file(
         conn, "qids/objects.sql", work=GENERATION_WORK)], dtype=object)
     return presence, user_ids

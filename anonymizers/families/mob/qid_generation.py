@@ -16,7 +16,7 @@ import numpy as np
 from anonymizers.errors import InputError
 
 __all__ = ["DEFAULT_CHAIN_LENGTH", "DEFAULT_MEAN_DEGREE", "STRATEGIES", "GraphQids",
-           "generate_qids", "graph_qids"]
+           "check_parameters", "generate_qids", "graph_qids"]
 
 STRATEGIES = ("random", "disjoint", "chain", "chains", "graph")
 DEFAULT_CHAIN_LENGTH = 8  # `chains`: each chain has 2..this many QIDs
@@ -159,12 +159,9 @@ def graph_qids(presence: np.ndarray, max_size: int, seed: int,
     return GraphQids(objects, times, edges, edge_times)
 
 
-def _checked(presence: np.ndarray, strategy: str, max_size: int,
-             chain_length: int) -> np.ndarray:
-    matrix = np.asarray(presence, dtype=bool)
-    if matrix.ndim != 2:
-        raise InputError(f"presence must be a matrix objects x time points, got shape "
-                         f"{matrix.shape}.")
+def check_parameters(strategy: str, max_size: int,
+                     chain_length: int = DEFAULT_CHAIN_LENGTH) -> None:
+    """An InputError unless :func:`generate_qids` accepts these parameters."""
     if strategy not in STRATEGIES:
         raise InputError(f"unknown QID strategy {strategy!r}; use one of "
                          f"{', '.join(STRATEGIES)}.")
@@ -172,6 +169,15 @@ def _checked(presence: np.ndarray, strategy: str, max_size: int,
         raise InputError(f"max_size must be at least 1 (got {max_size}).")
     if chain_length < 2:
         raise InputError(f"chain_length must be at least 2 (got {chain_length}).")
+
+
+def _checked(presence: np.ndarray, strategy: str, max_size: int,
+             chain_length: int) -> np.ndarray:
+    check_parameters(strategy, max_size, chain_length)
+    matrix = np.asarray(presence, dtype=bool)
+    if matrix.ndim != 2:
+        raise InputError(f"presence must be a matrix objects x time points, got shape "
+                         f"{matrix.shape}.")
     return matrix
 
 
