@@ -83,6 +83,23 @@ def cmd_load(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_qids(args: argparse.Namespace) -> int:
+    """Quasi-identifiers of a dataset's persons (seed 003): load a CSV or generate them."""
+    from anonymizers.loading.qids import generate_and_store_qids, load_qids
+
+    url = _ensure_database()
+    if args.action == "load":
+        if args.file is None:
+            from anonymizers.errors import InputError
+
+            raise InputError("qids load needs a CSV file with columns user_id,t")
+        print(load_qids(args.file, args.dataset, url=url).summary())
+    else:
+        print(generate_and_store_qids(args.dataset, args.strategy, args.max_size, args.seed,
+                                      interval_s=args.interval, url=url).summary())
+    return 0
+
+
 def _params(pairs: list[str]) -> dict[str, Any]:
     from anonymizers.errors import InputError
 
@@ -100,24 +117,26 @@ def cmd_release(args: argparse.Namespace) -> int:
 
     from anonymizers.airflow_runner import run_dag
     from anonymizers.db.connection import connect
+    from anonymizers.families.registry import method_entry
     from anonymizers.release import gate
-    from anonymizers.release.spec import METHODS, machinery_params, method_params
 
+    family = method_entry(args.method).family
     url = _ensure_database()
     os.environ["DATABASE_URL"] = url  # the DAG's tasks connect through the environment
     given = _params(args.param)
+    _refuse_unknown_params(args.method, given)
     conf = {"dataset": args.dataset, "method": args.method, "k": args.k,
             "k_counts": args.k_counts, "start": args.start, "end": args.end,
             "accept_composition_risk": args.accept_composition_risk,
-            **method_params(args.method, given), **machinery_params(given, args.k)}
+            **gate.release_params(args.method, given, args.k)}
     with connect(url) as conn:  # fail fast on a bad dataset/method/window, before Airflow
         spec = gate.resolve_spec(conn, conf, None, "check")
         if not gate.is_published(conn, spec):
             gate.check_composition(conn, spec)
-    _echo(f"running DAG {METHODS[args.method]} for {spec.release_name} "
+    _echo(f"running DAG {family} for {spec.release_name} "
           "(Airflow's log: $AIRFLOW_HOME/logs) ...")
     started = time.monotonic()
-    run_dag(METHODS[args.method], conf)
+    run_dag(family, conf)
     _echo(f"done in {time.monotonic() - started:.1f} s")
     print(_summary(url, spec.release_name))
     _echo(f"query it as analyst:\n  psql \"{_analyst_url(url)}\" -c "
@@ -126,23 +145,31 @@ def cmd_release(args: argparse.Namespace) -> int:
     return 0
 
 
-def _summary(url: str, release: str) -> str:
-    """What was published, from the catalog and the release's own tables."""
-    from psycopg import sql
+def _refuse_unknown_params(method: str, given: dict[str, Any]) -> None:
+    """A --param the method does not take is a typo or the wrong method: say which exist."""
+    from anonymizers.errors import InputError
+    from anonymizers.families.registry import MACHINERY_PARAMS, method_entry
 
+    known = {spec.name for spec in (*method_entry(method).params, *MACHINERY_PARAMS)}
+    unknown = sorted(set(given) - known)
+    if unknown:
+        raise InputError(f"method {method} has no parameter {', '.join(unknown)}; its "
+                         f"parameters are {', '.join(sorted(known))} (see release --help)")
+
+
+def _summary(url: str, release: str) -> str:
+    """What was published, from the release's own manifest."""
     from anonymizers.db.connection import connect
+    from anonymizers.db.sqlfiles import run_sql_file
 
     with connect(url) as conn:
-        row = conn.execute(sql.SQL(
-            "SELECT m.method, m.k, m.k_counts, m.trajectories_in, m.trajectories_out, "
-            "(SELECT count(*) FROM {r}.cells), (SELECT count(*) FROM {r}.flows), "
-            "m.verifier_result ->> 'passed' FROM {r}.manifest AS m").format(
-            r=sql.Identifier(release))).fetchone()
-    if row is None:
+        rows = run_sql_file(conn, "release/summary.sql", {"schema": release}, release=release)
+    if not rows:
         raise AnonymizerError(f"release {release} has no manifest row")
-    method, k, counts, t_in, t_out, cells, flows, passed = row
-    return (f"published {release}: {method}, k={k} distinct {counts}; trajectories "
-            f"{t_out} of {t_in}; {cells} cells; {flows} flows; verifier passed: {passed}")
+    method, k, counts, out, unit, suppressed, passed, tables = rows[0]
+    return (f"published {release}: {method}, k={k} distinct {counts}; {out} {unit} "
+            f"published, {'fewer than k' if suppressed is None else suppressed} suppressed; "
+            f"tables {tables}; verifier passed: {passed}")
 
 
 def _analyst_url(url: str) -> str:
@@ -154,11 +181,11 @@ def _analyst_url(url: str) -> str:
 
 def cmd_verify(args: argparse.Namespace) -> int:
     from anonymizers.db.connection import connect
-    from anonymizers.verifiers.generalization import verify_generalization_release
+    from anonymizers.verifiers import verify_release
 
     url = _ensure_database()
     with connect(url) as conn:
-        result = verify_generalization_release(conn, args.release)
+        result = verify_release(conn, args.release)
     print(json.dumps(result.to_json(), indent=2))
     if not result.passed:
         raise PrivacyViolation(f"{args.release} violates its privacy model "
@@ -208,6 +235,21 @@ def cmd_demo(args: argparse.Namespace) -> int:
                                               "describes nobody")))
 
 
+def _methods_help() -> str:
+    """Every method with every parameter, its default and meaning (from the registry)."""
+    from anonymizers.families.registry import FAMILIES, MACHINERY_PARAMS, METHODS
+
+    lines = ["methods (--param KEY=VALUE):"]
+    for family in FAMILIES.values():
+        lines.append(f"\n  {family.title} (DAG {family.name}):")
+        for method in (m for m in METHODS.values() if m.family == family.name):
+            lines.append(f"    {method.name}: {method.variant}")
+            lines += [f"      {spec.describe()}" for spec in method.params]
+    lines.append("\n  every method also takes:")
+    lines += [f"      {spec.describe()}" for spec in MACHINERY_PARAMS]
+    return "\n".join(lines)
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="anonymizers", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -230,9 +272,25 @@ def _parser() -> argparse.ArgumentParser:
     load.add_argument("--replace", action="store_true", help="swap an existing dataset atomically")
     load.add_argument("--sort", action="store_true", help="sort rows by traj_id, t before checks")
     load.set_defaults(func=cmd_load)
-    rel = sub.add_parser("release", help="build, verify and publish a release via Airflow")
+    qids = sub.add_parser("qids", help="quasi-identifiers per person (MOB, seed 003): the "
+                          "times an attacker may know")
+    qids.add_argument("action", choices=["load", "generate"])
+    qids.add_argument("file", type=Path, nargs="?", help="load: CSV with columns user_id,t")
+    qids.add_argument("--dataset", required=True)
+    qids.add_argument("--strategy", default="graph",
+                      choices=["random", "disjoint", "chain", "chains", "graph"],
+                      help="generate: the QID configuration (seed 003 §6.2; graph is the one "
+                           "of the paper's experiments)")
+    qids.add_argument("--max-size", type=int, default=40, help="generate: most times per QID")
+    qids.add_argument("--seed", type=int, default=0)
+    qids.add_argument("--interval", type=int, default=300,
+                      help="generate: seconds between time points (the release's interval)")
+    qids.set_defaults(func=cmd_qids)
+    rel = sub.add_parser("release", help="build, verify and publish a release via Airflow",
+                         epilog=_methods_help(),
+                         formatter_class=argparse.RawDescriptionHelpFormatter)
     rel.add_argument("--dataset", required=True)
-    rel.add_argument("--method", required=True)
+    rel.add_argument("--method", required=True, help="one of the methods below")
     rel.add_argument("--k", type=int, required=True)
     rel.add_argument("--k-counts", default="persons",
                      help="what k counts: distinct persons, the only choice (privacy rule 1)")

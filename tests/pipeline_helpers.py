@@ -1,13 +1,15 @@
-"""Run the generalization steps in-process (no Airflow) for fast gate tests."""
+"""Run a release's steps in-process (no Airflow) for fast gate tests: prepare, then the
+method's steps (the registry's), then the shared ones."""
 
 from __future__ import annotations
 
 from typing import Any
 
+from anonymizers.families.registry import SHARED_STEPS_AFTER, method_entry
 from anonymizers.pipeline import steps
 
 STEP_ORDER = ["project", "grid_membership", "visits_and_flows", "anonymize", "build_release",
-              "metrics", "verify", "publish", "cleanup"]
+              "manifest", "metrics", "verify", "publish", "cleanup"]
 
 
 def release_params(dataset: str = "city", k: int = 3, **extra: Any) -> dict[str, Any]:
@@ -21,8 +23,9 @@ def run_steps(params: dict[str, Any], run_id: str = "run-1",
     spec = steps.prepare(params, None, run_id)
     if spec is None:
         return None
-    for name in STEP_ORDER:
-        getattr(steps, name)(spec)
+    order = [*method_entry(params["method"]).steps, *SHARED_STEPS_AFTER]
+    for name in order:
+        steps.run_step(name, spec)
         if name == until:
             break
     return spec

@@ -15,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from anonymizers.errors import InputError
-from anonymizers.generalization.characteristic_points import (
+from anonymizers.families.generalization.characteristic_points import (
     CharacteristicPointParams,
     characteristic_points,
 )

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from anonymizers.generalization.prefix_tree import kam_cut
+from anonymizers.families.generalization.prefix_tree import kam_cut
 from anonymizers.verifiers.containment import SupportIndex, is_subsequence
 
 cells = st.integers(min_value=0, max_value=6)

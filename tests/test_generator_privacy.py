@@ -38,7 +38,7 @@ from voronoi_helpers import (
     voronoi_params,
 )
 
-from anonymizers.pipeline import tessellation
+from anonymizers.families.generalization import tessellation
 from anonymizers.release.spec import ReleaseSpec
 from anonymizers.verifiers.generalization import verify_generalization_release
 

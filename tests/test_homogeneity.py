@@ -16,8 +16,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from anonymizers.errors import InputError
-from anonymizers.generalization.homogeneity import homogeneity, limit_continuations
-from anonymizers.generalization.prefix_tree import kam_cut, support
+from anonymizers.families.generalization.homogeneity import homogeneity, limit_continuations
+from anonymizers.families.generalization.prefix_tree import kam_cut, support
 
 
 def cells(word: str) -> tuple[int, ...]:

@@ -19,7 +19,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from sklearn.cluster import DBSCAN
 
-from anonymizers.generalization.prefix_tree import kam_cut, kam_rec
+from anonymizers.families.generalization.prefix_tree import kam_cut, kam_rec
 from anonymizers.metrics import (
     NO_CELL,
     NOISE,

@@ -15,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from anonymizers.errors import InputError
-from anonymizers.generalization.point_clustering import (
+from anonymizers.families.generalization.point_clustering import (
     PointClusters,
     cluster_points,
     cluster_radius_stats,

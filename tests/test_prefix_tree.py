@@ -17,8 +17,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from anonymizers.errors import InputError
-from anonymizers.generalization import prefix_tree
-from anonymizers.generalization.prefix_tree import AnonymizedSequence, kam_cut, kam_rec, support
+from anonymizers.families.generalization import prefix_tree
+from anonymizers.families.generalization.prefix_tree import (
+    AnonymizedSequence,
+    kam_cut,
+    kam_rec,
+    support,
+)
 
 # Figure 4(a): t1-t3 ABCDEFG, t4-t6 ADEF, t7 CHL, t8 DECHL, t9 DEJFG.
 FIG4_WORDS = ["ABCDEFG"] * 3 + ["ADEF"] * 3 + ["CHL", "DECHL", "DEJFG"]

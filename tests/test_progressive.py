@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from anonymizers.generalization.progressive import (
+from anonymizers.families.generalization.progressive import (
     CellStatistics,
     NeighbourFlows,
     coinciding,

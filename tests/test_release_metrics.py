@@ -18,20 +18,16 @@ from pipeline_helpers import STEP_ORDER, release_params, run_steps
 
 from anonymizers.db.connection import connect
 from anonymizers.errors import PrivacyViolation
-from anonymizers.metrics.reidentification import NO_CELL, generalize_observations
-from anonymizers.pipeline import release_metrics, steps, tessellation
-from anonymizers.pipeline.release_metrics import (
+from anonymizers.families.generalization import metrics as release_metrics
+from anonymizers.families.generalization.metrics import (
     LENGTH_BIN_EDGES_M,
     RISK_OBSERVATIONS,
     measure_risk,
 )
+from anonymizers.metrics.reidentification import NO_CELL, generalize_observations
+from anonymizers.pipeline import steps
 from anonymizers.release.spec import ReleaseSpec
 from anonymizers.verifiers.base import interval_count
-
-# The order of dags/generalization.py for the Voronoi methods.
-VORONOI_STEPS = [(steps, "project"), *[(tessellation, name) for name in (
-    "characteristic_points", "cluster", "voronoi", "membership", "progressive_generalization")],
-    *[(steps, name) for name in ("visits_and_flows", "anonymize", "build_release")]]
 
 COUNTS = ["trajectories_in", "trajectories_out", "trajectories_suppressed", "persons_in",
           "persons_out", "points_in", "cell_visits_in", "cell_visits_out", "cells_visited",
@@ -49,15 +45,12 @@ PROGRESSIVE = ["cells_before_generalization", "cells_after_generalization",
 
 
 def build(method: str, k: int, run_id: str = "run-1") -> ReleaseSpec:
-    """Run the pipeline of ``method`` on the city up to and including build_release."""
+    """Run the pipeline of ``method`` on the city up to and including the manifest."""
     if method == "grid_kam_cut":
-        spec = run_steps(release_params(k=k), run_id, until="build_release")
+        spec = run_steps(release_params(k=k), run_id, until="manifest")
     else:
-        spec = steps.prepare({"dataset": "city", "method": method, "k": k,
-                              "k_counts": "persons", "radius": RADIUS}, None, run_id)
-        assert spec is not None
-        for module, name in VORONOI_STEPS:
-            getattr(module, name)(spec)
+        spec = run_steps({"dataset": "city", "method": method, "k": k, "k_counts": "persons",
+                          "radius": RADIUS}, run_id, until="manifest")
     assert spec is not None
     return ReleaseSpec.from_dict(spec)
 
@@ -316,7 +309,7 @@ def test_one_persons_unique_length_does_not_show_in_the_histogram(loaded_city, c
     average = metrics(conn, release)["length_original_avg_m"]
     length = plant_lonely_long_trip(conn, release)
     for name in STEP_ORDER[STEP_ORDER.index("grid_membership"):STEP_ORDER.index("metrics") + 1]:
-        getattr(steps, name)(spec)
+        steps.run_step(name, spec)
     found, after = metrics(conn, release), series(conn, release)
     assert after["length_histogram.original"] == before
     top = max(x for x, _ in after["length_histogram.original"] if x <= length)

@@ -37,8 +37,9 @@ from voronoi_helpers import (
 
 from anonymizers import cli
 from anonymizers.errors import InputError, PrivacyViolation, ReleaseError
-from anonymizers.generalization.prefix_tree import support
-from anonymizers.pipeline import steps, tessellation
+from anonymizers.families.generalization import tessellation
+from anonymizers.families.generalization.prefix_tree import support
+from anonymizers.pipeline import steps
 from anonymizers.release.spec import ReleaseSpec
 from anonymizers.verifiers.base import interval_count
 from anonymizers.verifiers.generalization import verify_generalization_release
@@ -436,11 +437,11 @@ def test_a_planted_violation_is_caught_and_never_published(
 
 @pytest.mark.parametrize(("override", "message"), [
     ({"p": 0}, "parameter p must be positive"),
-    ({"p": 1.5}, r"parameter p is a share of a trajectory: 0 < p <= 1 \(got 1.5\)"),
+    ({"p": 1.5}, r"parameter p must be <= 1 \(got 1.5\): Share of a trajectory"),
     ({"min_angle": 0}, "parameter min_angle must be positive"),
-    ({"min_angle": 200}, r"parameter min_angle must be in \(0, 180\] degrees \(got 200"),
+    ({"min_angle": 200}, r"parameter min_angle must be <= 180 \(got 200\)"),
     ({"radius": -1}, "parameter radius must be positive"),
-    ({"lcs_candidates": 0}, "parameter lcs_candidates must be positive"),
+    ({"lcs_candidates": 0}, "parameter lcs_candidates must be >= 1"),
     ({"lcs_candidates": "many"}, "parameter lcs_candidates='many' must be an integer"),
 ])
 def test_bad_voronoi_parameters_are_rejected_before_any_work(

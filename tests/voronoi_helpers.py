@@ -7,6 +7,7 @@ any step and inspect the run's work or build schema.
 from __future__ import annotations
 
 import csv
+import functools
 import itertools
 import math
 from collections.abc import Callable, Iterable
@@ -19,26 +20,17 @@ import pandas as pd
 import psycopg
 import shapely
 
-from anonymizers.pipeline import steps, tessellation
+from anonymizers.families.registry import SHARED_STEPS_AFTER, method_entry
+from anonymizers.pipeline import steps
 from anonymizers.release.spec import ReleaseSpec
 from anonymizers.verifiers.rederive import derive_visits
 
 RADIUS = 300.0  # metres: the synthetic city is small, the paper's 500 m leaves few cells
 
+# The DAG's order for the Voronoi methods (the registry's), each run in-process.
 STEPS: list[tuple[str, Callable[[dict[str, Any]], Any]]] = [
-    ("project", steps.project),
-    ("characteristic_points", tessellation.characteristic_points),
-    ("cluster", tessellation.cluster),
-    ("voronoi", tessellation.voronoi),
-    ("membership", tessellation.membership),
-    ("progressive_generalization", tessellation.progressive_generalization),
-    ("visits_and_flows", steps.visits_and_flows),
-    ("anonymize", steps.anonymize),
-    ("build_release", steps.build_release),
-    ("metrics", steps.metrics),
-    ("verify", steps.verify),
-    ("publish", steps.publish),
-    ("cleanup", steps.cleanup),
+    (name, functools.partial(steps.run_step, name))
+    for name in (*method_entry("kam_cut").steps, *SHARED_STEPS_AFTER)
 ]
 STEP_NAMES = [name for name, _ in STEPS]
 

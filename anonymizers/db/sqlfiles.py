@@ -16,7 +16,9 @@ from typing import Any
 import psycopg
 from psycopg import sql
 
-__all__ = ["compose_sql", "read_sql", "run_sql_file", "sql_dir"]
+from anonymizers.errors import ReleaseError
+
+__all__ = ["compose_sql", "copy_out", "fetch_columns", "read_sql", "run_sql_file", "sql_dir"]
 
 
 def sql_dir() -> Path:
@@ -46,6 +48,23 @@ def compose_sql(name: str, **identifiers: Name) -> sql.Composed:
     return sql.SQL(read_sql(name)).format(**bound)  # type: ignore[arg-type]
 
 
+def _execute(conn: psycopg.Connection, name: str, params: dict[str, Any] | None,
+             identifiers: dict[str, Name]) -> tuple[list[str], list[tuple[Any, ...]]]:
+    """Every statement of ``sql/<name>``; the column names and rows of the last result."""
+    with psycopg.ClientCursor(conn) as cur:
+        # Always bind (even {}), so every file writes a literal % as %% whatever its parameters.
+        cur.execute(compose_sql(name, **identifiers), params or {})
+        names: list[str] = []
+        rows: list[tuple[Any, ...]] = []
+        while True:
+            if cur.description is not None:
+                names = [column.name for column in cur.description]
+                rows = cur.fetchall()
+            if not cur.nextset():
+                break
+        return names, rows
+
+
 def run_sql_file(
     conn: psycopg.Connection,
     name: str,
@@ -53,16 +72,18 @@ def run_sql_file(
     **identifiers: Name,
 ) -> list[tuple[Any, ...]]:
     """Execute every statement of ``sql/<name>``; returns the rows of the last one (if any)."""
-    with psycopg.ClientCursor(conn) as cur:
-        # Always bind (even {}), so every file writes a literal % as %% whatever its parameters.
-        cur.execute(compose_sql(name, **identifiers), params or {})
-        rows: list[tuple[Any, ...]] = []
-        while True:
-            if cur.description is not None:
-                rows = cur.fetchall()
-            if not cur.nextset():
-                break
-        return rows
+    return _execute(conn, name, params, identifiers)[1]
+
+
+def fetch_columns(conn: psycopg.Connection, name: str, params: dict[str, Any] | None = None,
+                  **identifiers: Name) -> dict[str, list[Any]]:
+    """Like :func:`run_sql_file`, but the last result by column name (never by position:
+    reordering a SELECT list must not silently swap two measures)."""
+    names, rows = _execute(conn, name, params, identifiers)
+    if len(set(names)) != len(names):
+        raise ReleaseError(f"sql/{name}: the result has duplicate column names {names}")
+    columns = list(zip(*rows, strict=True)) if rows else [()] * len(names)
+    return {column: list(values) for column, values in zip(names, columns, strict=True)}
 
 
 def copy_out(conn: psycopg.Connection, name: str, params: dict[str, Any] | None = None,

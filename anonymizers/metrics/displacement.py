@@ -14,7 +14,7 @@ every figure is an aggregate over at least ``k`` distinct persons: the global su
 average need ``k`` persons in all, and the average of the local averages is taken over the
 areas with at least ``k`` persons (an area's own average over fewer is one person's
 figure). Progressive generalization bounds its merges by a local average of its own
-(:mod:`anonymizers.generalization.progressive`), not by anything from here.
+(:mod:`anonymizers.families.generalization.progressive`), not by anything from here.
 
 Everything is vectorized (``np.bincount`` / ``np.unique``) and knows nothing about
 databases: coordinates are plain metres in a projected CRS.

@@ -1,9 +1,11 @@
-"""The steps of a generalization release, one function per Airflow task.
+"""The shared steps of every release run and the step wrapper every family step uses.
 
-Each step reads and writes only its run's work/build schema (plus raw, read-only), runs
-in one transaction, and gives the same outcome when re-run. Steps take and return the
-ReleaseSpec as a plain dict (the only thing that travels by XCom); data moves between
-steps through tables in the work schema.
+A run is: ``prepare`` (resolve the release, check the ledger, a fresh work schema), the
+family's steps in the registry's order, then ``manifest``, ``metrics``, ``verify`` (the
+gate: the family's independent verifier on exactly the tables about to be published),
+``publish`` (atomic rename + catalog row) and ``cleanup``. Each step runs in one
+transaction and gives the same outcome when re-run; steps take and return the ReleaseSpec
+as a plain dict (the only thing that travels by XCom).
 """
 
 from __future__ import annotations
@@ -21,22 +23,22 @@ import psycopg
 
 from anonymizers.db.connection import connect
 from anonymizers.db.sqlfiles import run_sql_file
-from anonymizers.errors import PrivacyViolation
+from anonymizers.errors import PrivacyViolation, ReleaseError
+from anonymizers.families.registry import SHARED_STEPS_AFTER, method_entry
 from anonymizers.release import gate
 from anonymizers.release.spec import ReleaseSpec
 
 __all__ = [
     "FAULT_ENV",
-    "anonymize",
-    "build_release",
+    "InjectedFault",
     "cleanup",
-    "grid_membership",
+    "manifest",
     "metrics",
     "prepare",
-    "project",
     "publish",
+    "run_step",
+    "step",
     "verify",
-    "visits_and_flows",
 ]
 
 log = logging.getLogger(__name__)
@@ -45,23 +47,49 @@ log = logging.getLogger(__name__)
 FAULT_ENV = "ANONYMIZERS_INJECT_FAULT"
 
 
-def _injected_fault(step: str) -> None:
+class InjectedFault(RuntimeError):
+    """The failure a test asked for with ANONYMIZERS_INJECT_FAULT: it stands for a crash
+    (a bug or a lost machine), so it is not one of the package's own errors."""
+
+
+def _injected_fault(step_name: str) -> None:
     target, _, mode = os.environ.get(FAULT_ENV, "").partition(":")
-    if target != step:
+    if target != step_name:
         return
     if mode == "hang":
         time.sleep(3600)
-    raise RuntimeError(f"fault injected into step {step!r} ({FAULT_ENV})")
+    raise InjectedFault(f"fault injected into step {step_name!r} ({FAULT_ENV})")
+
+
+def _mark_failed(release: ReleaseSpec) -> None:
+    """Record that this run failed (so a later cleanup may drop its schemas); best effort."""
+    try:
+        with connect() as conn:
+            run_sql_file(conn, "release/step_failed.sql", {"work_schema": release.work_schema})
+    except psycopg.Error as error:  # the database may be what failed
+        log.warning("could not record the failure of %s: %s", release.work_schema, error)
 
 
 @contextmanager
 def step(name: str, spec: dict[str, Any]) -> Iterator[tuple[ReleaseSpec, psycopg.Connection]]:
-    """One transaction for one step, with timing in the task log."""
+    """One transaction for one step, with timing in the task log.
+
+    The step holds a shared lock on its run for as long as it runs, and records when it
+    ended: the cleanup of a concurrent run of the same release never drops the schemas
+    of a run that is working or only between two steps.
+    """
     started = time.monotonic()
     release = ReleaseSpec.from_dict(spec)
-    with connect() as conn:
-        yield release, conn
-        _injected_fault(name)
+    try:
+        with connect() as conn:
+            conn.execute("SELECT pg_advisory_xact_lock_shared(hashtext(%s))",
+                         (gate.run_lock_key(release),))
+            yield release, conn
+            _injected_fault(name)
+            run_sql_file(conn, "release/step_done.sql", {"work_schema": release.work_schema})
+    except BaseException:
+        _mark_failed(release)
+        raise
     log.info("step %s of %s took %.2f s", name, release.release_name, time.monotonic() - started)
 
 
@@ -82,95 +110,60 @@ def prepare(params: dict[str, Any], interval: tuple[datetime, datetime] | None,
     return release.to_dict()
 
 
-def project(spec: dict[str, Any]) -> None:
-    with step("project", spec) as (release, conn):
-        run_sql_file(conn, "generalization/010_project_window.sql", release.window_params(),
-                     work=release.work_schema)
+def run_step(name: str, spec: dict[str, Any]) -> Any:
+    """Run step ``name`` of the release: a shared step, or one of its family's.
+
+    Raises ReleaseError for a family step that the release's method does not run (the DAG
+    skips those tasks before calling this).
+    """
+    if name in SHARED_STEPS_AFTER:
+        return globals()[name](spec)
+    from anonymizers.families.base import load_family
+
+    method = method_entry(spec["method"])
+    if name not in method.steps:
+        raise ReleaseError(f"{name} is not a step of method {method.name}")
+    return load_family(method.family).steps()[name](spec)
 
 
-def grid_membership(spec: dict[str, Any]) -> None:
-    with step("grid_membership", spec) as (release, conn):
-        cell_size = float(release.params.get("cell_size", 1000.0))
-        run_sql_file(conn, "generalization/020_grid_membership.sql",
-                     {"cell_size": cell_size, "srid": release.srid}, work=release.work_schema)
+def manifest(spec: dict[str, Any]) -> None:
+    """The manifest (with the family's counts, interval-filtered) and an empty metrics table."""
+    from anonymizers.families.base import load_family
+
+    family = load_family(method_entry(spec["method"]).family)
+    with step("manifest", spec) as (release, conn):
+        counts = family.manifest_counts(conn, release)
+        run_sql_file(conn, "release/create_manifest.sql",
+                     {**release.manifest_params(), **vars(counts),
+                      "published_unit": family.entry.published_unit},
+                     build=release.build_schema)
 
 
-def visits_and_flows(spec: dict[str, Any]) -> None:
-    with step("visits_and_flows", spec) as (release, conn):
-        run_sql_file(conn, "generalization/050_visits.sql", work=release.work_schema)
-        run_sql_file(conn, "generalization/060_flows.sql", {"k": release.k},
-                     work=release.work_schema)
+def metrics(spec: dict[str, Any]) -> None:
+    """The family's utility and risk measures, stored by the shared writer."""
+    from anonymizers.families.base import load_family
+    from anonymizers.metrics import writer
 
-
-def _owners(user_ids: list[str]) -> list[int]:
-    """Owner per sequence: its person, numbered (k counts distinct persons)."""
-    ids: dict[str, int] = {}
-    return [ids.setdefault(user, len(ids)) for user in user_ids]
-
-
-def anonymize(spec: dict[str, Any]) -> dict[str, int]:
-    """The prefix-tree step in Python: KAM_CUT (grid_kam_cut, kam_cut) or KAM_REC, then
-    the homogeneity cut: with ``min_continuations`` m > 1, every published sequence through
-    a prefix of 1..m-1 distinct continuations is truncated to it (issue 7, finding 11)."""
-    from anonymizers.generalization.homogeneity import limit_continuations
-    from anonymizers.generalization.prefix_tree import AnonymizedSequence, kam_cut, kam_rec
-
-    with step("anonymize", spec) as (release, conn):
-        rows = run_sql_file(conn, "generalization/070_sequences.sql", work=release.work_schema)
-        sequences = [list(cells) for _traj, _user, cells in rows]
-        owners = _owners([user for _traj, user, _cells in rows])
-        if release.method == "kam_rec":
-            published = kam_rec(sequences, owners, release.k, float(release.params["p"]),
-                                int(release.params["lcs_candidates"]))
-        else:
-            published = kam_cut(sequences, owners, release.k)
-        cut = limit_continuations([item.cells for item in published],
-                                  int(release.params["min_continuations"]))
-        truncated = sum(len(c) < len(item.cells) for c, item in zip(cut, published, strict=True))
-        published = [AnonymizedSequence(item.source, c)
-                     for item, c in zip(published, cut, strict=True)]
-        run_sql_file(conn, "generalization/075_anonymized.sql", work=release.work_schema)
-        table = psycopg.sql.Identifier(release.work_schema, "anonymized")
-        copy_sql = psycopg.sql.SQL("COPY {} (source_traj_id, cells) FROM STDIN").format(table)
-        with conn.cursor().copy(copy_sql) as copy:
-            for item in published:
-                copy.write_row((rows[item.source][0], list(item.cells)))
-    return {"sequences_in": len(rows), "sequences_out": len(published),
-            "sequences_truncated": truncated}
-
-
-def build_release(spec: dict[str, Any]) -> None:
-    with step("build_release", spec) as (release, conn):
-        schemas = {"work": release.work_schema, "build": release.build_schema}
-        run_sql_file(conn, "generalization/080_build_release.sql",
-                     {"srid": release.srid, "k": release.k,
-                      "count_interval": release.count_interval}, **schemas)
-        run_sql_file(conn, "release/create_manifest.sql", release.manifest_params(), **schemas)
+    family = load_family(method_entry(spec["method"]).family)
+    with step("metrics", spec) as (release, conn):
+        writer.reset(conn, release.build_schema)
+        measured = family.measure(conn, release)
+        writer.write(conn, release.build_schema, measured.rows, measured.series, release.k,
+                     release.count_interval)
 
 
 def verify(spec: dict[str, Any]) -> dict[str, Any]:
-    """The gate: the independent verifier on the build schema; raises if it fails."""
-    from anonymizers.verifiers.generalization import verify_generalization_release
+    """The gate: the family's independent verifier on the build schema; raises if it fails."""
+    from anonymizers.verifiers import verify_release
 
     with step("verify", spec) as (release, conn):
-        result = verify_generalization_release(conn, release.build_schema)
+        result = verify_release(conn, release.build_schema)
         conn.execute(psycopg.sql.SQL("UPDATE {}.manifest SET verifier_result = %s").format(
             psycopg.sql.Identifier(release.build_schema)), (json.dumps(result.to_json()),))
     if not result.passed:
         raise PrivacyViolation(f"{release.build_schema} fails its privacy model; not "
                                f"published: {'; '.join(result.violations[:5])}")
     return result.to_json()
-
-
-def metrics(spec: dict[str, Any]) -> None:
-    """Utility and risk measures of the release (raises if the measured risk exceeds 1/k)."""
-    from anonymizers.pipeline.release_metrics import compute_release_metrics  # sklearn: heavy
-
-    with step("metrics", spec) as (release, conn):
-        compute_release_metrics(conn, release)
-        run_sql_file(conn, "metrics/095_interval_filter_counts.sql",
-                     {"k": release.k, "count_interval": release.count_interval},
-                     build=release.build_schema)
 
 
 def publish(spec: dict[str, Any]) -> str:
@@ -181,6 +174,7 @@ def publish(spec: dict[str, Any]) -> str:
 
 
 def cleanup(spec: dict[str, Any]) -> list[str]:
-    """After a publish, drop the work and build leftovers of every run of this release."""
+    """After a publish: this run's scratch schemas, and those of the release's other runs
+    that failed or were abandoned (never those of a run still working)."""
     with step("cleanup", spec) as (release, conn):
-        return gate.drop_run_schemas(conn, release, all_runs=True)
+        return gate.drop_stale_schemas(conn, release)

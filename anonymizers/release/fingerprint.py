@@ -16,7 +16,7 @@ import psycopg
 
 from anonymizers.errors import DatabaseSetupError
 
-__all__ = ["input_fingerprint", "installation_secret"]
+__all__ = ["input_fingerprint", "installation_secret", "keyed_digest"]
 
 
 def installation_secret(conn: psycopg.Connection) -> bytes:
@@ -33,3 +33,9 @@ def input_fingerprint(secret: bytes, source_sha256: str, dataset_id: int, window
     """HMAC-SHA256 of the source digest, dataset and window (ISO-8601 in UTC)."""
     message = f"{source_sha256}|{dataset_id}|{window_start}|{window_end}".encode()
     return hmac.new(secret, message, hashlib.sha256).hexdigest()
+
+
+def keyed_digest(secret: bytes, name: str, digest: str) -> str:
+    """HMAC-SHA256 of another input of a release (e.g. the QID set of a MOB release), named
+    so that two inputs with equal text never share a fingerprint."""
+    return hmac.new(secret, f"{name}|{digest}".encode(), hashlib.sha256).hexdigest()

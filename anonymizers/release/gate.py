@@ -18,28 +18,36 @@ from psycopg import sql
 
 from anonymizers.db.sqlfiles import run_sql_file
 from anonymizers.errors import InputError, ReleaseError
-from anonymizers.release.fingerprint import input_fingerprint, installation_secret
-from anonymizers.release.spec import (
-    MIN_WINDOW_HOURS,
-    ReleaseSpec,
-    machinery_params,
-    method_params,
-    utm_srid,
-)
+from anonymizers.families.registry import FAMILIES, MACHINERY_PARAMS, RUN_PARAMS, method_entry
+from anonymizers.release.fingerprint import input_fingerprint, installation_secret, keyed_digest
+from anonymizers.release.params import parse_params
+from anonymizers.release.spec import MIN_WINDOW_HOURS, ReleaseSpec, utm_srid
 
 __all__ = [
+    "IDLE_GRACE_SECONDS",
     "check_composition",
-    "drop_run_schemas",
+    "drop_stale_schemas",
     "is_published",
     "prepare_work_schema",
     "publish",
+    "release_params",
     "resolve_spec",
+    "run_lock_key",
     "run_token",
 ]
+
+# A run whose last step ended longer ago than this, and that is not running a step, is
+# abandoned (e.g. its worker was killed): a later publish of the release drops its schemas.
+IDLE_GRACE_SECONDS = 3600
 
 
 def run_token(run_id: str) -> str:
     return hashlib.sha1(run_id.encode()).hexdigest()[:8]
+
+
+def run_lock_key(spec: ReleaseSpec) -> str:
+    """The advisory lock a run's steps hold (shared) while they work."""
+    return f"run:{spec.work_schema}"
 
 
 def _dataset_row(conn: psycopg.Connection, name: str) -> tuple[Any, ...]:
@@ -76,27 +84,51 @@ def _aware(moment: datetime) -> datetime:
 def resolve_spec(conn: psycopg.Connection, params: dict[str, Any],
                  interval: tuple[datetime, datetime] | None, token: str) -> ReleaseSpec:
     """Turn DAG params (+ the data interval of a scheduled run) into a ReleaseSpec."""
-    dataset_id, sha, t_min, t_max, lon, lat = _dataset_row(conn, params["dataset"])
-    start, end = _window(params, interval, t_min, t_max)
-    k = _k(params)
-    chosen = {**method_params(params["method"], params), **machinery_params(params, k)}
-    srid = int(params.get("srid") or utm_srid(lon, lat))
+    run = _run_params(params)
+    dataset_id, sha, t_min, t_max, lon, lat = _dataset_row(conn, run["dataset"])
+    start, end = _window(run, interval, t_min, t_max)
+    srid = int(run["srid"] or utm_srid(lon, lat))
+    secret = installation_secret(conn)
+    chosen = {**release_params(params["method"], params, run["k"]),
+              **_keyed_inputs(conn, secret, params["method"], dataset_id)}
     return ReleaseSpec(
-        dataset=params["dataset"], dataset_id=dataset_id, source_sha256=sha,
-        method=params["method"], k=k, k_counts=params.get("k_counts") or "persons",
+        dataset=run["dataset"], dataset_id=dataset_id, source_sha256=sha,
+        method=params["method"], k=run["k"], k_counts=params.get("k_counts") or "persons",
         window_start=start, window_end=end, srid=srid, params=chosen, run_token=token,
-        input_fingerprint=input_fingerprint(installation_secret(conn), sha, dataset_id,
-                                            start, end),
-        composition_risk=(params.get("accept_composition_risk") or "").strip() or None,
+        input_fingerprint=input_fingerprint(secret, sha, dataset_id, start, end),
+        composition_risk=(run["accept_composition_risk"] or "").strip() or None,
     )
 
 
-def _k(params: dict[str, Any]) -> int:
-    try:
-        return int(params["k"])
-    except (KeyError, TypeError, ValueError) as error:
-        raise InputError(f"k must be an integer of at least 2 (got {params.get('k')!r})") \
-            from error
+def _keyed_inputs(conn: psycopg.Connection, secret: bytes, method: str,
+                  dataset_id: int) -> dict[str, str]:
+    """The keyed fingerprints of the family's other inputs (registry ``keyed_inputs``)."""
+    entry = FAMILIES[method_entry(method).family]
+    found = {}
+    for name, sql_file in entry.keyed_inputs:
+        digest = run_sql_file(conn, sql_file, {"dataset_id": dataset_id})[0][0]
+        found[name] = keyed_digest(secret, name, str(digest))
+    return found
+
+
+def _run_params(params: dict[str, Any]) -> dict[str, Any]:
+    """dataset, k, start, end, srid, accept_composition_risk: parsed and checked."""
+    if "method" not in params:
+        raise InputError("no method given; choose one with --method (see release --help)")
+    for required in ("dataset", "k"):
+        if params.get(required) in (None, ""):
+            raise InputError(f"no {required} given (see release --help)")
+    return parse_params(RUN_PARAMS, params)
+
+
+def release_params(method: str, given: dict[str, Any], k: int) -> dict[str, Any]:
+    """The release's recorded parameters: the method's (registry ParamSpecs) and the
+    machinery's, defaults filled in; ``count_interval`` defaults to k."""
+    chosen = {**parse_params(method_entry(method).params, given),
+              **parse_params(MACHINERY_PARAMS, given)}
+    if chosen["count_interval"] is None:
+        chosen["count_interval"] = k
+    return chosen
 
 
 def check_composition(conn: psycopg.Connection, spec: ReleaseSpec) -> None:
@@ -150,10 +182,19 @@ def check_enough_owners(conn: psycopg.Connection, spec: ReleaseSpec) -> None:
 
 
 def prepare_work_schema(conn: psycopg.Connection, spec: ReleaseSpec) -> None:
-    """A fresh work schema for this run (re-running prepare starts the run over)."""
-    work = sql.Identifier(spec.work_schema)
-    conn.execute(sql.SQL("DROP SCHEMA IF EXISTS {} CASCADE").format(work))
-    conn.execute(sql.SQL("CREATE SCHEMA {}").format(work))
+    """A fresh work schema for this run, registered as running (re-running prepare starts
+    the run over; a build schema left by an earlier attempt of this run goes too)."""
+    for name in (spec.work_schema, spec.build_schema):
+        conn.execute(sql.SQL("DROP SCHEMA IF EXISTS {} CASCADE").format(sql.Identifier(name)))
+    conn.execute(sql.SQL("CREATE SCHEMA {}").format(sql.Identifier(spec.work_schema)))
+    run_sql_file(conn, "release/register_run.sql", {
+        "work_schema": spec.work_schema, "build_schema": spec.build_schema,
+        "release_name": spec.release_name})
+
+
+def _schema_exists(conn: psycopg.Connection, name: str) -> bool:
+    found = conn.execute("SELECT to_regnamespace(%s)", (name,)).fetchone()
+    return found is not None and found[0] is not None
 
 
 def _verifier_passed(conn: psycopg.Connection, spec: ReleaseSpec) -> bool:
@@ -174,8 +215,7 @@ def publish(conn: psycopg.Connection, spec: ReleaseSpec) -> bool:
     if is_published(conn, spec):
         return False
     check_composition(conn, spec)
-    exists = conn.execute("SELECT to_regnamespace(%s)", (spec.build_schema,)).fetchone()
-    if exists is None or exists[0] is None:
+    if not _schema_exists(conn, spec.build_schema):
         raise ReleaseError(f"nothing to publish: build schema {spec.build_schema} is missing")
     if not _verifier_passed(conn, spec):
         raise ReleaseError(f"{spec.build_schema} has no passing verifier result: not published")
@@ -183,16 +223,26 @@ def publish(conn: psycopg.Connection, spec: ReleaseSpec) -> bool:
     return True
 
 
-def drop_run_schemas(conn: psycopg.Connection, spec: ReleaseSpec, *, all_runs: bool) -> list[str]:
-    """Drop this run's work schema, or (after a publish) every run's leftovers of the release."""
-    if all_runs:
-        pattern = f"work\\_{spec.digest}\\_%"
-        rows = conn.execute(
-            "SELECT nspname FROM pg_namespace WHERE nspname LIKE %s OR nspname LIKE %s",
-            (pattern, f"build\\_{spec.digest}\\_%")).fetchall()
-        names = [row[0] for row in rows]
-    else:
-        names = [spec.work_schema]
+def drop_stale_schemas(conn: psycopg.Connection, spec: ReleaseSpec,
+                       grace_seconds: float = IDLE_GRACE_SECONDS) -> list[str]:
+    """After a publish: drop this run's scratch schemas and those of the release's other
+    runs (and of runs of releases already published) that failed or were abandoned; never
+    those of a run that is running a step (it holds its lock) or ended one within
+    ``grace_seconds`` (it may be between two steps: a killed worker looks the same for that
+    long, so its schemas go with a later publish)."""
+    stale = run_sql_file(conn, "release/stale_runs.sql", {
+        "work_pattern": f"work\\_{spec.digest}\\_%",
+        "build_pattern": f"build\\_{spec.digest}\\_%",
+        "work_schema": spec.work_schema, "build_schema": spec.build_schema,
+        "release_name": spec.release_name, "grace_seconds": grace_seconds})
+    names = [spec.work_schema, spec.build_schema]
+    for name, run_work in stale:
+        free = conn.execute("SELECT pg_try_advisory_xact_lock(hashtext(%s))",
+                            (f"run:{run_work}",)).fetchone()
+        if free and free[0]:
+            names.append(name)
+    names = [name for name in names if _schema_exists(conn, name)]
     for name in names:
-        conn.execute(sql.SQL("DROP SCHEMA IF EXISTS {} CASCADE").format(sql.Identifier(name)))
+        conn.execute(sql.SQL("DROP SCHEMA {} CASCADE").format(sql.Identifier(name)))
+    run_sql_file(conn, "release/forget_runs.sql", {"work_schemas": names})
     return names

@@ -17,7 +17,8 @@ is not repeated here. The shared rules:
    other release of the dataset in the ledger, unless the manifest records that the
    operator accepted the risk; published counts went through the interval filter;
 5. **nothing else identifies**: no raw traj_id / user_id in any text column, no timestamp
-   column, and the input fingerprint is the keyed HMAC of the data it claims.
+   column (or, for a family that publishes time points, only times on its declared grid
+   inside the window), and the input fingerprint is the keyed HMAC of the data it claims.
 """
 
 from __future__ import annotations
@@ -50,8 +51,11 @@ MIN_WINDOW_HOURS = 1.0
 # Names that betray an order statistic of individual values (rule 3).
 ORDER_STATISTIC = re.compile(r"(^|[._])(max|min|maximum|minimum|quantile|percentile|median)"
                              r"($|[._])")
-# Risk figures bounded by 1/k, not raw values: the largest success probability of an attack.
-ALLOWED_ORDER_STATISTICS = frozenset({"reid_max_probability", "reid.max"})
+# Order statistics that are not of individual raw values: the largest success probability
+# of an attack (bounded by 1/k), and the median size of MOB equivalence classes (sizes of
+# groups of at least k objects, published as an interval-filtered count).
+ALLOWED_ORDER_STATISTICS = frozenset({"reid_max_probability", "reid.max",
+                                      "mob_class_size_median"})
 # Integer columns of release tables that count people or their trajectories.
 COUNT_COLUMN = re.compile(r"^n_(persons|trajectories|individuals|people)")
 
@@ -125,8 +129,13 @@ def interval_count(n: int, k: int, width: int) -> int | None:
 
 
 def check_shared_rules(conn: psycopg.Connection, release: ReleaseUnderTest, lattice_m: float,
-                       result: VerifierResult) -> bool:
-    """Rules 1-5 of the machinery; False when the input is not the release's (stop there)."""
+                       result: VerifierResult, time_lattice_s: float | None = None) -> bool:
+    """Rules 1-5 of the machinery; False when the input is not the release's (stop there).
+
+    ``lattice_m`` is the spatial lattice clip edges must lie on; ``time_lattice_s`` the
+    time grid (seconds from the window start) of a family that publishes time points
+    (MOB); without it a release may publish no time column at all.
+    """
     if not _check_fingerprint(conn, release, result):
         return False
     _check_persons(release, result)
@@ -134,7 +143,7 @@ def check_shared_rules(conn: psycopg.Connection, release: ReleaseUnderTest, latt
     _check_lattice(conn, release, lattice_m, result)
     _check_metrics(conn, release, result)
     _check_window(conn, release, result)
-    _check_identifiers_and_time(conn, release, result)
+    _check_identifiers_and_time(conn, release, time_lattice_s, result)
     return True
 
 
@@ -157,7 +166,29 @@ def _check_fingerprint(conn: psycopg.Connection, release: ReleaseUnderTest,
     return True
 
 
+def _check_time_columns(conn: psycopg.Connection, release: ReleaseUnderTest,
+                        time_lattice_s: float | None, result: VerifierResult) -> None:
+    """No time finer than the method publishes: without a declared time grid, no time
+    column at all; with one (``time_lattice_s``), only timestamptz values on the grid
+    window_start + i * time_lattice_s inside the window."""
+    timed = run_sql_file(conn, "verify/time_columns.sql", {"schema": release.schema})
+    result.checks["time_columns"] = len(timed)
+    for table, column, data_type in timed:
+        if time_lattice_s is None or data_type != "timestamp with time zone":
+            result.violations.append(f"{table}.{column} publishes time finer than the "
+                                     "release window")
+            continue
+        off = run_sql_file(conn, "verify/time_off_lattice.sql", {
+            "window_start": release.manifest["window_start"],
+            "window_end": release.manifest["window_end"], "step_s": time_lattice_s},
+            source=(release.schema, table), column=column)[0][0]
+        if off:
+            result.violations.append(f"{table}.{column} holds {off} time(s) off the release's "
+                                     f"{time_lattice_s:g} s grid or outside its window")
+
+
 def _check_identifiers_and_time(conn: psycopg.Connection, release: ReleaseUnderTest,
+                                time_lattice_s: float | None,
                                 result: VerifierResult) -> None:
     columns = run_sql_file(conn, "verify/identifier_leaks.sql", {"schema": release.schema})
     leaked = 0
@@ -169,9 +200,7 @@ def _check_identifiers_and_time(conn: psycopg.Connection, release: ReleaseUnderT
             result.violations.append(f"{table}.{column} holds {n} raw traj_id/user_id values")
     result.checks["identifier_columns_scanned"] = len(columns)
     result.checks["raw_identifiers_found"] = leaked
-    timed = run_sql_file(conn, "verify/time_columns.sql", {"schema": release.schema})
-    for (name,) in timed:
-        result.violations.append(f"{name} publishes time finer than the release window")
+    _check_time_columns(conn, release, time_lattice_s, result)
     for (table,) in run_sql_file(conn, "verify/release_tables.sql", {"schema": release.schema}):
         found = run_sql_file(conn, "verify/rows_containing.sql",
                              {"needle": release.source_sha256},

@@ -1,9 +1,11 @@
 -- The release's manifest (one row: what was released, from what, how, and the proof)
--- and its metrics table (filled by the metrics step). Params: see ReleaseSpec.manifest_params.
--- Counts of the input go through the interval filter (catalog.interval_count, seed 004
--- §4.2): two releases of nested windows must not difference into an exact count of one.
--- trajectories_out is exact: it is the size of the published trajectories table anyway.
--- Identifiers: work, build.
+-- and its metrics table (filled by the metrics step). Shared by every family.
+-- Params: see ReleaseSpec.manifest_params, plus the family's exact counts
+-- (trajectories_in, persons_in, points_in, published, suppressed; families/base.py
+-- ManifestCounts) and published_unit. Counts of the input go through the interval filter
+-- (catalog.interval_count, seed 004 §4.2): two releases of nested windows must not
+-- difference into an exact count of one. trajectories_out is exact: it is the size of the
+-- release's main table anyway. Identifiers: build.
 CREATE TABLE {build}.manifest (
     release_name      text NOT NULL,
     dataset           text NOT NULL,
@@ -22,6 +24,7 @@ CREATE TABLE {build}.manifest (
     persons_in        bigint,
     points_in         bigint,
     trajectories_out  bigint NOT NULL,
+    published_unit    text NOT NULL,
     suppressed        bigint,
     verifier_result   jsonb,
     code_version      text NOT NULL
@@ -30,15 +33,11 @@ INSERT INTO {build}.manifest
 SELECT %(release_name)s, %(dataset)s, %(method)s, %(parameters)s, %(k)s, %(k_counts)s,
        %(privacy_model)s, %(window_start)s, %(window_end)s, %(srid)s, %(input_fingerprint)s,
        %(count_interval)s, %(composition_risk)s,
-       catalog.interval_count((SELECT count(DISTINCT traj_id) FROM {work}.points),
-                              %(k)s, %(count_interval)s),
-       catalog.interval_count((SELECT count(DISTINCT user_id) FROM {work}.points),
-                              %(k)s, %(count_interval)s),
-       catalog.interval_count((SELECT count(*) FROM {work}.points), %(k)s, %(count_interval)s),
-       (SELECT count(*) FROM {build}.trajectories),
-       catalog.interval_count((SELECT count(DISTINCT traj_id) FROM {work}.points)
-                              - (SELECT count(DISTINCT source_traj_id) FROM {work}.anonymized),
-                              %(k)s, %(count_interval)s),
+       catalog.interval_count(%(trajectories_in)s, %(k)s, %(count_interval)s),
+       catalog.interval_count(%(persons_in)s, %(k)s, %(count_interval)s),
+       catalog.interval_count(%(points_in)s, %(k)s, %(count_interval)s),
+       %(published)s, %(published_unit)s,
+       catalog.interval_count(%(suppressed)s, %(k)s, %(count_interval)s),
        NULL, %(code_version)s;
 
 CREATE TABLE {build}.metrics (
@@ -65,8 +64,9 @@ COMMENT ON COLUMN {build}.manifest.composition_risk IS 'NULL, or the operator''s
 COMMENT ON COLUMN {build}.manifest.trajectories_in IS 'Trajectories in the window before anonymization (interval-filtered: lower end of an interval of size count_interval; NULL below k).';
 COMMENT ON COLUMN {build}.manifest.persons_in IS 'Distinct persons in the window before anonymization (interval-filtered).';
 COMMENT ON COLUMN {build}.manifest.points_in IS 'GPS fixes in the window before anonymization (interval-filtered).';
-COMMENT ON COLUMN {build}.manifest.trajectories_out IS 'Published trajectories (exact: the size of the trajectories table).';
-COMMENT ON COLUMN {build}.manifest.suppressed IS 'Input trajectories of which nothing was published (interval-filtered; NULL when between 1 and k - 1).';
+COMMENT ON COLUMN {build}.manifest.trajectories_out IS 'Published units, named by published_unit (exact: the size of the release''s main table).';
+COMMENT ON COLUMN {build}.manifest.published_unit IS 'What trajectories_out and suppressed count: trajectories (generalization) or the family''s unit (e.g. objects: one per person).';
+COMMENT ON COLUMN {build}.manifest.suppressed IS 'Input units (see published_unit) of which nothing was published (interval-filtered; NULL when between 1 and k - 1).';
 COMMENT ON COLUMN {build}.manifest.verifier_result IS 'The independent verifier''s findings on exactly these tables.';
 COMMENT ON COLUMN {build}.manifest.code_version IS 'Version of the anonymizers package that built the release.';
 COMMENT ON TABLE {build}.metrics IS 'Utility and risk measures computed on this release.';

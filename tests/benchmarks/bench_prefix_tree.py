@@ -17,7 +17,7 @@ import time
 
 import numpy as np
 
-from anonymizers.generalization.prefix_tree import kam_rec
+from anonymizers.families.generalization.prefix_tree import kam_rec
 
 __all__ = ["benchmark_kam_rec", "synthetic_dataset"]
 

@@ -46,11 +46,14 @@ import pandas as pd
 from _common import write_results
 from scipy.spatial import cKDTree
 
-from anonymizers.generalization.characteristic_points import (
+from anonymizers.families.generalization.characteristic_points import (
     CharacteristicPointParams,
     characteristic_points,
 )
-from anonymizers.generalization.point_clustering import cluster_points, cluster_radius_stats
+from anonymizers.families.generalization.point_clustering import (
+    cluster_points,
+    cluster_radius_stats,
+)
 
 __all__ = ["movingpandas", "ours", "projected_city"]
 

@@ -26,5 +26,5 @@ WHERE c.cell_id IS NULL OR NOT ST_Equals(c.geom, o.geom);
 
 SELECT coalesce(avg((cell_id IN (SELECT cell_id FROM {work}.stale_cells)
                      OR (cell_id IS NULL AND (SELECT moved FROM {work}.box_moved)))::integer),
-                0)
+                0) AS changed_share
 FROM {work}.point_cells;

@@ -17,9 +17,11 @@ FROM {work}.cells AS c
 WHERE NOT EXISTS (SELECT 1 FROM {work}.near_owners AS n
                   WHERE n.cell_id = c.cell_id AND n.centroid ~= c.centroid);
 
-SELECT c.cell_id, coalesce(s.n_points, 0), coalesce(s.sx, 0), coalesce(s.sy, 0),
-       coalesce(s.sxxyy, 0), c.generator_persons, ST_X(c.centroid), ST_Y(c.centroid),
-       n.near_owners, coalesce(s.displacement_sum_m, 0), coalesce(s.displacement_max_m, 0)
+SELECT c.cell_id, coalesce(s.n_points, 0) AS n_points, coalesce(s.sx, 0) AS sx,
+       coalesce(s.sy, 0) AS sy, coalesce(s.sxxyy, 0) AS sxxyy, c.generator_persons,
+       ST_X(c.centroid) AS centroid_x, ST_Y(c.centroid) AS centroid_y, n.near_owners,
+       coalesce(s.displacement_sum_m, 0) AS displacement_sum_m,
+       coalesce(s.displacement_max_m, 0) AS displacement_max_m
 FROM {work}.cells AS c
 JOIN {work}.near_owners AS n ON n.cell_id = c.cell_id AND n.centroid ~= c.centroid
 LEFT JOIN {work}.cell_stats AS s ON s.cell_id = c.cell_id

@@ -21,7 +21,7 @@ import pyarrow as pa
 import pyarrow.csv as pacsv
 from psycopg import sql
 
-from anonymizers.db.sqlfiles import copy_out, run_sql_file
+from anonymizers.db.sqlfiles import copy_out, fetch_columns, run_sql_file
 from anonymizers.errors import InputError
 from anonymizers.pipeline.steps import step
 from anonymizers.release.spec import ReleaseSpec
@@ -49,10 +49,10 @@ def _read_points(conn: psycopg.Connection, release: ReleaseSpec) -> pa.Table:
 
 def characteristic_points(spec: dict[str, Any]) -> dict[str, int]:
     """Start, end, turn, stop and representative points of every trajectory (§6.1)."""
-    from anonymizers.generalization.characteristic_points import (
+    from anonymizers.families.generalization.characteristic_points import (
         CharacteristicPointParams,
     )
-    from anonymizers.generalization.characteristic_points import (
+    from anonymizers.families.generalization.characteristic_points import (
         characteristic_points as extract,
     )
 
@@ -68,8 +68,9 @@ def characteristic_points(spec: dict[str, Any]) -> dict[str, int]:
         frame = pd.DataFrame({"user_id": points["user"].to_pandas()[mask],
                               "x": points["x"].to_numpy()[mask],
                               "y": points["y"].to_numpy()[mask]})
-        _write_frame(conn, release, "characteristic_points",
-                     "user_id text NOT NULL, x double precision, y double precision", frame)
+        run_sql_file(conn, VORONOI + "102_characteristic_points_table.sql",
+                     work=release.work_schema)
+        _copy_frame(conn, release, "characteristic_points", frame)
     return {"points": len(traj), "characteristic_points": int(mask.sum())}
 
 
@@ -85,19 +86,13 @@ def _copy_frame(conn: psycopg.Connection, release: ReleaseSpec, table: str,
         copy.write(buffer.getvalue())
 
 
-def _write_frame(conn: psycopg.Connection, release: ReleaseSpec, table: str, columns: str,
-                 frame: pd.DataFrame) -> None:
-    """Replace work table ``table`` with ``frame``."""
-    name = sql.Identifier(release.work_schema, table)
-    conn.execute(sql.SQL("DROP TABLE IF EXISTS {}").format(name))
-    conn.execute(sql.SQL("CREATE TABLE {} (" + columns + ")").format(name))
-    _copy_frame(conn, release, table, frame)
-
-
 def cluster(spec: dict[str, Any]) -> dict[str, int]:
     """Group the characteristic points into clusters of radius r; their generators are the
     mean of per-person means, snapped to the ``snap`` lattice (privacy rule 2)."""
-    from anonymizers.generalization.point_clustering import cluster_points, lattice_generators
+    from anonymizers.families.generalization.point_clustering import (
+        cluster_points,
+        lattice_generators,
+    )
 
     with step("cluster", spec) as (release, conn):
         points = pacsv.read_csv(
@@ -161,18 +156,20 @@ FULL_MEMBERSHIP_SHARE = 0.2
 
 def _update_membership(conn: psycopg.Connection, release: ReleaseSpec) -> None:
     started = time.perf_counter()
-    share = run_sql_file(conn, VORONOI + "124_changed_cells.sql", work=release.work_schema)
-    if float(share[0][0]) > FULL_MEMBERSHIP_SHARE:
+    share = float(fetch_columns(conn, VORONOI + "124_changed_cells.sql",
+                                work=release.work_schema)["changed_share"][0])
+    if share > FULL_MEMBERSHIP_SHARE:
         _full_membership(conn, release)
         log.info("membership redone: %.0f%% of the fixes were in changed cells (%.1f s)",
-                 100 * float(share[0][0]), time.perf_counter() - started)
+                 100 * share, time.perf_counter() - started)
         return
     run_sql_file(conn, VORONOI + "125_membership_update.sql", work=release.work_schema)
-    counts = run_sql_file(conn, VORONOI + "126_update_counts.sql", work=release.work_schema)
+    counts = fetch_columns(conn, VORONOI + "126_update_counts.sql", work=release.work_schema)
     middle = time.perf_counter()
     run_sql_file(conn, VORONOI + "128_crossings.sql", work=release.work_schema)
     log.info("membership update: %s changed cells, %s moved fixes, %s segments re-crossed "
-             "(%.1f s + %.1f s)", *counts[0], middle - started, time.perf_counter() - middle)
+             "(%.1f s + %.1f s)", counts["changed_cells"][0], counts["moved_points"][0],
+             counts["recrossed_segments"][0], middle - started, time.perf_counter() - middle)
 
 
 def membership(spec: dict[str, Any]) -> None:
@@ -182,21 +179,24 @@ def membership(spec: dict[str, Any]) -> None:
 
 def _statistics(conn: psycopg.Connection, release: ReleaseSpec):
     """Current cells' statistics and neighbour flows, as the merge planner wants them."""
-    from anonymizers.generalization.progressive import CellStatistics, NeighbourFlows
+    from anonymizers.families.generalization.progressive import CellStatistics, NeighbourFlows
 
     work = release.work_schema
     run_sql_file(conn, "generalization/050_visits.sql", work=work)
     run_sql_file(conn, VORONOI + "130_cell_statistics.sql", work=work)
-    rows = run_sql_file(conn, VORONOI + "160_statistics_for_python.sql",
-                        {"reach": float(release.params["radius"])}, work=work)
-    columns = [np.array(column, dtype=float) for column in zip(*rows, strict=True)]
-    stats = CellStatistics(columns[0].astype(int), *columns[1:9])
-    displacement = (float(columns[9].sum() / max(columns[1].sum(), 1)), float(columns[10].max()))
-    pairs = run_sql_file(conn, VORONOI + "140_neighbour_flows.sql", work=work)
-    arrays = [np.array(column, dtype=np.int64) for column in zip(*pairs, strict=True)]
-    if not arrays:
-        arrays = [np.empty(0, dtype=np.int64)] * 4
-    return stats, NeighbourFlows(*arrays), displacement
+    found = fetch_columns(conn, VORONOI + "160_statistics_for_python.sql",
+                          {"reach": float(release.params["radius"])}, work=work)
+    columns = {name: np.array(values, dtype=float) for name, values in found.items()}
+    stats = CellStatistics(**{field: columns[field] for field in CellStatistics.FIELDS},
+                           cell_id=columns["cell_id"].astype(int))
+    displacement = (float(columns["displacement_sum_m"].sum()
+                          / max(columns["n_points"].sum(), 1)),
+                    float(columns["displacement_max_m"].max()))
+    pairs = fetch_columns(conn, VORONOI + "140_neighbour_flows.sql", work=work)
+    flows = NeighbourFlows(**{name: np.array(pairs[column], dtype=np.int64)
+                              for name, column in (("a", "a_id"), ("b", "b_id"),
+                                                   ("a_to_b", "a_to_b"), ("b_to_a", "b_to_a"))})
+    return stats, flows, displacement
 
 
 class _Generator(NamedTuple):
@@ -212,14 +212,16 @@ def _group_generators(conn: psycopg.Connection, release: ReleaseSpec, stats,
                       groups: dict[int, list[int]]) -> dict[int, _Generator]:
     """The generator of each group of cells (id -> cells): the mean of its persons' mean
     fixes (150_merged_generator_support.sql), snapped to the lattice."""
-    from anonymizers.generalization.point_clustering import snap_to_lattice
+    from anonymizers.families.generalization.point_clustering import snap_to_lattice
 
-    rows = run_sql_file(conn, VORONOI + "150_merged_generator_support.sql", {
+    columns = fetch_columns(conn, VORONOI + "150_merged_generator_support.sql", {
         "groups": [g for g, cells in groups.items() for _ in cells],
         "cells": [c for cells in groups.values() for c in cells]},
-        work=release.work_schema) if groups else []
-    found = {int(g): (float(x), float(y), int(n_points), int(n_persons))
-             for g, n_persons, n_points, x, y in rows}
+        work=release.work_schema) if groups else {}
+    rows = [dict(zip(columns, values, strict=True)) for values in zip(*columns.values(),
+                                                                       strict=True)]
+    found = {int(row["group_id"]): (float(row["x"]), float(row["y"]), int(row["n_points"]),
+                                    int(row["n_persons"])) for row in rows}
     row = {int(cell): i for i, cell in enumerate(stats.cell_id)}
     snap = float(release.params["snap"])
     result = {}
@@ -239,7 +241,7 @@ def _plan(conn: psycopg.Connection, release: ReleaseSpec, stats, flows,
           include_pairs: bool):
     """plan_merges, with the generator each merge would really get: a merge whose fixes lie
     farther from it (RMS) than MaxDisplacement is refused and the step planned again."""
-    from anonymizers.generalization.progressive import plan_merges, rms_distance
+    from anonymizers.families.generalization.progressive import plan_merges, rms_distance
 
     limit = float(release.params["max_displacement"]) or None
     row = {int(cell): i for i, cell in enumerate(stats.cell_id)}
@@ -264,7 +266,7 @@ def _resolve_coinciding(conn: psycopg.Connection, release: ReleaseSpec, stats,
     """Merge generators that snapped onto one lattice point (Voronoi needs distinct sites),
     recomputing each union's generator until all differ. Updates ``groups``, ``new`` and
     ``kept`` in place; returns how many generators were merged into another."""
-    from anonymizers.generalization.progressive import coinciding
+    from anonymizers.families.generalization.progressive import coinciding
 
     next_id, merged = max([*groups, *kept, 0]) + 1, 0
     while True:

@@ -50,6 +50,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
+from typing import ClassVar
 
 import numpy as np
 
@@ -77,6 +78,10 @@ class CellStatistics:
     centroid_x: np.ndarray
     centroid_y: np.ndarray
     near_owners: np.ndarray  # distinct owners with a fix within the radius r of the generator
+
+    # The per-cell measures other than cell_id, by name (SQL results are read by name).
+    FIELDS: ClassVar[tuple[str, ...]] = ("n_points", "sx", "sy", "sxxyy", "generator_persons",
+                                         "centroid_x", "centroid_y", "near_owners")
 
 
 @dataclass(frozen=True)

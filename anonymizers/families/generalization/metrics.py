@@ -1,23 +1,24 @@
 """Utility and risk of a generalization release, measured on the release it is about to publish.
 
-Runs in the caller's transaction after ``build_release`` and before ``verify``. It fills
-``{build}.metrics`` (scalars) and ``{build}.metric_series`` (figures along an axis) from
-the run's work and build schemas, and refuses the release when the measured
-re-identification probability exceeds 1/k:
+Runs in the shared metrics step's transaction, after the manifest and before ``verify``.
+Its SQL parts insert into ``{build}.metrics`` directly; the rest it returns as a
+:class:`~anonymizers.families.base.Metrics` for the shared writer
+(:mod:`anonymizers.metrics.writer`), which also runs the last pass over every count. It
+refuses the release when the measured re-identification probability exceeds 1/k:
 
 * counts in and out, trajectory length histograms and progressive generalization: SQL
-  (``sql/metrics/0[1-3]0_*.sql``);
+  (``sql/generalization/metrics/0[1-3]0_*.sql``);
 * displacement (seed 000 §6.1.2), cluster preservation (§8.3), the linking attack
   (§8.4, Theorem 10) and the homogeneity of published prefixes (issue 7, finding 11): the
   pure functions of :mod:`anonymizers.metrics` and
-  :mod:`anonymizers.generalization.homogeneity`, fed by one bulk read per table
-  (``sql/metrics/0[4-7]0_*.sql``).
+  :mod:`anonymizers.families.generalization.homogeneity`, fed by one bulk read per table
+  (``sql/generalization/metrics/0[4-7]0_*.sql``).
 
 Privacy rule 3 (DESIGN.md) holds for everything written here: no minimum, maximum or
 quantile of individual values (the attack's largest success probability, bounded by 1/k,
 is the one exception), every aggregate is over at least k persons (per cell or per group
 only where the cell or group has k), and counts about a part of the window are NULL when
-fewer than k persons are behind them. The metrics step then runs the shared last pass,
+fewer than k persons are behind them. The shared writer then runs the last pass,
 ``sql/metrics/095_interval_filter_counts.sql``, over every ``count`` of both tables: 0
 stays, 1 .. k - 1 becomes NULL, the rest is interval-filtered.
 
@@ -40,11 +41,12 @@ import pandas as pd
 import psycopg
 import pyarrow as pa
 import pyarrow.csv as pacsv
-from psycopg import sql
 
 from anonymizers.db.sqlfiles import copy_out, run_sql_file
 from anonymizers.errors import PrivacyViolation, ReleaseError
-from anonymizers.generalization.homogeneity import homogeneity
+from anonymizers.families.base import MetricRow, Metrics, SeriesRow
+from anonymizers.families.generalization.homogeneity import homogeneity
+from anonymizers.families.registry import method_entry
 from anonymizers.metrics.cluster_preservation import cluster_preservation_report
 from anonymizers.metrics.displacement import displacement_measures
 from anonymizers.metrics.reidentification import NO_CELL, reidentification_risk
@@ -63,6 +65,7 @@ __all__ = [
 ]
 
 log = logging.getLogger(__name__)
+METRICS_SQL = "generalization/metrics/"
 
 # Cluster preservation (§8.3) with the clustering parameters of §8.2: OPTICS with
 # MaxDistance 450 m on the original routes and MinNeighbours 5. Generalization pulls similar
@@ -82,8 +85,7 @@ RISK_SAMPLE = 2_000
 LENGTH_BIN_EDGES_M = (0.0, 1_000.0, 2_000.0, 5_000.0, 10_000.0, 20_000.0, 50_000.0,
                       100_000.0, 200_000.0, 500_000.0)
 
-Row = tuple[str, Any, str, str]  # name, value (a number, NaN or None), unit, description
-SeriesRow = tuple[str, float, Any, str, str]  # series, x, value, unit, description
+Row = MetricRow
 
 
 @dataclass(frozen=True)
@@ -121,8 +123,8 @@ def _timed(part: str, release: ReleaseSpec) -> Iterator[None]:
              time.monotonic() - started)
 
 
-def compute_release_metrics(conn: psycopg.Connection, release: ReleaseSpec) -> None:
-    """(Re)write ``{build}.metrics`` and ``{build}.metric_series`` of a built release.
+def compute_release_metrics(conn: psycopg.Connection, release: ReleaseSpec) -> Metrics:
+    """Measure a built release: SQL figures into ``{build}.metrics``, the rest returned.
 
     Parameters
     ----------
@@ -131,6 +133,11 @@ def compute_release_metrics(conn: psycopg.Connection, release: ReleaseSpec) -> N
     release : ReleaseSpec
         The release; its work schema holds points, cells, cell_map, visits and
         anonymized, its build schema the release tables, manifest and metrics.
+
+    Returns
+    -------
+    Metrics
+        The scalars and series computed in Python, for the shared writer.
 
     Raises
     ------
@@ -154,20 +161,19 @@ def compute_release_metrics(conn: psycopg.Connection, release: ReleaseSpec) -> N
     with _timed("re-identification risk", release):
         risk_rows, series = _risk_rows(fixes, published, inputs, release.k,
                                        np.random.default_rng(seeds[1]))
-    _write(conn, release, rows + risk_rows, series)
+    return Metrics(rows + risk_rows, series)
 
 
 def _sql_metrics(conn: psycopg.Connection, release: ReleaseSpec) -> None:
     """Tables, counts, length histograms and (Voronoi methods) the progressive log."""
     schemas: dict[str, Any] = {"work": release.work_schema, "build": release.build_schema}
-    run_sql_file(conn, "metrics/000_tables.sql", build=release.build_schema)
-    run_sql_file(conn, "metrics/010_counts.sql", {**release.window_params(), "k": release.k},
+    run_sql_file(conn, METRICS_SQL + "010_counts.sql", {**release.window_params(), "k": release.k},
                  **schemas)
-    run_sql_file(conn, "metrics/020_trajectory_lengths.sql",
+    run_sql_file(conn, METRICS_SQL + "020_trajectory_lengths.sql",
                  {"edges": list(LENGTH_BIN_EDGES_M), "k": release.k}, **schemas)
-    if release.method != "grid_kam_cut":  # the grid has no progressive generalization
-        run_sql_file(conn, "metrics/030_progressive.sql", **schemas)
-    mismatched = run_sql_file(conn, "metrics/070_published_mismatch.sql", **schemas)[0][0]
+    if "progressive_generalization" in method_entry(release.method).steps:
+        run_sql_file(conn, METRICS_SQL + "030_progressive.sql", **schemas)
+    mismatched = run_sql_file(conn, METRICS_SQL + "070_published_mismatch.sql", **schemas)[0][0]
     if mismatched:
         raise ReleaseError(f"{release.build_schema}: {mismatched} published trajectories do not "
                            "match work.anonymized; metrics cannot be computed on the release")
@@ -180,8 +186,9 @@ def _read_fixes(conn: psycopg.Connection, release: ReleaseSpec) -> _Fixes:
     """Every fix with its cell, centroid and published cell: one COPY."""
     # The grid keeps its fixes' cells in memberships; the Voronoi methods in point_cells
     # (their memberships also hold the cells crossed between fixes).
-    table = "memberships" if release.method == "grid_kam_cut" else "point_cells"
-    data = copy_out(conn, "metrics/040_fixes.sql", work=release.work_schema,
+    crossing = "membership" in method_entry(release.method).steps
+    table = "point_cells" if crossing else "memberships"
+    data = copy_out(conn, METRICS_SQL + "040_fixes.sql", work=release.work_schema,
                     fixes=(release.work_schema, table))
     types = {"traj": pa.string(), "user": pa.string(), "x": pa.float64(), "y": pa.float64(),
              "cell": pa.int64(), "cx": pa.float64(), "cy": pa.float64(),
@@ -216,7 +223,7 @@ def _fixes_from_table(table: pa.Table) -> _Fixes:
 
 def _read_published(conn: psycopg.Connection, release: ReleaseSpec, fixes: _Fixes) -> _Published:
     """The published sequences, their source trajectory number and their lines."""
-    rows = run_sql_file(conn, "metrics/050_published_sources.sql", work=release.work_schema)
+    rows = run_sql_file(conn, METRICS_SQL + "050_published_sources.sql", work=release.work_schema)
     number = {traj: i for i, traj in enumerate(fixes.traj_ids)}
     return _Published(
         source=np.array([number[source] for source, *_ in rows], dtype=np.int64),
@@ -227,7 +234,7 @@ def _read_published(conn: psycopg.Connection, release: ReleaseSpec, fixes: _Fixe
 def _read_input_sequences(conn: psycopg.Connection, release: ReleaseSpec,
                           fixes: _Fixes) -> list[list[int]]:
     """Each input trajectory's visits in published cell ids (by trajectory number)."""
-    rows = run_sql_file(conn, "metrics/060_input_sequences.sql", work=release.work_schema)
+    rows = run_sql_file(conn, METRICS_SQL + "060_input_sequences.sql", work=release.work_schema)
     by_traj = {traj: list(cells) for traj, cells in rows}
     return [by_traj.get(traj, []) for traj in fixes.traj_ids]
 
@@ -364,27 +371,3 @@ def _risk_rows(fixes: _Fixes, published: _Published, inputs: list[list[int]], k:
     series = [(f"reid.{key}", float(row["observations"]), row[key], unit, f"{text} {attack}")
               for key, (unit, text) in what.items() for row in result["by_observations"]]
     return rows, series
-
-
-# --------------------------------------------------------------------------- writing
-
-
-def _value(value: Any) -> float | None:
-    """A metric value for the database: NaN (undefined) becomes NULL."""
-    number = float(value)
-    return None if math.isnan(number) else number
-
-
-def _write(conn: psycopg.Connection, release: ReleaseSpec, rows: list[Row],
-           series: list[SeriesRow]) -> None:
-    """COPY the Python-computed metrics and series into the build schema."""
-    targets: list[tuple[str, str, Sequence[tuple[Any, ...]]]] = [
-        ("metrics", "(name, value, unit, description)", rows),
-        ("metric_series", "(series, x, value, unit, description)", series)]
-    for table, columns, data in targets:
-        name = sql.Identifier(release.build_schema, table)
-        with conn.cursor().copy(sql.SQL("COPY {} " + columns + " FROM STDIN").format(name)) \
-                as copy:
-            for row in data:
-                copy.write_row([_value(v) if isinstance(v, float | int | np.number) else v
-                                for v in row])

@@ -1,7 +1,7 @@
 """Extract the characteristic points of trajectories (step 1 of Algorithm 2, seed 000 §6.1).
 
 Characteristic points are the input of the data-driven tessellation: they are grouped into
-spatial clusters of a desired radius (:mod:`anonymizers.generalization.point_clustering`)
+spatial clusters of a desired radius (:mod:`anonymizers.families.generalization.point_clustering`)
 and the cluster centroids generate the Voronoi cells.  Following Andrienko & Andrienko
 [1]_ (the method the paper cites as [5]) a trajectory's characteristic points are its
 start and end, its significant stops, its significant turns and representative points of

@@ -1,0 +1,1 @@
+"""Method families: one subpackage per family of methods, behind one release machinery."""

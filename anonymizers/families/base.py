@@ -1,0 +1,125 @@
+"""What a method family provides to the shared release machinery.
+
+The machinery (``anonymizers.pipeline``) prepares the window, runs the family's steps in
+the registry's order, writes the manifest with the family's counts, has the family measure
+the release (the shared writer stores the figures), runs the family's independent
+verifier, and publishes. A family implements :class:`Family`; its registry entry
+(:mod:`anonymizers.families.registry`) names the class by module path.
+"""
+
+from __future__ import annotations
+
+import importlib
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import psycopg
+
+from anonymizers.errors import ReleaseError
+from anonymizers.families.registry import FAMILIES, FamilyEntry
+
+__all__ = [
+    "Family",
+    "ManifestCounts",
+    "MetricRow",
+    "Metrics",
+    "ReportLayer",
+    "SeriesRow",
+    "StepFunction",
+    "load_family",
+]
+
+# A family step: takes the ReleaseSpec as a dict (what travels by XCom), returns a small
+# summary for the task log (or None). It opens its own transaction with pipeline.step().
+StepFunction = Callable[[dict[str, Any]], Any]
+MetricRow = tuple[str, Any, str, str]  # name, value (number, NaN or None), unit, description
+SeriesRow = tuple[str, float, Any, str, str]  # series, x, value, unit, description
+
+
+@dataclass(frozen=True)
+class ManifestCounts:
+    """Exact counts of the input and output of a release; the machinery interval-filters the
+    input ones (privacy rule 4) before they reach the manifest.
+
+    ``published`` is what the release's main table holds (trajectories, objects, groups):
+    exact, since the table itself publishes it; ``suppressed`` is the number of input units
+    of which nothing was published.
+    """
+
+    trajectories_in: int
+    persons_in: int
+    points_in: int
+    published: int
+    suppressed: int
+
+
+@dataclass
+class Metrics:
+    """Scalars and series a family measured; the shared writer stores and filters them."""
+
+    rows: list[MetricRow] = field(default_factory=list)
+    series: list[SeriesRow] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class ReportLayer:
+    """A geometry table of the release that a report draws (issue 11)."""
+
+    table: str
+    geometry: str
+    label: str
+    weight: str | None = None  # a count column that scales the drawing
+
+
+class Family(ABC):
+    """A family of methods sharing steps, release tables, metrics and a verifier."""
+
+    entry: FamilyEntry
+
+    @property
+    def name(self) -> str:
+        return self.entry.name
+
+    @abstractmethod
+    def steps(self) -> Mapping[str, StepFunction]:
+        """Every step named in the registry entry, by name."""
+
+    @property
+    @abstractmethod
+    def release_tables(self) -> tuple[str, ...]:
+        """The data tables of a release (besides manifest, metrics, metric_series)."""
+
+    @abstractmethod
+    def manifest_counts(self, conn: psycopg.Connection, release: Any) -> ManifestCounts:
+        """Counts of the run's input (its window, work schema) and its release tables
+        (build schema); ``release`` is the ReleaseSpec."""
+
+    @abstractmethod
+    def measure(self, conn: psycopg.Connection, release: Any) -> Metrics:
+        """Utility and risk of the built release (may also insert rows with SQL)."""
+
+    @property
+    def report_layers(self) -> tuple[ReportLayer, ...]:
+        return ()
+
+    def privacy_model(self, k: int) -> str:
+        return self.entry.privacy_model.format(k=k)
+
+    def verify(self, conn: psycopg.Connection, schema: str) -> Any:
+        """The family's independent verifier on ``schema`` (a VerifierResult)."""
+        module = importlib.import_module(self.entry.verifier)
+        return module.verify_release(conn, schema)
+
+
+def load_family(name: str) -> Family:
+    """The plug-in of family ``name`` (imports its code: call it inside tasks, not at parse)."""
+    entry = FAMILIES.get(name)
+    if entry is None:
+        raise ReleaseError(f"no family {name!r} in the registry")
+    module = importlib.import_module(entry.module)
+    family = module.FAMILY
+    if not isinstance(family, Family) or family.entry is not entry:
+        raise ReleaseError(f"{entry.module}.FAMILY is not the plug-in of family {name!r}")
+    return family

@@ -1,0 +1,220 @@
+"""The registry of method families: which methods exist, their family, parameters and steps.
+
+Plain data, cheap to import (the DAG files, the CLI's help and validation read it at
+parse time): a family's code (algorithms, SQL steps, metrics) and its verifier are named
+by module path and imported only when a task runs. A new family is one entry here, one
+package under ``anonymizers/families/``, one folder under ``sql/``, one verifier and one
+DAG file of a few lines; nothing else in the shared machinery changes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from anonymizers.errors import InputError
+from anonymizers.release.params import ParamSpec
+
+__all__ = [
+    "FAMILIES",
+    "MACHINERY_PARAMS",
+    "METHODS",
+    "RUN_PARAMS",
+    "SHARED_STEPS_AFTER",
+    "FamilyEntry",
+    "MethodEntry",
+    "family_params",
+    "method_entry",
+]
+
+
+@dataclass(frozen=True)
+class MethodEntry:
+    """One method: its family, what variant of the family it is, its parameters and steps."""
+
+    name: str
+    family: str
+    variant: str
+    params: tuple[ParamSpec, ...]
+    steps: tuple[str, ...]  # the family's steps this method runs, in order
+
+
+@dataclass(frozen=True)
+class FamilyEntry:
+    """One family: its paper, privacy model, step order, code and verifier (module paths)."""
+
+    name: str
+    title: str
+    privacy_model: str  # may use {k}
+    steps: tuple[str, ...]  # every step of the family, in DAG order
+    module: str  # the family's plug-in (anonymizers.families.base.Family subclass)
+    verifier: str  # module with verify_release(conn, schema); never imports the family
+    published_unit: str = "trajectories"  # what manifest.trajectories_out counts
+    tags: tuple[str, ...] = ()
+    # Inputs besides the window's fixes that decide the release (e.g. the QID set): a
+    # parameter name and the SQL file (params: dataset_id) whose one value digests them;
+    # the gate records the keyed fingerprint of that digest as the parameter, so the
+    # release's identity changes with them and the manifest says which were used.
+    keyed_inputs: tuple[tuple[str, str], ...] = ()
+
+
+# --------------------------------------------------------------------------- shared
+
+
+# What every release run is given (the DAG's own params): not part of a method.
+RUN_PARAMS: tuple[ParamSpec, ...] = (
+    ParamSpec("dataset", str, "demo", "Dataset name (raw.datasets)"),
+    ParamSpec("k", int, 5, "Anonymity threshold: distinct persons behind every published item",
+              minimum=2),
+    ParamSpec("start", str, None, "Window start, ISO-8601 (default: the data interval of a "
+              "scheduled run, else the start of the data)", nullable=True),
+    ParamSpec("end", str, None, "Window end, exclusive", nullable=True),
+    ParamSpec("srid", int, None, "Metric CRS of the release (default: the UTM zone of the "
+              "data)", nullable=True, minimum=1),
+    ParamSpec("accept_composition_risk", str, None,
+              "Reason to publish a window that overlaps a published one or is short "
+              "(recorded in the manifest and the catalog)", nullable=True),
+)
+
+# Parameters of the shared machinery, recorded with the method's (privacy rules 3-4).
+MACHINERY_PARAMS: tuple[ParamSpec, ...] = (
+    ParamSpec("count_interval", int, None,
+              "Interval filter size I_s of published counts (seed 004 §4.2; default k; "
+              "1 = exact counts)", minimum=1, nullable=True),
+    ParamSpec("min_window_hours", float, 1.0,
+              "Shortest window; below 1 h needs accept_composition_risk",
+              minimum=0, exclusive_minimum=True),
+)
+
+# Steps of the shared machinery after the family's steps (prepare comes first).
+SHARED_STEPS_AFTER: tuple[str, ...] = ("manifest", "metrics", "verify", "publish", "cleanup")
+
+
+# --------------------------------------------------------------------------- generalization
+
+
+def _positive(name: str, default: float, help_text: str) -> ParamSpec:
+    return ParamSpec(name, float, default, help_text, minimum=0, exclusive_minimum=True)
+
+
+_PREFIX_TREE = (
+    ParamSpec("min_continuations", int, 1,
+              "Cut published prefixes with fewer distinct continuations (1 = off; issue 7, "
+              "finding 11)", minimum=1),
+)
+_TESSELLATION = (
+    _positive("radius", 500.0, "Desired cluster radius r, metres (seed 000 §6.1)"),
+    ParamSpec("min_angle", float, 45.0, "Significant turn, degrees", minimum=0,
+              exclusive_minimum=True, maximum=180),
+    _positive("min_stop_duration", 300.0, "Significant stop, seconds"),
+    _positive("stop_radius", 100.0, "Moves below this many metres count as staying"),
+    _positive("max_distance", 1000.0, "Characteristic points at most this far apart, metres"),
+    ParamSpec("max_displacement", float, 1000.0,
+              "MaxDisplacement of a merged area, metres (0: no limit)", minimum=0),
+    ParamSpec("max_iterations", int, 50, "Steps of progressive generalization (Algorithm 3)",
+              minimum=1),
+    _positive("snap", 50.0, "Lattice (m) of generators and the clip box (privacy rule 2)"),
+)
+_GRID_STEPS = ("project", "grid_membership", "visits_and_flows", "anonymize", "build_release")
+_VORONOI_STEPS = ("project", "characteristic_points", "cluster", "voronoi", "membership",
+                  "progressive_generalization", "visits_and_flows", "anonymize",
+                  "build_release")
+
+_GENERALIZATION_METHODS = (
+    MethodEntry("grid_kam_cut", "generalization", "fixed square grid + KAM_CUT (baseline)",
+                (_positive("cell_size", 1000.0, "Grid cell size, metres"), *_PREFIX_TREE),
+                _GRID_STEPS),
+    MethodEntry("kam_cut", "generalization",
+                "data-driven Voronoi cells + progressive generalization + KAM_CUT (Alg. 4)",
+                (*_TESSELLATION, *_PREFIX_TREE), _VORONOI_STEPS),
+    MethodEntry("kam_rec", "generalization",
+                "data-driven Voronoi cells + progressive generalization + KAM_REC (Alg. 5-6)",
+                (*_TESSELLATION, *_PREFIX_TREE,
+                 ParamSpec("p", float, 0.4, "Share of a trajectory a recovery must keep",
+                           minimum=0, exclusive_minimum=True, maximum=1),
+                 ParamSpec("lcs_candidates", int, 32,
+                           "Sequences ClosestLCS compares a cut trajectory with (more: longer "
+                           "recoveries, more time)", minimum=1)),
+                _VORONOI_STEPS),
+)
+
+_GENERALIZATION = FamilyEntry(
+    name="generalization",
+    title="Generalization releases (seed 000: Monreale et al., 2010)",
+    privacy_model=(
+        "k-anonymous cell sequences: every published cell sequence (trajectory or flow) is "
+        "contained, as a subsequence, in the generalized trajectories of at least k distinct "
+        "persons of the window (implies seed 000 Definition 9); every published cell and "
+        "generator is supported by at least k of them"),
+    steps=("project", "grid_membership", "characteristic_points", "cluster", "voronoi",
+           "membership", "progressive_generalization", "visits_and_flows", "anonymize",
+           "build_release"),
+    module="anonymizers.families.generalization.family",
+    verifier="anonymizers.verifiers.generalization",
+    tags=("seed-000",),
+)
+
+
+# --------------------------------------------------------------------------- mob
+
+_MOB_PARAMS = (
+    _positive("cell_size", 100.0, "Grid cell size, metres (positions are cells; regions are "
+              "rectangles of cells)"),
+    ParamSpec("interval", int, 300, "Seconds between time points (from the window start); a "
+              "position is the last fix at or before a time point (seed 003 §6.1)", minimum=1),
+)
+_MOB_STEPS = ("prepare_objects", "anonymize_objects", "build_objects")
+
+_MOB = FamilyEntry(
+    name="mob",
+    title="Moving objects with personal quasi-identifiers (seed 003: Yarovoy et al., 2009)",
+    privacy_model=(
+        "k-anonymous moving objects (seed 003 Definition 3): in the attack graph built from "
+        "the published regions, the stored quasi-identifiers (the times an attacker may know "
+        "of each person) and the persons' true cells, every person has at least k candidate "
+        "objects and the graph is symmetric, so the matching attacker of Definition 2 "
+        "re-identifies nobody (Theorem 1); at other times an object is its own grid cell"),
+    steps=_MOB_STEPS,
+    module="anonymizers.families.mob.family",
+    verifier="anonymizers.verifiers.mob",
+    published_unit="objects",
+    tags=("seed-003",),
+    keyed_inputs=(("qid_fingerprint", "mob/005_qid_digest.sql"),),
+)
+_MOB_METHODS = (
+    MethodEntry("mob_extreme_union", "mob",
+                "Extreme Union (Algorithm 2): each group generalized over the union of its QIDs",
+                _MOB_PARAMS, _MOB_STEPS),
+    MethodEntry("mob_symmetric", "mob",
+                "Symmetric Anonymization (Algorithm 3): hiding sets made symmetric",
+                _MOB_PARAMS, _MOB_STEPS),
+)
+
+
+# --------------------------------------------------------------------------- the registry
+
+
+FAMILIES: dict[str, FamilyEntry] = {entry.name: entry for entry in (_GENERALIZATION,)}
+METHODS: dict[str, MethodEntry] = {
+    method.name: method for method in (*_GENERALIZATION_METHODS,)}
+
+
+def method_entry(method: str) -> MethodEntry:
+    """The registry entry of ``method``; InputError naming the choices if there is none."""
+    try:
+        return METHODS[method]
+    except KeyError:
+        raise InputError(f"unknown method {method!r}; choose one of "
+                         f"{', '.join(sorted(METHODS))}") from None
+
+
+def family_params(family: str) -> tuple[ParamSpec, ...]:
+    """Every method parameter of ``family`` once (a name means the same in all its methods)."""
+    seen: dict[str, ParamSpec] = {}
+    for method in METHODS.values():
+        if method.family != family:
+            continue
+        for spec in method.params:
+            if seen.setdefault(spec.name, spec) != spec:
+                raise InputError(f"family {family}: parameter {spec.name} is declared twice "
+                                 "with different meanings")  # a registry bug, caught by tests
+    return tuple(seen.values())

@@ -1,0 +1,124 @@
+"""Build the Airflow DAG of a method family from the registry: `dag = release_dag("mob")`.
+
+The DAG is ``prepare`` -> the family's steps in the registry's order -> ``manifest`` ->
+``metrics`` -> ``verify`` -> ``publish`` -> ``cleanup``. A step the chosen method does not
+run is skipped (the tasks after it still run: trigger rule ``none_failed``); an already
+published release short-circuits everything after ``prepare``. Params come from the
+registry's ParamSpecs (the same ones that validate a release and write the CLI's help).
+
+Cheap to import (Airflow's SDK and the registry only): the DAG processor parses it; the
+package's heavy modules are imported inside the tasks.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import pendulum
+from airflow.sdk import DAG, Param, chain, dag, get_current_context, task
+
+from anonymizers.families.registry import (
+    FAMILIES,
+    MACHINERY_PARAMS,
+    METHODS,
+    RUN_PARAMS,
+    SHARED_STEPS_AFTER,
+    family_params,
+)
+from anonymizers.release.params import ParamSpec
+
+__all__ = ["dag_params", "release_dag", "scheduled_interval"]
+
+
+def _param(spec: ParamSpec, described: str | None = None) -> Param:
+    schema = spec.json_schema()
+    if described:
+        schema["description"] = described
+    return Param(spec.default, **schema)
+
+
+def dag_params(family: str) -> dict[str, Param]:
+    """Every param of the family's DAG: the run's, the methods' and the machinery's."""
+    methods = [m for m in METHODS.values() if m.family == family]
+    params = {spec.name: _param(spec) for spec in RUN_PARAMS}
+    params["method"] = Param(methods[0].name, enum=[m.name for m in methods],
+                             description="; ".join(f"{m.name}: {m.variant}" for m in methods))
+    params["k_counts"] = Param("persons", enum=["persons"],
+                               description="What k counts: distinct persons, always")
+    for spec in family_params(family):
+        users = [m.name for m in methods if spec in m.params]
+        prefix = "" if len(users) == len(methods) else f"{', '.join(users)}: "
+        params[spec.name] = _param(spec, prefix + spec.help)
+    params.update((spec.name, _param(spec)) for spec in MACHINERY_PARAMS)
+    return params
+
+
+def scheduled_interval(context: Any) -> tuple[Any, Any] | None:
+    """The data interval of a scheduled or backfill run; None for a manual run (its window
+    comes from the params or is the whole dataset). Read from Airflow's own run-type enum."""
+    from airflow.utils.types import DagRunType
+
+    run_type = DagRunType(context["dag_run"].run_type)
+    if run_type in (DagRunType.SCHEDULED, DagRunType.BACKFILL_JOB):
+        return context["data_interval_start"], context["data_interval_end"]
+    return None
+
+
+def _prepare_task() -> Any:
+    @task.short_circuit(task_id="prepare")
+    def prepare() -> dict[str, Any] | None:
+        from anonymizers.pipeline import steps
+
+        context = get_current_context()
+        return steps.prepare(dict(context["params"]), scheduled_interval(context),
+                             context["dag_run"].run_id)
+
+    return prepare
+
+
+def _step_task(name: str, family_step: bool) -> Any:
+    @task(task_id=name, trigger_rule="none_failed")
+    def run(spec: dict[str, Any]) -> Any:
+        from anonymizers.pipeline import steps
+
+        if family_step and name not in METHODS[spec["method"]].steps:
+            from airflow.sdk.exceptions import AirflowSkipException
+
+            raise AirflowSkipException(f"{spec['method']} has no step {name}")
+        steps.run_step(name, spec)
+        return spec
+
+    return run
+
+
+def release_dag(family: str) -> DAG:
+    """The release DAG of ``family`` (its dag_id is the family's name)."""
+    entry = FAMILIES[family]
+
+    @dag(dag_id=family, schedule=os.environ.get("ANONYMIZERS_SCHEDULE", "@daily"),
+         start_date=pendulum.datetime(2026, 1, 1, tz="UTC"), catchup=False,
+         max_active_runs=4, doc_md=_doc(family), tags=["anonymizers", *entry.tags],
+         params=dag_params(family))
+    def release() -> None:
+        spec = _prepare_task()()
+        tasks = [_step_task(name, family_step=True)(spec) for name in entry.steps]
+        tasks += [_step_task(name, family_step=False)(spec) for name in SHARED_STEPS_AFTER]
+        chain(*tasks)
+
+    return release()
+
+
+def _doc(family: str) -> str:
+    """The DAG's UI documentation: the family, its methods and steps, the privacy model."""
+    entry = FAMILIES[family]
+    methods = "\n".join(f"* `{m.name}`: {m.variant}; steps {' -> '.join(m.steps)}"
+                        for m in METHODS.values() if m.family == family)
+    return (f"### {entry.title}\n\nOne run publishes one release of one dataset with one "
+            f"method over one time window:\n\n`prepare` -> {' -> '.join(entry.steps)} -> "
+            f"{' -> '.join(SHARED_STEPS_AFTER)}. A step the method does not run is skipped; "
+            "`verify` is the gate (an independent verifier on the tables exactly as they will "
+            f"be published).\n\n{methods}\n\n**Privacy model.** {entry.privacy_model}\n\n"
+            "Scheduled runs release the run's data interval; manual runs take `start`/`end` "
+            "params, or the whole dataset. The database comes from `DATABASE_URL` (or the "
+            "embedded cluster). Built by `anonymizers.pipeline.dag_factory` from the registry.")
