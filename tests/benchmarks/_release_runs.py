@@ -7,24 +7,10 @@ from typing import Any
 
 import psycopg
 
-STEPS = {
-    "grid_kam_cut": ["project", "grid_membership"],
-    "kam_cut": ["project", "characteristic_points", "cluster", "voronoi", "membership",
-                "progressive_generalization"],
-}
-STEPS["kam_rec"] = STEPS["kam_cut"]
-AFTER = ["visits_and_flows", "anonymize", "build_release", "metrics", "verify", "publish",
-         "cleanup"]
-
-
-def _function(name: str):
-    from anonymizers.pipeline import steps, tessellation
-
-    return getattr(tessellation, name, None) or getattr(steps, name)
-
 
 def run_release(url: str, params: dict[str, Any], run_id: str) -> dict[str, Any]:
     """Time every step of one release; returns the step times and the release's metrics."""
+    from anonymizers.families.registry import SHARED_STEPS_AFTER, method_entry
     from anonymizers.pipeline import steps
 
     figures: dict[str, Any] = {"params": params, "steps_s": {}}
@@ -33,9 +19,9 @@ def run_release(url: str, params: dict[str, Any], run_id: str) -> dict[str, Any]
     figures["steps_s"]["prepare"] = round(time.perf_counter() - started, 3)
     if spec is None:
         raise RuntimeError(f"release {params} is already published in this database")
-    for name in STEPS[params["method"]] + AFTER:
+    for name in [*method_entry(params["method"]).steps, *SHARED_STEPS_AFTER]:
         started = time.perf_counter()
-        _function(name)(spec)
+        steps.run_step(name, spec)
         figures["steps_s"][name] = round(time.perf_counter() - started, 3)
     figures["total_s"] = round(sum(figures["steps_s"].values()), 2)
     figures.update(_published(url, spec))

@@ -11,7 +11,7 @@ import sys
 
 from _common import peak_rss_mib, scratch_database, synthetic_csv, timed, write_results
 
-STEPS = ["project", "grid_membership", "visits_and_flows", "anonymize", "build_release",
+STEPS = ["project", "grid_membership", "visits_and_flows", "anonymize", "build_release", "manifest",
          "metrics", "verify", "publish", "cleanup"]
 
 
@@ -29,7 +29,7 @@ def main(points: int = 1_000_000, k: int = 5, cell_size: float = 500.0) -> None:
             spec = steps.prepare(params, None, "bench")
         for name in STEPS:
             with timed(figures["steps_s"], name):
-                getattr(steps, name)(spec)
+                steps.run_step(name, spec)
         import psycopg
 
         with psycopg.connect(url) as conn:

@@ -23,7 +23,7 @@ PARAMS = {"radius": 500.0, "max_distance": 500.0, "min_angle": 45.0,
 
 def main(n_points: int = 100_000, seed: int = 3) -> None:
     from anonymizers.loading import load_dataset
-    from anonymizers.pipeline import steps, tessellation
+    from anonymizers.pipeline import steps
     from anonymizers.synthetic import CityConfig, write_city
 
     csv, persons = RESULTS / "data" / f"mp_city_{n_points}_{seed}.csv", RESULTS / "data" / "p.csv"
@@ -34,10 +34,10 @@ def main(n_points: int = 100_000, seed: int = 3) -> None:
         load_dataset(csv, "city", url=url)
         spec = steps.prepare({"dataset": "city", "method": "kam_cut", "k": 5, **PARAMS},
                              None, "bench")
-        steps.project(spec)
+        steps.run_step("project", spec)
         for name in TESSELLATION:
             started = time.perf_counter()
-            getattr(tessellation, name)(spec)
+            steps.run_step(name, spec)
             figures["steps_s"][name] = round(time.perf_counter() - started, 3)
     figures["tessellation_s"] = round(sum(figures["steps_s"].values()), 3)
     mp_file = RESULTS / "tessellation_vs_movingpandas.json"

@@ -22,9 +22,11 @@ STEPS = ["project", "characteristic_points", "cluster", "voronoi", "membership",
 
 
 def _function(name: str):
-    from anonymizers.pipeline import steps, tessellation
+    import functools
 
-    return getattr(tessellation, name, None) or getattr(steps, name)
+    from anonymizers.pipeline import steps
+
+    return functools.partial(steps.run_step, name)
 
 
 def _figures(url: str, spec: dict[str, Any]) -> dict[str, Any]:

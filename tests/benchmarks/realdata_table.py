@@ -2,7 +2,7 @@
 and the grid baseline with a comparable cell size; every release verified and published.
 
 Writes tests/benchmarks/results/realdata_table.json and prints a Markdown table.
-Run: .venv/bin/python tests/benchmarks/realdata_table.py [day]
+Run: .venv/bin/python tests/benchmarks/realdata_table.py [day] [k,k,...]
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from _common import scratch_database, write_results
 from _release_runs import run_release
 from bench_kam_rec_tdrive import TDRIVE
 
-KS = (2, 5, 8, 16)
+KS = tuple(int(k) for k in sys.argv[2].split(",")) if len(sys.argv) > 2 else (2, 5, 8, 16)
 RADIUS = 500.0  # kam_*: cluster radius r (the paper's experiments)
 GRID_CELL = 1000.0  # grid: a square of side 2r, comparable to a cell of radius r
 COLUMNS = ("k", "method", "published / input trajectories", "cells", "avg displacement (m)",

@@ -1,0 +1,102 @@
+"""The steps of a MOB release (seed 003): preparation in PostGIS, anonymization in Python,
+the release tables in PostGIS.
+
+Each step runs in one transaction (:func:`anonymizers.pipeline.steps.step`), reads and
+writes only its run's work/build schema (plus raw, read-only) and gives the same outcome
+when re-run. Data moves between steps through tables of the work schema.
+"""
+
+from __future__ import annotations
+
+import io
+import logging
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import psycopg
+from psycopg import sql
+
+from anonymizers.db.sqlfiles import copy_out, run_sql_file
+from anonymizers.pipeline.steps import step
+
+__all__ = ["anonymize_objects", "build_objects", "prepare_objects", "read_moving_objects"]
+
+log = logging.getLogger(__name__)
+
+
+def prepare_objects(spec: dict[str, Any]) -> dict[str, int]:
+    """Time points, one object per person, carried-forward grid cells and QIDs (PostGIS)."""
+    from anonymizers.families.mob.preparation import prepare_mob_tables
+
+    with step("prepare_objects", spec) as (release, conn):
+        counts = prepare_mob_tables(conn, release.work_schema, release.window_params(),
+                                    float(release.params["cell_size"]),
+                                    int(release.params["interval"]))
+    log.info("MOB preparation of %s: %s", release.release_name, counts)
+    return counts
+
+
+def _csv_ints(data: bytes, columns: int) -> np.ndarray:
+    if not data:
+        return np.empty((0, columns), dtype=np.int64)
+    return np.loadtxt(io.BytesIO(data), delimiter=",", dtype=np.int64, ndmin=2)
+
+
+def read_moving_objects(conn: psycopg.Connection, work: str) -> Any:
+    """The prepared window as a MovingObjects (cells, presence, QIDs as time-point sets)."""
+    from anonymizers.families.mob.moving_objects import MovingObjects
+
+    counts = conn.execute(sql.SQL(
+        "SELECT (SELECT count(*) FROM {o}), (SELECT count(*) FROM {t})").format(
+        o=sql.Identifier(work, "mob_objects"), t=sql.Identifier(work, "mob_time_points"))
+    ).fetchone()
+    n_objects, n_times = (int(counts[0]), int(counts[1])) if counts else (0, 0)
+    cells = _csv_ints(copy_out(conn, "mob/040_read_cells.sql", work=work), 4)
+    qids = _csv_ints(copy_out(conn, "mob/045_read_qids.sql", work=work), 2)
+    return MovingObjects.from_rows(n_objects, n_times, cells[:, 0], cells[:, 1], cells[:, 2],
+                                   cells[:, 3], qids[:, 0], qids[:, 1])
+
+
+def anonymize_objects(spec: dict[str, Any]) -> dict[str, int]:
+    """Extreme Union or Symmetric Anonymization, then Generalize (Algorithms 1-5)."""
+    from anonymizers.families.mob.anonymity import extreme_union, symmetric_anonymization
+    from anonymizers.families.mob.generalize import generalize
+
+    with step("anonymize_objects", spec) as (release, conn):
+        objects = read_moving_objects(conn, release.work_schema)
+        anonymize = (extreme_union if release.method == "mob_extreme_union"
+                     else symmetric_anonymization)
+        sets = anonymize(objects, release.k)
+        regions = generalize(objects, sets)
+        run_sql_file(conn, "mob/050_anonymized_tables.sql", work=release.work_schema)
+        _copy(conn, release.work_schema, "mob_published",
+              {"object_index": sets.published_objects()})
+        _copy(conn, release.work_schema, "mob_regions", regions.columns(),
+              null_below_zero=("class_id",))
+    return {"objects": objects.n_objects, "suppressed": int(sets.n_suppressed)}
+
+
+def _copy(conn: psycopg.Connection, work: str, table: str, columns: dict[str, np.ndarray],
+          null_below_zero: tuple[str, ...] = ()) -> None:
+    """COPY integer columns; in ``null_below_zero`` a negative value means NULL (a class id
+    of -1: the object's own cell). Cell coordinates may be negative, so no other column
+    uses a marker."""
+    frame = pd.DataFrame({name: pd.array(values.astype(np.int64), dtype="Int64")
+                          for name, values in columns.items()})
+    for name in null_below_zero:
+        frame.loc[frame[name] < 0, name] = pd.NA
+    statement = sql.SQL("COPY {} ({}) FROM STDIN (FORMAT csv)").format(
+        sql.Identifier(work, table), sql.SQL(", ").join(map(sql.Identifier, columns)))
+    buffer = io.StringIO()
+    frame.to_csv(buffer, index=False, header=False)
+    with conn.cursor().copy(statement) as copy:
+        copy.write(buffer.getvalue())
+
+
+def build_objects(spec: dict[str, Any]) -> None:
+    """The release tables objects and positions under the build schema."""
+    with step("build_objects", spec) as (release, conn):
+        run_sql_file(conn, "mob/080_build_release.sql",
+                     {"srid": release.srid, "cell_size": float(release.params["cell_size"])},
+                     work=release.work_schema, build=release.build_schema)

@@ -1,0 +1,3 @@
+-- The prepared QIDs for Python (time-point indices per object). Identifiers: work.
+COPY (SELECT object_index, t_index FROM {work}.mob_qids
+      ORDER BY object_index, t_index) TO STDOUT (FORMAT csv);

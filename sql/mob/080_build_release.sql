@@ -1,0 +1,46 @@
+-- Build a MOB release (seed 003) in the build schema, published later by renaming it.
+-- objects: one row per published person-object, a fresh random uuid (nothing joins to raw
+-- data or to another release); positions: the region of each object at each time point
+-- where its person has a position: the least upper bound of its equivalence class (a
+-- rectangle of whole grid cells) or, outside every class, its own cell. Rows in random
+-- order. Inputs: {work}.mob_published (object_index), {work}.mob_regions (object_index,
+-- t_index, x0, y0, x1, y1: inclusive cell ranges), {work}.mob_time_points (t_index, t).
+-- Params: srid, cell_size. Identifiers: work, build.
+DROP SCHEMA IF EXISTS {build} CASCADE;
+CREATE SCHEMA {build};
+
+DROP TABLE IF EXISTS {work}.mob_object_ids;
+CREATE TABLE {work}.mob_object_ids AS
+SELECT object_index, gen_random_uuid() AS object_id FROM {work}.mob_published;
+
+CREATE TABLE {build}.objects (object_id uuid PRIMARY KEY);
+INSERT INTO {build}.objects (object_id)
+SELECT object_id FROM {work}.mob_object_ids ORDER BY random();
+
+CREATE TABLE {build}.positions (
+    object_id uuid NOT NULL REFERENCES {build}.objects,
+    t         timestamptz NOT NULL,
+    geom      geometry(Polygon, %(srid)s) NOT NULL,
+    PRIMARY KEY (object_id, t)
+);
+INSERT INTO {build}.positions (object_id, t, geom)
+SELECT o.object_id, tp.t,
+       ST_MakeEnvelope(r.x0 * %(cell_size)s::float8, r.y0 * %(cell_size)s::float8,
+                       (r.x1 + 1) * %(cell_size)s::float8, (r.y1 + 1) * %(cell_size)s::float8,
+                       %(srid)s)
+FROM {work}.mob_regions AS r
+JOIN {work}.mob_object_ids AS o USING (object_index)
+JOIN {work}.mob_time_points AS tp USING (t_index)
+ORDER BY random();
+CREATE INDEX ON {build}.positions USING gist (geom);
+CREATE INDEX ON {build}.positions (t);
+ANALYZE {build}.positions;
+
+COMMENT ON TABLE {build}.objects IS
+    'One row per published moving object (a person of the window): a fresh random id, not a person''s id, not shared with any other release. Persons who could not be hidden among k are not published.';
+COMMENT ON COLUMN {build}.objects.object_id IS 'Random id of the object, new in every release.';
+COMMENT ON TABLE {build}.positions IS
+    'Where each object was at each time point of the release''s grid (manifest.parameters: interval seconds from window_start): a rectangle of whole grid cells (cell_size metres, anchored at the CRS origin). At the times an attacker may know (quasi-identifiers), the object shares its rectangle with at least k - 1 others so that the attack graph is k-anonymous and symmetric (seed 003 Definition 3); at other times it is its own grid cell. No row: the person had no trajectory running then.';
+COMMENT ON COLUMN {build}.positions.object_id IS 'The object (objects.object_id).';
+COMMENT ON COLUMN {build}.positions.t IS 'A time point of the release: window_start + i * interval; the position is the last fix at or before it (carried forward within a trajectory, no interpolation).';
+COMMENT ON COLUMN {build}.positions.geom IS 'The published region: a grid cell or the smallest rectangle of cells holding the cells of its equivalence class at t (least upper bound, seed 003 Algorithm 4).';
