@@ -193,9 +193,9 @@ _MOB_METHODS = (
 # --------------------------------------------------------------------------- the registry
 
 
-FAMILIES: dict[str, FamilyEntry] = {entry.name: entry for entry in (_GENERALIZATION,)}
+FAMILIES: dict[str, FamilyEntry] = {entry.name: entry for entry in (_GENERALIZATION, _MOB)}
 METHODS: dict[str, MethodEntry] = {
-    method.name: method for method in (*_GENERALIZATION_METHODS,)}
+    method.name: method for method in (*_GENERALIZATION_METHODS, *_MOB_METHODS)}
 
 
 def method_entry(method: str) -> MethodEntry:
