@@ -28,19 +28,19 @@ BASE = (5000, 50000)  # cell offsets of the scenario (x = 500 km, y = 5000 km)
 Cell = tuple[int, int]
 Box = tuple[int, int, int, int]  # x0, y0, x1, y1 (inclusive cells, relative to BASE)
 
-# Each person's cell at time points 0..3 (None: no position); F starts at 08:30.
+# Each person's cell at time points 0..3 (None: no position); fred starts at 08:30.
 CELLS: dict[str, list[Cell | None]] = {
-    "a": [(0, 0), (1, 0), (2, 0), (3, 0)],
-    "b": [(0, 1), (1, 1), (2, 1), (3, 1)],
-    "c": [(10, 0), (10, 1), (10, 2), (10, 3)],
-    "d": [(11, 0), (11, 1), (11, 2), (11, 3)],
-    "e": [(20, 0), (20, 0), (21, 0), (21, 0)],
-    "f": [None, (30, 5), (30, 6), (30, 7)],
+    "alice": [(0, 0), (1, 0), (2, 0), (3, 0)],
+    "bob": [(0, 1), (1, 1), (2, 1), (3, 1)],
+    "chloe": [(10, 0), (10, 1), (10, 2), (10, 3)],
+    "dave": [(11, 0), (11, 1), (11, 2), (11, 3)],
+    "erika": [(20, 0), (20, 0), (21, 0), (21, 0)],
+    "fred": [None, (30, 5), (30, 6), (30, 7)],
 }
-QIDS = {"a": [0], "b": [0], "c": [1, 2], "d": [1], "e": [3], "f": [2]}
-# A symmetric 2-anonymization: {a, b} at t0, {c, d} at t1 and t2, {e, f} at t2 and t3.
+QIDS = {"alice": [0], "bob": [0], "chloe": [1, 2], "dave": [1], "erika": [3], "fred": [2]}
+# A symmetric 2-anonymization: each pair shares its bounding box at the QID times of both.
 GROUPS: list[tuple[tuple[str, ...], tuple[int, ...]]] = [
-    (("a", "b"), (0,)), (("c", "d"), (1, 2)), (("e", "f"), (2, 3))]
+    (("alice", "bob"), (0,)), (("chloe", "dave"), (1, 2)), (("erika", "fred"), (2, 3))]
 
 # Example 1 (Figure 1): cells at t1, t2 and QID(O1) = {t1}, QID(O2) = QID(O3) = {t2}.
 EXAMPLE_1_CELLS: dict[str, list[Cell | None]] = {
@@ -78,7 +78,7 @@ def load(conn, tmp_path: Path, name: str, cells: dict[str, list[Cell | None]],
         for i, cell in enumerate(track):
             if cell is not None:
                 lon, lat = where[cell]
-                lines.append(f"{person}-1,{person},{at(i).isoformat()},{lon!r},{lat!r}")
+                lines.append(f"{person}-trip,{person},{at(i).isoformat()},{lon!r},{lat!r}")
     path = tmp_path / f"{name}.csv"
     path.write_text("\n".join(lines) + "\n")
     dataset_id = load_dataset(path, name, url=_url(conn)).dataset_id
@@ -213,7 +213,7 @@ def test_a_correct_k_anonymous_release_passes(conn, scenario):
 def test_a_suppressed_pair_is_allowed_and_reported_through_the_interval_filter(conn, scenario):
     _, release = scenario
     boxes = hide(CELLS, GROUPS)
-    del boxes["e"], boxes["f"]
+    del boxes["erika"], boxes["fred"]
     result = verify_mob_release(conn, release(boxes))
     assert result.passed, result.violations
     assert result.checks["suppressed_persons"] == 2
@@ -222,18 +222,19 @@ def test_a_suppressed_pair_is_allowed_and_reported_through_the_interval_filter(c
 def test_a_region_without_its_persons_cell_is_caught(conn, scenario):
     _, release = scenario
     boxes = hide(CELLS, GROUPS)
-    boxes["a"][2] = (5, 5, 5, 5)  # a was at (2, 0)
+    boxes["alice"][2] = (5, 5, 5, 5)  # alice was at (2, 0)
     result = verify_mob_release(conn, release(boxes))
     assert any("is no person's distorted version" in v for v in result.violations), \
         result.violations
 
 
 def test_an_asymmetric_hiding_set_is_caught(conn, scenario):
-    """O_a also covers d at d's QID time t1, but d's object does not cover a at t0: the
-    attacker prunes (d, O_a), everybody keeps 2 candidates, Definition 3(ii) fails."""
+    """alice's object also covers dave at his QID time t1, but dave's does not cover alice
+    at hers (t0): the attacker prunes (dave, O_alice), everybody keeps 2 candidates, and
+    only Definition 3(ii) fails."""
     _, release = scenario
     boxes = hide(CELLS, GROUPS)
-    boxes["a"][1] = (1, 0, 11, 1)
+    boxes["alice"][1] = (1, 0, 11, 1)
     result = verify_mob_release(conn, release(boxes))
     violations = mob_violations(result)
     assert result.checks["definition_3_asymmetric_edges"] == 1
@@ -258,28 +259,56 @@ def test_an_extra_object_is_caught(conn, scenario):
     _, release = scenario
     boxes = hide(CELLS, GROUPS)
     schema = release(boxes)
-    add_object(conn, schema, boxes["c"])  # a second copy of c
+    add_object(conn, schema, boxes["chloe"])  # a second copy of chloe's
     result = verify_mob_release(conn, schema)
     assert result.checks["objects_matching_nobody"] == 1
     assert any("is no person's distorted version" in v for v in result.violations)
 
 
-def test_a_region_off_the_cell_lattice_is_caught(conn, scenario):
+def _sql(text: str, schema: str) -> sql.Composed:
+    return sql.SQL(text).format(s=sql.Identifier(schema))
+
+
+# Malformed rows of positions, planted one at a time: (statement, expected violation).
+ROW_PLANTS = {
+    "off the cell lattice": (
+        "UPDATE {s}.positions SET geom = ST_Translate(geom, 30, 0) WHERE ctid = "
+        "(SELECT min(ctid) FROM {s}.positions)", "not on the cell lattice"),
+    "not a rectangle": (
+        "UPDATE {s}.positions SET geom = ST_Buffer(ST_Centroid(geom), 40, 2) WHERE ctid = "
+        "(SELECT min(ctid) FROM {s}.positions)", "not axis-parallel rectangles"),
+    "another srid": (
+        "ALTER TABLE {s}.positions ALTER COLUMN geom TYPE geometry(Polygon, 32632) "
+        "USING ST_SetSRID(geom, 32632)", "in another SRID"),
+    "a time off the grid": (
+        "UPDATE {s}.positions SET t = t + interval '1 minute' WHERE ctid = "
+        "(SELECT min(ctid) FROM {s}.positions)", "off the release's time grid"),
+    "an unknown object": (
+        "INSERT INTO {s}.positions SELECT gen_random_uuid(), t, geom FROM {s}.positions "
+        "LIMIT 1", "objects that are not in objects"),
+    "a repeated region": (
+        "INSERT INTO {s}.positions SELECT * FROM {s}.positions LIMIT 1",
+        "more regions of an object at a time point than one"),
+}
+
+
+def test_malformed_positions_are_caught(conn, scenario):
     _, release = scenario
-    boxes = hide(CELLS, GROUPS)
-    del boxes["e"]
-    schema = release(boxes)
-    add_object(conn, schema, hide(CELLS, GROUPS)["e"], shift_m=30.0)
-    result = verify_mob_release(conn, schema)
-    assert any("not on the cell lattice" in v for v in result.violations), result.violations
+    schema = release()
+    for name, (statement, expected) in ROW_PLANTS.items():
+        with conn.transaction(force_rollback=True):
+            conn.execute(_sql(statement, schema))
+            result = verify_mob_release(conn, schema)
+        assert any(expected in v for v in result.violations), (name, result.violations)
+    assert verify_mob_release(conn, schema).passed
 
 
 def test_nothing_raw_identifies_a_person_in_the_violations(conn, scenario):
     _, release = scenario
     boxes = hide(CELLS, GROUPS)
-    boxes["a"][1] = (1, 0, 11, 1)
-    boxes["b"][3] = (9, 9, 9, 9)
+    boxes["alice"][1] = (1, 0, 11, 1)
+    boxes["bob"][3] = (9, 9, 9, 9)
     result = verify_mob_release(conn, release(boxes))
     assert result.violations
-    for violation in result.violations:
-        assert not any(f"{p}-1" in violation or f" {p} " in violation for p in CELLS)
+    for violation in result.violations:  # uuids are hex: no person's name fits in one
+        assert not any(person in violation for person in CELLS)

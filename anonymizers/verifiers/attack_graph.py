@@ -16,6 +16,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Iterator
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 import scipy.sparse as sp
@@ -351,9 +352,13 @@ class Regions:
     def key(self) -> Ints:
         return self.obj * self.n_times + self.t
 
+    @cached_property
+    def _rows(self) -> _RowMap:
+        return _RowMap(self.key, self.n_objects * self.n_times)
+
     def row_of(self, obj: Ints, t: Ints) -> Ints:
         """The row of each (obj, t), or -1 where the object is absent at t."""
-        return _lookup(self.key, obj * self.n_times + t)
+        return self._rows.find(obj * self.n_times + t)
 
     def contains(self, rows: Ints, x: Ints, y: Ints) -> Bools:
         """Whether region ``rows`` contains cell (x, y) (False for row -1)."""
@@ -388,9 +393,30 @@ class Cells:
             raise InputError("a person has two cells at one time point")
         return cls(n_persons, n_times, *rows)
 
+    @cached_property
+    def _rows(self) -> _RowMap:
+        return _RowMap(self.person * self.n_times + self.t, self.n_persons * self.n_times)
+
     def row_of(self, person: Ints, t: Ints) -> Ints:
         """The row of each (person, t), or -1 where the person has no position at t."""
-        return _lookup(self.person * self.n_times + self.t, person * self.n_times + t)
+        return self._rows.find(person * self.n_times + t)
+
+
+class _RowMap:
+    """Row of each key of a sorted key array: a dense table when the key space is not
+    much larger than the rows (one memory access per look-up), else binary search."""
+
+    def __init__(self, sorted_keys: Ints, key_space: int) -> None:
+        self.keys = sorted_keys
+        self.table: NDArray[np.int64] | None = None
+        if key_space <= max(8 * len(sorted_keys), 1 << 24):
+            self.table = np.full(key_space, -1, dtype=np.int64)
+            self.table[sorted_keys] = np.arange(len(sorted_keys))
+
+    def find(self, wanted: Ints) -> Ints:
+        if self.table is None:
+            return _lookup(self.keys, wanted)
+        return self.table[wanted]
 
 
 def _lookup(sorted_keys: Ints, wanted: Ints) -> Ints:
@@ -439,39 +465,54 @@ def _chunks(sizes: Ints) -> Iterator[tuple[int, int]]:
 
 @dataclass(frozen=True)
 class _SizeClass:
-    """Regions whose width is below 2**shift_x and height below 2**shift_y cells, keyed by
-    (t, x0 >> shift_x, y0 >> shift_y): a cell can only lie in regions of its own bucket or
-    of the bucket to its left, below, or both (a loose grid)."""
+    """Regions at most 2**shift cells wide and high, keyed by (t, x0 >> shift,
+    y0 >> shift): a cell can only lie in regions of its own bucket or of the bucket to its
+    left, below, or both (a loose grid); a single cell only in its own."""
 
-    shift_x: int
-    shift_y: int
+    shift: int
     bx_min: int
     by_min: int
     span_x: int
     span_y: int
+    times: Bools  # time points at which the class has regions
     keys: Ints
     rows: Ints
 
-    def bucket_ranges(self, t: Ints, x: Ints, y: Ints) -> Iterator[tuple[Ints, Ints]]:
-        """Per neighbour bucket: the [lo, hi) range of ``keys`` for each query."""
-        qx, qy = x >> self.shift_x, y >> self.shift_y
-        for dx in (0, 1):
-            for dy in (0, 1):
+    def bucket_ranges(self, t: Ints, x: Ints, y: Ints) -> Iterator[tuple[Ints, Ints, Ints]]:
+        """Per neighbour bucket: the queries that may meet regions of this class, with the
+        [lo, hi) ranges of ``keys`` they must look at."""
+        asked = np.flatnonzero(self.times[t])
+        qx, qy, qt = x[asked] >> self.shift, y[asked] >> self.shift, t[asked]
+        reach = (0, 1) if self.shift else (0,)  # a single cell is in its own bucket only
+        for dx in reach:
+            for dy in reach:
                 bx, by = qx - dx - self.bx_min, qy - dy - self.by_min
                 valid = (bx >= 0) & (bx < self.span_x) & (by >= 0) & (by < self.span_y)
-                key = (t * self.span_x + bx) * self.span_y + by
-                lo = np.searchsorted(self.keys, key)
-                hi = np.searchsorted(self.keys, key, side="right")
-                yield np.where(valid, lo, 0), np.where(valid, hi, 0)
+                key = (qt[valid] * self.span_x + bx[valid]) * self.span_y + by[valid]
+                lo, hi = _search(self.keys, key)
+                yield asked[valid], lo, hi
+
+
+def _search(sorted_keys: Ints, wanted: Ints) -> tuple[Ints, Ints]:
+    """searchsorted left and right of every wanted key (searched in key order: numpy then
+    reuses its last bound, several times faster on large arrays)."""
+    order = np.argsort(wanted)
+    lo = np.empty(len(wanted), dtype=np.int64)
+    hi = np.empty(len(wanted), dtype=np.int64)
+    lo[order] = np.searchsorted(sorted_keys, wanted[order])
+    hi[order] = np.searchsorted(sorted_keys, wanted[order], side="right")
+    return lo, hi
 
 
 class RegionIndex:
     """Which regions contain a cell at a time point: one loose grid per size class.
 
-    A region w cells wide (2**(s-1) <= w < 2**s) goes into buckets 2**s cells wide, so the
-    cells it covers lie in its bucket or the next one: four bucket look-ups per query and
-    size class, each a binary search in that class's sorted keys. Candidates per query are
-    the regions of those buckets, about four times the regions overlapping the cell.
+    A region at most w cells wide and high (2**(s-1) < w <= 2**s) goes into square buckets
+    2**s cells wide, so the cells it covers lie in its bucket or the next one: four bucket
+    look-ups per query and size class (one for single cells; only at time points where the
+    class has regions),
+    each a binary search in that class's sorted keys. Candidates per query are the
+    regions of those buckets, a few times the regions overlapping the cell.
 
     References
     ----------
@@ -480,34 +521,34 @@ class RegionIndex:
 
     def __init__(self, regions: Regions) -> None:
         self.regions = regions
-        shift_x = _bit_length(regions.x1 - regions.x0 + 1)
-        shift_y = _bit_length(regions.y1 - regions.y0 + 1)
-        size = shift_x * 64 + shift_y  # both below 64: coordinates are int64
-        order = np.argsort(size, kind="stable")
-        bounds = np.flatnonzero(np.r_[True, np.diff(size[order]) != 0, True]) if len(size) \
+        # Buckets at least as wide as the region and less than twice: 2**bits(w - 1).
+        shift = _bit_length(np.maximum(regions.x1 - regions.x0, regions.y1 - regions.y0))
+        order = np.argsort(shift, kind="stable")
+        bounds = np.flatnonzero(np.r_[True, np.diff(shift[order]) != 0, True]) if len(shift) \
             else np.zeros(1, dtype=np.int64)
-        self.classes = [
-            self._size_class(order[lo:hi], int(size[order[lo]]) // 64, int(size[order[lo]]) % 64)
-            for lo, hi in itertools.pairwise(bounds)]
+        self.classes = [self._size_class(order[lo:hi], int(shift[order[lo]]))
+                        for lo, hi in itertools.pairwise(bounds)]
 
-    def _size_class(self, members: Ints, shift_x: int, shift_y: int) -> _SizeClass:
+    def _size_class(self, members: Ints, shift: int) -> _SizeClass:
         regions = self.regions
-        bx, by = regions.x0[members] >> shift_x, regions.y0[members] >> shift_y
+        bx, by = regions.x0[members] >> shift, regions.y0[members] >> shift
         bx_min, by_min = int(bx.min()), int(by.min())
         span_x, span_y = int(bx.max()) - bx_min + 1, int(by.max()) - by_min + 1
         if float(regions.n_times) * span_x * span_y >= 2.0 ** 62:
             raise InputError("the published regions spread over too many cells to index")
         keys = (regions.t[members] * span_x + bx - bx_min) * span_y + by - by_min
-        order = np.argsort(keys, kind="stable")
-        return _SizeClass(shift_x, shift_y, bx_min, by_min, span_x, span_y,
-                          keys[order], members[order])
+        order = np.argsort(keys)
+        times = np.zeros(regions.n_times, dtype=bool)
+        times[regions.t[members]] = True
+        return _SizeClass(shift, bx_min, by_min, span_x, span_y, times, keys[order],
+                          members[order])
 
     def counts(self, t: Ints, x: Ints, y: Ints) -> Ints:
         """An upper bound of the regions containing each query cell (no expansion)."""
         total = np.zeros(len(t), dtype=np.int64)
         for size_class in self.classes:
-            for lo, hi in size_class.bucket_ranges(t, x, y):
-                total += hi - lo
+            for asked, lo, hi in size_class.bucket_ranges(t, x, y):
+                total[asked] += hi - lo
         return total
 
     def stab(self, t: Ints, x: Ints, y: Ints) -> tuple[Ints, Ints]:
@@ -525,9 +566,9 @@ class RegionIndex:
         queries: list[Ints] = []
         rows: list[Ints] = []
         for size_class in self.classes:
-            for lo, hi in size_class.bucket_ranges(t, x, y):
-                owner, at = _ranges(lo, hi - lo)
-                candidate = size_class.rows[at]
+            for asked, lo, hi in size_class.bucket_ranges(t, x, y):
+                which, at = _ranges(lo, hi - lo)
+                owner, candidate = asked[which], size_class.rows[at]
                 inside = self.regions.contains(candidate, x[owner], y[owner])
                 queries.append(owner[inside])
                 rows.append(candidate[inside])
@@ -539,7 +580,7 @@ def _joined(parts: list[Ints]) -> Ints:
 
 
 def _bit_length(values: Ints) -> Ints:
-    """Bits of each positive integer (1 -> 1, 2..3 -> 2, 4..7 -> 3, ...)."""
+    """Bits of each non-negative integer (0 -> 0, 1 -> 1, 2..3 -> 2, 4..7 -> 3, ...)."""
     return np.frexp(values.astype(np.float64))[1].astype(np.int64)
 
 

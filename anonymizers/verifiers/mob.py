@@ -64,15 +64,15 @@ __all__ = ["MOB_METHODS", "verify_mob_release", "verify_release"]
 
 # The methods this verifier judges (its own list: it never reads the anonymizer's registry).
 MOB_METHODS = frozenset({"mob_symmetric", "mob_extreme_union"})
+# Fault bits of sql/verify/mob_regions.sql, and what a row with each one is.
 REGION_FAULTS = {
-    "unknown_object": "rows of objects that are not in objects",
-    "empty_region": "rows without a region",
-    "off_time_grid": "times off the release's time grid or outside its window",
-    "wrong_srid": "regions in another SRID than the manifest's",
-    "not_rectangle": "regions that are not axis-parallel rectangles",
-    "off_cell_lattice": "regions whose edges are not on the cell lattice (an edge there may "
-                        "be one person's coordinate, privacy rule 2)",
-    "repeated_object_time": "(object, time) pairs with more than one region",
+    1: ("unknown_object", "rows of objects that are not in objects"),
+    2: ("empty_region", "rows without a region"),
+    4: ("off_time_grid", "times off the release's time grid or outside its window"),
+    8: ("wrong_srid", "regions in another SRID than the manifest's"),
+    16: ("not_rectangle", "regions that are not axis-parallel rectangles"),
+    32: ("off_cell_lattice", "regions whose edges are not on the cell lattice (an edge there "
+                             "may be one person's coordinate, privacy rule 2)"),
 }
 
 
@@ -134,33 +134,35 @@ def _object_ids(conn: psycopg.Connection, schema: str) -> list[str]:
                                            objects=(schema, "objects"))]
 
 
-def _check_region_faults(conn: psycopg.Connection, release: ReleaseUnderTest, grid: TimeGrid,
-                         result: VerifierResult) -> None:
-    """Every row of positions is a whole-cell rectangle of a known object at a grid time."""
-    names, rows = [*REGION_FAULTS], run_sql_file(
-        conn, "verify/mob_region_faults.sql", grid.params(),
-        objects=(release.schema, "objects"), positions=(release.schema, "positions"))
-    for name, count in zip(names, rows[0], strict=True):
-        result.checks[f"positions_{name}"] = int(count)
-        if count:
-            result.violations.append(f"positions holds {count} {REGION_FAULTS[name]}")
-
-
 def _read_regions(conn: psycopg.Connection, release: ReleaseUnderTest, grid: TimeGrid,
-                  n_objects: int) -> Regions:
-    """Published regions as cell rectangles (faulty rows were reported: the outward lattice
-    rectangle of an off-lattice region stands for it; repeats and off-window rows go)."""
+                  n_objects: int, result: VerifierResult) -> Regions:
+    """Published regions as cell rectangles, each fault reported: every row of positions
+    must be a whole-cell rectangle of a known object at a grid time, once per (object,
+    time). Faulty rows stand for what they cover: the outward lattice rectangle of an
+    off-lattice region; repeats, unknown objects and times outside the window go."""
+    names = ["obj", "t", "x0", "y0", "x1", "y1", "faults"]
     table = _read_csv(copy_out(conn, "verify/mob_regions.sql", grid.params(),
                                objects=(release.schema, "objects"),
-                               positions=(release.schema, "positions")),
-                      ["obj", "t", "x0", "y0", "x1", "y1"])
-    columns = {name: table[name].to_numpy() for name in table.column_names}
-    inside = (columns["t"] >= 0) & (columns["t"] < grid.n_times)
-    key = columns["obj"][inside] * grid.n_times + columns["t"][inside]
-    _, first = np.unique(key, return_index=True)
-    keep = np.flatnonzero(inside)[first]
-    return Regions.build(n_objects, grid.n_times, *(columns[name][keep] for name in
-                                                      ("obj", "t", "x0", "y0", "x1", "y1")))
+                               positions=(release.schema, "positions")), names)
+    columns = {name: table[name].to_numpy() for name in names}
+    del table
+    for bit, (name, what) in REGION_FAULTS.items():
+        count = int(np.count_nonzero(columns["faults"] & bit))
+        result.checks[f"positions_{name}"] = count
+        if count:
+            result.violations.append(f"positions holds {count} {what}")
+    usable = (columns["t"] >= 0) & (columns["t"] < grid.n_times) & (columns["obj"] >= 0) & (
+        columns["faults"] & 2 == 0)
+    key = columns["obj"][usable] * grid.n_times + columns["t"][usable]
+    order = np.argsort(key, kind="stable")
+    first = order[np.r_[True, key[order][1:] != key[order][:-1]]] if len(key) else order
+    repeated = len(key) - len(first)
+    result.checks["positions_repeated_object_time"] = repeated
+    if repeated:
+        result.violations.append(f"positions holds {repeated} more regions of an object at a "
+                                 "time point than one")
+    keep = np.flatnonzero(usable)[first]
+    return Regions.build(n_objects, grid.n_times, *(columns[name][keep] for name in names[:6]))
 
 
 def _read_persons(conn: psycopg.Connection, release: ReleaseUnderTest,
@@ -329,8 +331,7 @@ def verify_mob_release(conn: psycopg.Connection, schema: str) -> VerifierResult:
                                               time_lattice_s=grid.interval_s):
         return result
     object_ids = _object_ids(conn, schema)
-    _check_region_faults(conn, release, grid, result)
-    regions = _read_regions(conn, release, grid, len(object_ids))
+    regions = _read_regions(conn, release, grid, len(object_ids), result)
     index = RegionIndex(regions)
     cells, qid_person, qid_t = _read_persons(conn, release, grid)
     published = _match_counterparts(cells, regions, index, object_ids, release, result)

@@ -10,10 +10,30 @@
 -- Each fix owns the time points from its own time up to (not including) the next fix of
 -- its trajectory; the last fix only a time point it falls on exactly. Epochs are numeric
 -- (exact for microsecond timestamps), so a fix on a grid time owns that time point.
+-- Only trajectories whose time span overlaps another trajectory of the same person
+-- ("shared") go through DISTINCT ON; the others stream out in index order: sorting every
+-- (person, time point) spilled 0.7 GB to disk for 45,000 persons x 288 time points.
 -- Reads raw.points only. Params: dataset_id, window_start, window_end, srid, cell_size,
 -- interval_s, lon_min, lon_max, lat_min, lat_max.
 COPY (
-    WITH fixes AS (
+    WITH windowed AS NOT MATERIALIZED (
+        SELECT traj_id, user_id, t, geom
+        FROM raw.points
+        WHERE dataset_id = %(dataset_id)s
+          AND t >= %(window_start)s
+          AND t < %(window_end)s
+          AND lon BETWEEN %(lon_min)s AND %(lon_max)s
+          AND lat BETWEEN %(lat_min)s AND %(lat_max)s
+    ), spans AS (
+        SELECT user_id, traj_id, min(t) AS first_t, max(t) AS last_t
+        FROM windowed
+        GROUP BY user_id, traj_id
+    ), shared AS (
+        SELECT DISTINCT a.traj_id
+        FROM spans AS a
+        JOIN spans AS b ON b.user_id = a.user_id AND b.traj_id <> a.traj_id
+                       AND b.first_t <= a.last_t AND a.first_t <= b.last_t
+    ), fixes AS NOT MATERIALIZED (
         SELECT traj_id, user_id, t,
                floor(ST_X(g) / %(cell_size)s)::bigint AS cx,
                floor(ST_Y(g) / %(cell_size)s)::bigint AS cy,
@@ -23,13 +43,8 @@ COPY (
                                   - %(window_start)s::timestamptz)
                    / %(interval_s)s::numeric AS next_at
         FROM (SELECT traj_id, user_id, t, ST_Transform(geom, %(srid)s) AS g
-              FROM raw.points
-              WHERE dataset_id = %(dataset_id)s
-                AND t >= %(window_start)s
-                AND t < %(window_end)s
-                AND lon BETWEEN %(lon_min)s AND %(lon_max)s
-                AND lat BETWEEN %(lat_min)s AND %(lat_max)s) AS p
-    ), owned AS (
+              FROM windowed) AS p
+    ), owned AS NOT MATERIALIZED (
         SELECT f.user_id, f.traj_id, f.t, f.cx, f.cy, i
         FROM fixes AS f
         CROSS JOIN LATERAL generate_series(
@@ -37,7 +52,12 @@ COPY (
             CASE WHEN f.next_at IS NULL THEN floor(f.at)::integer
                  ELSE ceil(f.next_at)::integer - 1 END) AS i
     )
-    SELECT DISTINCT ON (user_id, i) user_id, i, cx, cy
+    SELECT user_id, i, cx, cy
     FROM owned
-    ORDER BY user_id, i, t DESC, traj_id COLLATE "C" DESC
+    WHERE traj_id NOT IN (SELECT traj_id FROM shared)
+    UNION ALL
+    (SELECT DISTINCT ON (user_id, i) user_id, i, cx, cy
+     FROM owned
+     WHERE traj_id IN (SELECT traj_id FROM shared)
+     ORDER BY user_id, i, t DESC, traj_id COLLATE "C" DESC)
 ) TO STDOUT (FORMAT csv)
