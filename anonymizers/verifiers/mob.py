@@ -37,7 +37,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
-from anonymizers.db.sqlfiles import copy_out, run_sql_file
+from anonymizers.db.sqlfiles import compose_sql, run_sql_file
 from anonymizers.errors import InputError
 from anonymizers.release.spec import area_of_use
 from anonymizers.verifiers.attack_graph import (
@@ -119,9 +119,20 @@ def _time_grid(release: ReleaseUnderTest, result: VerifierResult) -> TimeGrid | 
 # --------------------------------------------------------------------------- reading
 
 
-def _read_csv(data: bytes, names: list[str], text: tuple[str, ...] = ()) -> pa.Table:
-    types = {name: pa.string() if name in text else pa.int64() for name in names}
-    return pacsv.read_csv(pa.py_buffer(data), read_options=pacsv.ReadOptions(column_names=names),
+def _read_csv(conn: psycopg.Connection, name: str, params: dict[str, Any], names: list[str],
+              text: tuple[str, ...] = (), **identifiers: str | tuple[str, ...]) -> pa.Table:
+    """The CSV that ``COPY ... TO STDOUT`` of ``sql/<name>`` writes, as an Arrow table.
+
+    The rows go straight into one buffer (sqlfiles.copy_out keeps each of them as its own
+    bytes object first: 0.9 GB more at 13 million rows).
+    """
+    buffer = bytearray()
+    with conn.cursor().copy(compose_sql(name, **identifiers), params) as copy:
+        for data in copy:
+            buffer += data
+    types = {column: pa.string() if column in text else pa.int64() for column in names}
+    return pacsv.read_csv(pa.py_buffer(buffer),
+                          read_options=pacsv.ReadOptions(column_names=names),
                           convert_options=pacsv.ConvertOptions(column_types=types))
 
 
@@ -141,9 +152,8 @@ def _read_regions(conn: psycopg.Connection, release: ReleaseUnderTest, grid: Tim
     time). Faulty rows stand for what they cover: the outward lattice rectangle of an
     off-lattice region; repeats, unknown objects and times outside the window go."""
     names = ["obj", "t", "x0", "y0", "x1", "y1", "faults"]
-    table = _read_csv(copy_out(conn, "verify/mob_regions.sql", grid.params(),
-                               objects=(release.schema, "objects"),
-                               positions=(release.schema, "positions")), names)
+    table = _read_csv(conn, "verify/mob_regions.sql", grid.params(), names,
+                      objects=(release.schema, "objects"), positions=(release.schema, "positions"))
     columns = {name: table[name].to_numpy() for name in names}
     del table
     for bit, (name, what) in REGION_FAULTS.items():
@@ -174,12 +184,11 @@ def _read_persons(conn: psycopg.Connection, release: ReleaseUnderTest,
         raise InputError("raw.qids does not exist: apply sql/schema/030_qids.sql "
                          "(`anonymizers db up`) and load the QIDs of the dataset")
     params = {**grid.params(), "dataset_id": release.dataset_id, **area_of_use(grid.srid)}
-    cells = _read_csv(copy_out(conn, "verify/mob_person_cells.sql", params),
-                      ["user", "t", "x", "y"], text=("user",))
+    cells = _read_csv(conn, "verify/mob_person_cells.sql", params, ["user", "t", "x", "y"],
+                      text=("user",))
     users = cells["user"].combine_chunks().dictionary_encode()
     person = users.indices.to_numpy(zero_copy_only=False).astype(np.int64)
-    qids = _read_csv(copy_out(conn, "verify/mob_qids.sql", params), ["user", "t"],
-                     text=("user",))
+    qids = _read_csv(conn, "verify/mob_qids.sql", params, ["user", "t"], text=("user",))
     qid_person = pc.index_in(qids["user"], value_set=users.dictionary)
     known = pc.is_valid(qid_person).to_numpy(zero_copy_only=False)
     return (Cells.build(len(users.dictionary), grid.n_times, person, cells["t"].to_numpy(),

@@ -16,14 +16,19 @@ COPY (
         SELECT object_id, (row_number() OVER (ORDER BY object_id) - 1)::integer AS n
         FROM {objects}
     ), measured AS (
-        SELECT coalesce(o.n, -1) AS n, p.t, p.geom,
+        -- OFFSET 0 keeps each function to one call per row (else inlined in every use).
+        SELECT coalesce(o.n, -1) AS n, p.t,
                p.geom IS NULL OR ST_IsEmpty(p.geom) AS empty,
                extract(epoch FROM p.t - %(window_start)s::timestamptz)
                    / %(interval_s)s::numeric AS at,
-               ST_XMin(p.geom) AS xmin, ST_YMin(p.geom) AS ymin,
-               ST_XMax(p.geom) AS xmax, ST_YMax(p.geom) AS ymax
+               ST_XMin(b) AS xmin, ST_YMin(b) AS ymin, ST_XMax(b) AS xmax, ST_YMax(b) AS ymax,
+               ST_SRID(p.geom) AS srid, GeometryType(p.geom) AS kind,
+               ST_NPoints(p.geom) AS n_points, ST_NumInteriorRings(p.geom) AS holes,
+               ST_Area(p.geom) AS area
         FROM {positions} AS p
         LEFT JOIN numbered AS o USING (object_id)
+        CROSS JOIN LATERAL (SELECT box2d(p.geom) AS b) AS bounds
+        OFFSET 0
     )
     SELECT n,
            coalesce(floor(at)::integer, -1) AS i,
@@ -35,12 +40,10 @@ COPY (
            | (CASE WHEN empty THEN 2 ELSE 0 END)
            | (CASE WHEN t IS NULL OR t < %(window_start)s OR t >= %(window_end)s
                         OR at <> floor(at) THEN 4 ELSE 0 END)
-           | (CASE WHEN NOT empty AND ST_SRID(geom) <> %(srid)s THEN 8 ELSE 0 END)
-           | (CASE WHEN NOT empty AND (GeometryType(geom) <> 'POLYGON'
-                                       OR ST_NPoints(geom) <> 5
-                                       OR ST_NumInteriorRings(geom) <> 0
+           | (CASE WHEN NOT empty AND srid <> %(srid)s THEN 8 ELSE 0 END)
+           | (CASE WHEN NOT empty AND (kind <> 'POLYGON' OR n_points <> 5 OR holes <> 0
                                        OR xmax <= xmin OR ymax <= ymin
-                                       OR abs(ST_Area(geom) - (xmax - xmin) * (ymax - ymin))
+                                       OR abs(area - (xmax - xmin) * (ymax - ymin))
                                           > 1e-6 * (xmax - xmin) * (ymax - ymin))
                    THEN 16 ELSE 0 END)
            | (CASE WHEN NOT empty
