@@ -243,18 +243,23 @@ class _Search:
                         self.row_start)
         hi = np.minimum(self.lists.search(self.k_subject + self.radius, "right"),
                         self.row_end)
-        new = self._entries(np.concatenate([lo, self.hi]), np.concatenate([self.lo, hi]))
+        fresh = self._mark_seen(np.concatenate([lo, self.hi]), np.concatenate([self.lo, hi]))
         self.lo, self.hi = lo, hi
         self.threshold = self._threshold()
-        self._score(self._candidates(new))
+        self._score(self._candidates(fresh))
         self.radius = self._next_radius()
 
-    def _entries(self, start: np.ndarray, stop: np.ndarray) -> np.ndarray:
-        """Objects at the flat list positions of the ranges [start, stop), concatenated."""
+    def _mark_seen(self, start: np.ndarray, stop: np.ndarray) -> np.ndarray:
+        """Mark the objects at flat list positions [start, stop) seen; the new ones, ascending.
+
+        One scatter per contiguous slice (a view), then a diff over the n objects: far
+        cheaper than gathering the (many, mostly repeated) entries and de-duplicating them.
+        """
         flat = self.lists.entries.ravel()
-        # contiguous slices are views: one copy in concatenate, no index arrays
-        return np.concatenate([flat[a:b] for a, b in zip(start.tolist(), stop.tolist(),
-                                                          strict=True)])
+        before = self.seen.copy()
+        for a, b in zip(start.tolist(), stop.tolist(), strict=True):
+            self.seen[flat[a:b]] = True
+        return np.flatnonzero(self.seen != before)
 
     def _threshold(self) -> int:
         """Sum over the lists of the least deviation an unseen entry can have."""
@@ -272,13 +277,8 @@ class _Search:
             return _GROWTH * self.radius
         return max(self.radius * 3 // 2 + 1, int(self.best_score[-1]) // self.times.size)
 
-    def _candidates(self, new: np.ndarray) -> np.ndarray:
-        """The newly seen objects that may be returned, each once, ascending."""
-        # one scatter over the (many, mostly repeated) entries, then a diff over n objects:
-        # far cheaper than filtering and de-duplicating the entries themselves
-        before = self.seen.copy()
-        self.seen[new] = True
-        fresh = np.flatnonzero(self.seen != before)
+    def _candidates(self, fresh: np.ndarray) -> np.ndarray:
+        """The newly seen objects that may be returned."""
         if self.allowed is not None:
             fresh = np.compress(np.take(self.allowed, fresh), fresh)
         return np.compress(eligible_mask(self.lists.objects, self.subject, fresh), fresh)
