@@ -23,7 +23,8 @@ on what is published:
 * *Extreme Union* generalizes the members of AG(O) at the union of their QIDs, so they must
   be pairwise eligible. AG(O) takes GenAG's ranking in order and accepts a candidate only if
   it is eligible with every member accepted so far, asking GenAG for a longer ranking when
-  the first runs out. A subject that cannot reach k members is suppressed; every group that
+  the first runs out (a greedy choice: it can miss a compatible group that exists, finding
+  one is a clique problem). A subject that cannot reach k members is suppressed; every group that
   contained it is rebuilt without it, which may suppress more, until nothing changes. No
   final group contains a suppressed object: a group is rebuilt whenever one of its members
   is suppressed, and suppressed objects are never candidates again.
@@ -215,26 +216,31 @@ def symmetric_anonymization(objects: MovingObjects, k: int, lists: HilbertLists 
     """
     _check_workers(workers)
     suppressed = suppressed_objects(objects, k)
-    lists = lists if lists is not None else build_hilbert_lists(objects)
+    lists = _lists_of(objects, lists)
     subjects = np.flatnonzero((objects.qid_sizes > 0) & ~suppressed)
     ranked = None
     if workers > 1:
         ranked = _parallel(_rank_chunk, subjects, workers, lists=lists, count=k - 1,
                            allowed=~suppressed)
     picked = _hiding_picks(lists, k, suppressed, subjects, ranked)
-    source = np.repeat(np.arange(objects.n_objects), [p.size for p in picked])
-    target = np.concatenate(picked) if picked else np.empty(0, dtype=np.int64)
-    # symmetry (Algorithm 3, lines 8-10): each pick is an edge both ways
-    rows = np.concatenate([source, target])
-    cols = np.concatenate([target, source])
-    in_set = np.zeros(objects.n_objects, dtype=bool)
-    in_set[rows] = True
-    in_set[objects.qid_sizes > 0] = True
-    in_set &= ~suppressed
-    set_indptr, members = _csr_with_self(objects.n_objects, rows, cols, in_set)
+    set_indptr, members = _symmetric_sets(objects, picked, suppressed)
     time_indptr, times = _own_qids(objects, suppressed)
     return MobSets("symmetric", k, set_indptr, members, time_indptr, times, suppressed,
                    int((objects.qid_sizes > 0).sum()))
+
+
+def _symmetric_sets(objects: MovingObjects, picked: list[np.ndarray],
+                    suppressed: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """HS(O) = {O} + what O picked + who picked O (Algorithm 3, lines 8-10), as CSR."""
+    n = objects.n_objects
+    source = np.repeat(np.arange(n), [p.size for p in picked])
+    target = np.concatenate(picked) if picked else np.empty(0, dtype=np.int64)
+    rows = np.concatenate([source, target])  # each pick is an edge both ways
+    cols = np.concatenate([target, source])
+    in_set = np.zeros(n, dtype=bool)
+    in_set[rows] = True
+    in_set[objects.qid_sizes > 0] = True
+    return _csr_with_self(n, rows, cols, in_set & ~suppressed)
 
 
 def _hiding_picks(lists: HilbertLists, k: int, suppressed: np.ndarray, subjects: np.ndarray,
@@ -255,7 +261,7 @@ def _hiding_picks(lists: HilbertLists, k: int, suppressed: np.ndarray, subjects:
             continue
         members = chosen_by[subject]
         if ranked is not None:
-            taken = set(members)
+            taken = {-1, *members}  # -1 pads rows with fewer than k - 1 candidates
             picks = np.array([c for c in ranked[row].tolist() if c not in taken][:need],
                              dtype=np.int64)
         else:
@@ -290,6 +296,8 @@ def _parallel(work: Callable[..., np.ndarray], subjects: np.ndarray, workers: in
 
     The shared arrays reach the workers through fork (copy-on-write), not pickling.
     """
+    if subjects.size < 2 * workers:  # not worth a process
+        return work(subjects, **shared)
     chunks = np.array_split(subjects, max(1, workers * _CHUNKS_PER_WORKER))
     _SHARED.clear()
     _SHARED.update(shared)
@@ -333,7 +341,7 @@ def extreme_union(objects: MovingObjects, k: int, lists: HilbertLists | None = N
     """
     _check_workers(workers)
     suppressed = suppressed_objects(objects, k)
-    lists = lists if lists is not None else build_hilbert_lists(objects)
+    lists = _lists_of(objects, lists)
     bits = _BitRows.of(objects)
     groups = np.full((objects.n_objects, k), -1, dtype=np.int64)
     todo = np.flatnonzero((objects.qid_sizes > 0) & ~suppressed)
@@ -363,7 +371,12 @@ def _group_chunk(subjects: np.ndarray, lists: HilbertLists, bits: _BitRows, k: i
 
 
 class _BitRows:
-    """Presence and QID of each object as Python ints (bit t = time point t)."""
+    """Presence and QID of each object as Python ints: fast subset tests one pair at a time.
+
+    Each int is the object's :func:`~anonymizers.families.mob.moving_objects.pack_bits`
+    words read as one number; presence and QID share that layout, which is all a subset
+    test needs.
+    """
 
     def __init__(self, present: list[int], qid: list[int]) -> None:
         self.present, self.qid = present, qid
@@ -442,6 +455,14 @@ def _own_qids(objects: MovingObjects, suppressed: np.ndarray) -> tuple[np.ndarra
     indptr = np.zeros(objects.n_objects + 1, dtype=np.int64)
     np.cumsum(sizes, out=indptr[1:])
     return indptr, objects.qid_times[keep]
+
+
+def _lists_of(objects: MovingObjects, lists: HilbertLists | None) -> HilbertLists:
+    if lists is None:
+        return build_hilbert_lists(objects)
+    if lists.objects is not objects:
+        raise InputError("the Hilbert lists were built for other moving objects")
+    return lists
 
 
 def _check_workers(workers: int) -> None:

@@ -9,17 +9,19 @@ same set as scoring every candidate.
 How it runs (the paper's BPA2 adaptation, batched for numpy): on every list of QID(O) the
 cursors bestAbove / bestBelow move away from the subject in rounds. A round moves them, on
 every list, past all entries whose deviation is at most a radius r (step 4 of Algorithm 1
-repeated as long as the local score it would take is <= r; each list's cursors are found by
-one binary search). The radius doubles until K candidates are known; from then on it jumps
-to min(2r, S_K // p), S_K the K-th best score and p = |QID(O)|, the least radius at which the
-threshold can pass S_K. Every newly seen candidate is scored at once by random access to
-the (objects x time points) Hilbert matrix, over column chunks so that a candidate whose
-partial sum already loses to the current K-th best is dropped early (deviations are >= 0:
-exact). The threshold is the sum over the lists of the smaller deviation at the two
-frontiers: no unseen object can score less. We stop when the K-th best score is *strictly*
-below the threshold (the paper stops at <=, which can miss an unseen object that ties and
-has a smaller index); or when a list is exhausted, since an object never seen on a list is
-absent at that time point and cannot be a candidate.
+repeated while the local score it would take is <= r; each list's new cursors come from one
+binary search on keys that carry their time point, so all lists are searched at once). The
+first radius would take about ``_FIRST`` entries per list at the mean density and grows
+``_GROWTH``-fold until K candidates are known; then it jumps to S_K // p (S_K the K-th best
+score, p = |QID(O)|): once every list is read to that radius, the threshold exceeds S_K.
+The newly seen objects (marked in one boolean array, so each is handled once) are filtered
+and scored at once by random access to the (objects x time points) Hilbert matrix, over
+column chunks so that a candidate whose partial sum already loses to the current K-th best
+is dropped early (deviations are >= 0: exact). The threshold is the sum over the lists of
+the smaller deviation at the two frontiers: no unseen object can score less. We stop when
+the K-th best score is *strictly* below the threshold (the paper stops at <=, which can miss
+an unseen object that ties and has a smaller index); or when a list is exhausted, since an
+object never seen on a list is absent at that time point and cannot be a candidate.
 
 Candidates (the anonymizers' policy for objects that are not present everywhere): an object
 O' != O is a candidate iff ``allowed[O']`` (caller's mask) and it is *eligible* for O: O' is
@@ -128,6 +130,9 @@ def build_hilbert_lists(objects: MovingObjects) -> HilbertLists:
         order = order_for(int(x.max()) + 1, int(y.max()) + 1)
         hilbert[present] = hilbert_index(x, y, order)
     stride = 4 ** order + 1
+    if m * stride >= 2 ** 62:  # keys and summed deviations must stay inside int64
+        raise InputError(f"{m} time points on a Hilbert curve of order {order} overflow "
+                         "64-bit keys: use fewer time points or larger cells")
     keys = np.where(present, hilbert, stride - 1).T
     # stable: equal Hilbert indices stay in object order, the tie rule of GenAG
     entries = np.argsort(keys, axis=1, kind="stable")
@@ -208,7 +213,8 @@ class _Search:
         self.row_start = self.times * n
         self.row_end = self.row_start + lists.n_present[self.times]
         centre = self.row_start + lists.position[subject, self.times]
-        self.lo, self.hi = centre, centre + 1  # flat range seen on each list (bestAbove..bestBelow)
+        # flat range seen on each list: [bestAbove, bestBelow + 1), the subject inside
+        self.lo, self.hi = centre, centre + 1
         self.seen = np.zeros(n, dtype=bool)
         self.seen[subject] = True
         self.threshold = 0
@@ -272,7 +278,7 @@ class _Search:
         return _INF if (frontier == _INF).any() else int(frontier.sum())
 
     def _next_radius(self) -> int:
-        """Grow; once K are known, jump to the least radius at which the search can stop."""
+        """Grow; once K are known, jump to the radius that ends the search if S_K holds."""
         if self.best_obj.size < self.count:
             return _GROWTH * self.radius
         return max(self.radius * 3 // 2 + 1, int(self.best_score[-1]) // self.times.size)

@@ -103,29 +103,47 @@ def generalize(objects: MovingObjects, sets: MobSets) -> Generalization:
        in a Crowd? EDBT 2009, §5.2, Algorithms 4-5, Example 5, Figure 6.
     """
     _check_sets(objects, sets)
-    n, m = objects.n_objects, objects.n_times
-    cls = np.full((n, m), -1, dtype=np.int32)
-    x0, y0 = objects.cx.copy(), objects.cy.copy()
-    x1, y1 = objects.cx.copy(), objects.cy.copy()
-    n_classes = 0
-    for t, (first, member) in enumerate(_unions_by_time(sets, m)):
+    regions = _Regions(objects)
+    for t, (first, member) in enumerate(_unions_by_time(sets, objects.n_times)):
         if not (objects.present[member, t].all() and objects.present[first, t].all()):
             raise InputError(f"a member of a MOB set has no position at time point {t} "
                              "of the set's time set")
-        nodes, label = equivalence_classes(n, first, member)
-        x, y = objects.cx[nodes, t], objects.cy[nodes, t]
+        regions.add_classes(t, *equivalence_classes(objects.n_objects, first, member))
+    return regions.published(sets.suppressed)
+
+
+class _Regions:
+    """Dense (objects x time points) class ids and rectangles, filled one time point at a time.
+
+    Every cell starts as its own region (class -1); :meth:`add_classes` overwrites the
+    members of the classes of one time point with their least upper bound.
+    """
+
+    def __init__(self, objects: MovingObjects) -> None:
+        self.objects = objects
+        self.cls = np.full(objects.cx.shape, -1, dtype=np.int32)
+        self.x0, self.y0 = objects.cx.copy(), objects.cy.copy()
+        self.x1, self.y1 = objects.cx.copy(), objects.cy.copy()
+        self.n_classes = 0
+
+    def add_classes(self, t: int, nodes: np.ndarray, label: np.ndarray) -> None:
+        """Classes ``label`` (0 ..) of the objects ``nodes`` at time point ``t``."""
+        x, y = self.objects.cx[nodes, t], self.objects.cy[nodes, t]
         n_here = int(label.max()) + 1 if label.size else 0
-        cls[nodes, t] = n_classes + label
-        x0[nodes, t] = _reduce(np.minimum, x, label, n_here)[label]
-        y0[nodes, t] = _reduce(np.minimum, y, label, n_here)[label]
-        x1[nodes, t] = _reduce(np.maximum, x, label, n_here)[label]
-        y1[nodes, t] = _reduce(np.maximum, y, label, n_here)[label]
-        n_classes += n_here
-    published = objects.present & ~sets.suppressed[:, None]
-    obj, tt = np.nonzero(published)
-    return Generalization(obj.astype(np.int32), tt.astype(np.int32), cls[published],
-                          x0[published], y0[published], x1[published], y1[published],
-                          n_classes)
+        self.cls[nodes, t] = self.n_classes + label
+        self.x0[nodes, t] = _reduce(np.minimum, x, label, n_here)[label]
+        self.y0[nodes, t] = _reduce(np.minimum, y, label, n_here)[label]
+        self.x1[nodes, t] = _reduce(np.maximum, x, label, n_here)[label]
+        self.y1[nodes, t] = _reduce(np.maximum, y, label, n_here)[label]
+        self.n_classes += n_here
+
+    def published(self, suppressed: np.ndarray) -> Generalization:
+        """The rows of every present, unsuppressed (object, time point)."""
+        keep = self.objects.present & ~suppressed[:, None]
+        obj, t = np.nonzero(keep)
+        return Generalization(obj.astype(np.int32), t.astype(np.int32), self.cls[keep],
+                              self.x0[keep], self.y0[keep], self.x1[keep], self.y1[keep],
+                              self.n_classes)
 
 
 def equivalence_classes(n: int, first: np.ndarray,

@@ -15,8 +15,8 @@ from anonymizers.errors import InputError
 
 __all__ = ["MAX_ORDER", "hilbert_cell", "hilbert_index", "order_for"]
 
-# 4^31 < 2^63: indices fit int64, and a sum of up to 2^20 deviations of order <= 21 would
-# too; GenAG sums at most n_times deviations, so we keep the order well below 31.
+# Indices are below 4^24 = 2^48, so GenAG's sums of up to 2^14 deviations, and its keys
+# t * (4^order + 1) + H for t < 2^14, stay inside int64 (checked where the lists are built).
 MAX_ORDER = 24
 
 
