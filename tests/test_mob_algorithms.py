@@ -3,7 +3,11 @@ Anonymization and Generalize, on the paper's examples and against brute force.""
 
 from __future__ import annotations
 
+import subprocess
+import sys
+import textwrap
 from itertools import chain
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -394,6 +398,26 @@ def test_parallel_workers_give_the_same_sets() -> None:
         assert np.array_equal(one.set_members, two.set_members)
         assert np.array_equal(one.times, two.times)
         assert np.array_equal(one.suppressed, two.suppressed)
+
+
+def test_parallel_workers_finish_under_a_parent_that_handles_sigterm() -> None:
+    # Airflow installs a SIGTERM handler; forked workers inherited it, survived the pool's
+    # terminate() and hung the run (CI timed out here). Replayed in a fresh interpreter.
+    script = textwrap.dedent("""
+        import signal, sys
+        import numpy as np
+        sys.path.insert(0, sys.argv[1])
+        from mob_helpers import random_objects
+        from anonymizers.families.mob.anonymity import extreme_union, symmetric_anonymization
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        objects = random_objects(np.random.default_rng(11), 300, 8, 64, 0.9, 0.3)
+        for _ in range(3):
+            symmetric_anonymization(objects, 4, workers=2)
+            extreme_union(objects, 4, workers=2)
+    """)
+    done = subprocess.run([sys.executable, "-c", script, str(Path(__file__).parent)],
+                          timeout=120, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
 
 
 def test_bad_k_and_workers_are_input_errors() -> None:

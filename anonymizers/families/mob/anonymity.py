@@ -50,6 +50,7 @@ k - |HS(O)| = slack(O) eligible objects remain outside it for GenAG to return.
 from __future__ import annotations
 
 import multiprocessing
+import signal
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
@@ -301,12 +302,25 @@ def _parallel(work: Callable[..., np.ndarray], subjects: np.ndarray, workers: in
     chunks = np.array_split(subjects, max(1, workers * _CHUNKS_PER_WORKER))
     _SHARED.clear()
     _SHARED.update(shared)
+    pool = multiprocessing.get_context("fork").Pool(workers, initializer=_default_signals)
     try:
-        with multiprocessing.get_context("fork").Pool(workers) as pool:
-            parts = pool.map(partial(_run_shared, work), chunks, chunksize=1)
+        parts = pool.map(partial(_run_shared, work), chunks, chunksize=1)
+        pool.close()  # workers leave on their own; terminate() is for failures only
+    except BaseException:
+        pool.terminate()
+        raise
     finally:
+        pool.join()
         _SHARED.clear()
     return np.concatenate(parts)
+
+
+def _default_signals() -> None:
+    """Forked workers drop the handlers they inherited: a parent that runs Airflow code
+    handles SIGTERM itself, and a worker that inherited that handler survives the pool's
+    terminate() and blocks its join forever."""
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def _run_shared(work: Callable[..., np.ndarray], chunk: np.ndarray) -> np.ndarray:
