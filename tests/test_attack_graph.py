@@ -24,6 +24,7 @@ from anonymizers.verifiers.attack_graph import (
     maximum_matching,
     perfect_matching,
     prune_unmatchable,
+    symmetric_degree,
 )
 
 # Figure 1(a)/(b): (x, y) at t1, t2 per individual; the regions of the unsafe 2-anonymity.
@@ -103,6 +104,33 @@ def test_a_planted_asymmetric_edge_is_caught():
     assert asymmetric_edges(graph(edges, 4), np.arange(4)).size == 0
     planted = asymmetric_edges(graph([*edges, (0, 2)], 4), np.arange(4))
     assert list(zip(planted.person, planted.obj, strict=True)) == [(0, 2)]
+
+
+def test_the_symmetric_core_keeps_mirrored_edges_only():
+    edges = [(i, j) for i in range(4) for j in range(4) if (i < 2) == (j < 2)]  # 2 blocks
+    assert symmetric_degree(graph([*edges, (0, 2)], 4), np.arange(4)).tolist() == [2] * 4
+    one_sided = [e for e in edges if e != (1, 0)]  # I0 -> O1 stays, its mirror goes
+    assert symmetric_degree(graph(one_sided, 4), np.arange(4)).tolist() == [1, 1, 2, 2]
+    universal = graph([(0, 0), (0, 1), (1, 0), (1, 1)], 3, [False, False, True])
+    assert symmetric_degree(universal, np.arange(3)).tolist() == [2, 2, 1]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(2, 7), st.data())
+def test_the_symmetric_degree_is_the_brute_force_one(n, data):
+    sigma = data.draw(st.permutations(range(n)))  # the counterparts
+    extra = data.draw(st.sets(st.tuples(st.integers(0, n - 1), st.integers(0, n - 1))))
+    flags = data.draw(st.lists(st.booleans(), min_size=n, max_size=n))
+    edges = {*enumerate(sigma), *extra}
+    inverse = {o: i for i, o in enumerate(sigma)}
+
+    def edge(i: int, o: int) -> bool:
+        return flags[i] or (i, o) in edges
+
+    expected = [sum(edge(i, o) and edge(inverse[o], sigma[i]) for o in range(n))
+                for i in range(n)]
+    g = graph(sorted(edges), n, flags)
+    assert symmetric_degree(g, np.array(sigma)).tolist() == expected
 
 
 def test_degree_k_minus_one_is_caught():

@@ -39,6 +39,7 @@ __all__ = [
     "maximum_matching",
     "perfect_matching",
     "prune_unmatchable",
+    "symmetric_degree",
 ]
 
 Ints = NDArray[np.int64]
@@ -301,18 +302,51 @@ def asymmetric_edges(graph: AttackGraph, matching: Ints) -> Asymmetry:
     ----------
     Yarovoy et al. 2009, Definition 3(ii) and Theorem 1.
     """
-    inverse = _check_perfect(graph, _ints(matching))
     matching = _ints(matching)
+    present = _mirror_present(graph, matching)
+    universal, missing = _universal_mirrors(graph, matching)
+    return Asymmetry(graph.person[~present], graph.obj[~present], universal[missing > 0],
+                     missing[missing > 0])
+
+
+def symmetric_degree(graph: AttackGraph, matching: Ints) -> Ints:
+    """Each person's degree in the symmetric core of G w.r.t. the counterparts ``matching``:
+    the edges (I_i, O_j) whose mirror (I_M^-1(j), O_M(i)) is an edge too.
+
+    The core holds every counterpart edge (each is its own mirror) and is symmetric, so it
+    satisfies Definition 3 wherever this degree is >= k; a perfect matching of the core is
+    one of G, so by Theorem 1's proof no core edge can be pruned by the attacker of
+    Definition 2, whatever other edges G has. Edges outside the core (an object's region
+    that happens to hold another person's cell at all of that person's QID times) only
+    add candidates: an edge added to a bipartite graph removes no perfect matching.
+
+    References
+    ----------
+    Yarovoy et al. 2009, Definition 3 and Theorem 1.
+    """
+    matching = _ints(matching)
+    present = _mirror_present(graph, matching)
+    degree = np.bincount(graph.person[present], minlength=graph.n_persons).astype(np.int64)
+    universal, missing = _universal_mirrors(graph, matching)
+    degree[universal] = graph.n_objects - missing  # its edge to O_j is kept iff mirrored
+    return degree
+
+
+def _mirror_present(graph: AttackGraph, matching: Ints) -> Bools:
+    """Per explicit edge (I_i, O_j): whether (I_M^-1(j), O_M(i)) is an edge."""
+    inverse = _check_perfect(graph, matching)
     mirror_person = inverse[graph.obj]
-    mirror_obj = matching[graph.person]
-    wanted = mirror_person * graph.n_objects + mirror_obj
-    present = graph.universal[mirror_person] | (_lookup(graph.codes, wanted) >= 0)
+    wanted = mirror_person * graph.n_objects + matching[graph.person]
+    return graph.universal[mirror_person] | (_lookup(graph.codes, wanted) >= 0)
+
+
+def _universal_mirrors(graph: AttackGraph, matching: Ints) -> tuple[Ints, Ints]:
+    """The universal persons u, and per u how many objects O_j lack the mirror of (u, O_j):
+    the explicit persons whose edge to u's own object O_M(u) is missing."""
     explicit_in = np.bincount(graph.obj, minlength=graph.n_objects)
     universal = np.flatnonzero(graph.universal).astype(np.int64)
     others = graph.n_persons - len(universal)
-    missing = (others - explicit_in[matching[universal]]).astype(np.int64)
-    return Asymmetry(graph.person[~present], graph.obj[~present], universal[missing > 0],
-                     missing[missing > 0])
+    return universal, (others - explicit_in[matching[universal]]).astype(np.int64)
 
 
 # --------------------------------------------------------------------------- Definition 1
