@@ -8,7 +8,8 @@ from typing import Any
 import psycopg
 
 
-def run_release(url: str, params: dict[str, Any], run_id: str) -> dict[str, Any]:
+def run_release(url: str, params: dict[str, Any], run_id: str,
+                tables: tuple[str, ...] = ("cells", "trajectories")) -> dict[str, Any]:
     """Time every step of one release; returns the step times and the release's metrics."""
     from anonymizers.families.registry import SHARED_STEPS_AFTER, method_entry
     from anonymizers.pipeline import steps
@@ -24,22 +25,20 @@ def run_release(url: str, params: dict[str, Any], run_id: str) -> dict[str, Any]
         steps.run_step(name, spec)
         figures["steps_s"][name] = round(time.perf_counter() - started, 3)
     figures["total_s"] = round(sum(figures["steps_s"].values()), 2)
-    figures.update(_published(url, spec))
+    figures.update(_published(url, spec, tables))
     return figures
 
 
-def _published(url: str, spec: dict[str, Any]) -> dict[str, Any]:
+def _published(url: str, spec: dict[str, Any], tables: tuple[str, ...]) -> dict[str, Any]:
     """The release's metrics, and exact counts of what it published and of its input."""
     with psycopg.connect(url) as conn:
         name = conn.execute("SELECT release_name FROM catalog.releases "
                             "ORDER BY published_at DESC LIMIT 1").fetchone()[0]
         metrics = dict(conn.execute(f"SELECT name, value FROM {name}.metrics").fetchall())
-        cells, trajectories = conn.execute(
-            f"SELECT (SELECT count(*) FROM {name}.cells), "
-            f"(SELECT count(*) FROM {name}.trajectories)").fetchone()
+        sizes = {table: conn.execute(f"SELECT count(*) FROM {name}.{table}").fetchone()[0]
+                 for table in tables}
         inputs = conn.execute(
             "SELECT count(DISTINCT traj_id) FROM raw.points WHERE dataset_id = %s "
             "AND t >= %s AND t < %s",
             (spec["dataset_id"], spec["window_start"], spec["window_end"])).fetchone()[0]
-    return {"release": name, "metrics": metrics, "cells": cells,
-            "trajectories": trajectories, "input_trajectories": inputs}
+    return {"release": name, "metrics": metrics, **sizes, "input_trajectories": inputs}
