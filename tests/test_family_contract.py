@@ -23,6 +23,7 @@ CITY_PARAMS: dict[str, dict[str, Any]] = {
     "grid_kam_cut": {"cell_size": 500.0},
     "kam_cut": {"radius": 300.0},
     "kam_rec": {"radius": 300.0},
+    "tcaa": {"slice_seconds": 600, "interval": 60},
 }
 
 
@@ -44,10 +45,19 @@ def _plant_mob(conn: psycopg.Connection, schema: str) -> None:
         p=sql.Identifier(schema, "positions")))
 
 
+def _plant_clustering(conn: psycopg.Connection, schema: str) -> None:
+    """One group's rectangle moved 100 km (still on the lattice): nobody is inside it."""
+    conn.execute(sql.SQL(
+        "UPDATE {r} SET geom = ST_Translate(geom, 100000, 0) "
+        "WHERE (group_id, seq) = (SELECT group_id, seq FROM {r} LIMIT 1)").format(
+        r=sql.Identifier(schema, "group_regions")))
+
+
 # Each family's planted violation of its own model (a new family adds one here).
 PLANTS: dict[str, Callable[[psycopg.Connection, str], None]] = {
     "generalization": _plant_generalization,
     "mob": _plant_mob,
+    "clustering": _plant_clustering,
 }
 
 

@@ -8,17 +8,22 @@ several statements, which the server-side extended protocol does not allow).
 
 from __future__ import annotations
 
+import io
 import os
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import psycopg
 from psycopg import sql
 
 from anonymizers.errors import ReleaseError
 
-__all__ = ["compose_sql", "copy_out", "fetch_columns", "read_sql", "run_sql_file", "sql_dir"]
+if TYPE_CHECKING:
+    import pandas as pd
+
+__all__ = ["compose_sql", "copy_frame", "copy_out", "fetch_columns", "read_sql", "run_sql_file",
+           "sql_dir"]
 
 
 def sql_dir() -> Path:
@@ -93,3 +98,14 @@ def copy_out(conn: psycopg.Connection, name: str, params: dict[str, Any] | None 
     with conn.cursor().copy(compose_sql(name, **identifiers), params or {}) as copy:
         chunks.extend(bytes(data) for data in copy)
     return b"".join(chunks)
+
+
+def copy_frame(conn: psycopg.Connection, schema: str, table: str, frame: pd.DataFrame) -> None:
+    """Append ``frame`` to ``schema.table`` (COPY as CSV, columns by name; NA is NULL)."""
+    statement = sql.SQL("COPY {} ({}) FROM STDIN (FORMAT csv)").format(
+        sql.Identifier(schema, table),
+        sql.SQL(", ").join(sql.Identifier(column) for column in frame.columns))
+    buffer = io.StringIO()
+    frame.to_csv(buffer, index=False, header=False)
+    with conn.cursor().copy(statement) as copy:
+        copy.write(buffer.getvalue())

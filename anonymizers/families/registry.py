@@ -190,12 +190,52 @@ _MOB_METHODS = (
 )
 
 
+# --------------------------------------------------------------------------- clustering
+
+_CLUSTERING_STEPS = ("prepare_fixes", "cluster_pieces", "build_groups")
+
+_CLUSTERING = FamilyEntry(
+    name="clustering",
+    title="Clustering-based anonymization (seed 002: TCAA, Jiang & Hu 2021)",
+    privacy_model=(
+        "group k-anonymity over distinct persons: every published group trajectory (a "
+        "rectangle per synchronized time point, edges on the snap lattice) holds, at every "
+        "one of its time points, the interpolated positions of at least k distinct persons "
+        "of the window; no group of fewer than k persons is published"),
+    steps=_CLUSTERING_STEPS,
+    module="anonymizers.families.clustering.family",
+    verifier="anonymizers.verifiers.clustering",
+    published_unit="groups",
+    tags=("seed-002",),
+)
+_CLUSTERING_METHODS = (
+    MethodEntry("tcaa", "clustering",
+                "TCAA (Algorithms 1-4): synchronized pieces clustered by distance and "
+                "direction similarity, each group generalized to per-time rectangles",
+                (ParamSpec("interval", int, 300, "Seconds between synchronized time points "
+                           "(from the window start)", minimum=1),
+                 ParamSpec("slice_seconds", int, 3600, "Length of the time slices trajectories "
+                           "are synchronized and clustered in (a multiple of interval)",
+                           minimum=1),
+                 ParamSpec("lam", float, 0.6, "Weight of direction similarity SimO against "
+                           "distance similarity SimD (eq. 6; the paper's experiments use 0.6)",
+                           minimum=0, maximum=1),
+                 ParamSpec("alpha", float, 0.8, "Density-distance weight of the initial seed "
+                           "selection (the paper's 0.8)", minimum=0, maximum=1),
+                 _positive("snap", 50.0, "Lattice (m) the group rectangles are snapped "
+                           "outward to (privacy rule 2)")),
+                _CLUSTERING_STEPS),
+)
+
+
 # --------------------------------------------------------------------------- the registry
 
 
-FAMILIES: dict[str, FamilyEntry] = {entry.name: entry for entry in (_GENERALIZATION, _MOB)}
+FAMILIES: dict[str, FamilyEntry] = {
+    entry.name: entry for entry in (_GENERALIZATION, _MOB, _CLUSTERING)}
 METHODS: dict[str, MethodEntry] = {
-    method.name: method for method in (*_GENERALIZATION_METHODS, *_MOB_METHODS)}
+    method.name: method
+    for method in (*_GENERALIZATION_METHODS, *_MOB_METHODS, *_CLUSTERING_METHODS)}
 
 
 def method_entry(method: str) -> MethodEntry:

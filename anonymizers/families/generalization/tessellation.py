@@ -9,7 +9,6 @@ Data moves through the run's work schema: ``characteristic_points``, ``generator
 
 from __future__ import annotations
 
-import io
 import logging
 import time
 from typing import Any, NamedTuple
@@ -21,7 +20,7 @@ import pyarrow as pa
 import pyarrow.csv as pacsv
 from psycopg import sql
 
-from anonymizers.db.sqlfiles import copy_out, fetch_columns, run_sql_file
+from anonymizers.db.sqlfiles import copy_frame, copy_out, fetch_columns, run_sql_file
 from anonymizers.errors import InputError
 from anonymizers.pipeline.steps import step
 from anonymizers.release.spec import ReleaseSpec
@@ -76,14 +75,8 @@ def characteristic_points(spec: dict[str, Any]) -> dict[str, int]:
 
 def _copy_frame(conn: psycopg.Connection, release: ReleaseSpec, table: str,
                 frame: pd.DataFrame) -> None:
-    """Append ``frame`` to work table ``table`` (COPY as CSV, columns by name)."""
-    statement = sql.SQL("COPY {} ({}) FROM STDIN (FORMAT csv)").format(
-        sql.Identifier(release.work_schema, table),
-        sql.SQL(", ").join(sql.Identifier(column) for column in frame.columns))
-    buffer = io.StringIO()
-    frame.to_csv(buffer, index=False, header=False)
-    with conn.cursor().copy(statement) as copy:
-        copy.write(buffer.getvalue())
+    """Append ``frame`` to work table ``table``."""
+    copy_frame(conn, release.work_schema, table, frame)
 
 
 def cluster(spec: dict[str, Any]) -> dict[str, int]:

@@ -1,0 +1,1 @@
+"""Clustering-based trajectory anonymization: MLA (seed 001) and its building blocks."""

@@ -1,0 +1,105 @@
+"""TCAA releases end to end (seed 002): through the Airflow DAG, the published tables as an
+analyst reads them, the independent verifier and what it refuses, and bad parameters."""
+
+from __future__ import annotations
+
+import psycopg
+import pytest
+from pipeline_helpers import catalog_rows, run_steps
+from psycopg import sql
+
+from anonymizers import cli
+from anonymizers.errors import InputError
+from anonymizers.release.spec import ReleaseSpec
+from anonymizers.verifiers import verify_release
+
+CITY = {"method": "tcaa", "k": 3, "slice_seconds": 600, "interval": 60}
+
+
+def _rows(conn: psycopg.Connection, query: str, schema: str) -> list[tuple]:
+    return conn.execute(sql.SQL(query).format(s=sql.Identifier(schema))).fetchall()
+
+
+@pytest.mark.slow
+def test_tcaa_publishes_through_the_dag_and_an_analyst_reads_it(loaded_city, conn, capsys,
+                                                                analyst_url):
+    code = cli.main(["release", "--dataset", loaded_city, "--method", "tcaa", "--k", "3",
+                     "--param", "slice_seconds=600", "--param", "interval=60"])
+    output = capsys.readouterr()
+    assert code == 0, output.err
+    name = output.out.strip().splitlines()[-1]
+    assert name.startswith("release_city_tcaa_") and catalog_rows(conn) == [(name,)]
+    assert cli.main(["verify", name]) == 0
+    with psycopg.connect(analyst_url) as analyst:
+        groups = _rows(analyst, "SELECT group_id, n_persons FROM {s}.groups", name)
+        regions = _rows(analyst, "SELECT group_id, t_start, t_end, ST_XMin(geom), "
+                        "ST_YMin(geom), ST_XMax(geom), ST_YMax(geom) FROM {s}.group_regions",
+                        name)
+        metrics = dict(_rows(analyst, "SELECT name, value FROM {s}.metrics", name))
+    assert groups and all(n >= 3 for _, n in groups)
+    assert {g for g, *_ in regions} == {g for g, _ in groups}
+    assert all(t0 == t1 for _, t0, t1, *_ in regions)
+    assert all(edge % 50 == 0 for *_, x0, y0, x1, y1 in regions for edge in (x0, y0, x1, y1))
+    assert 0 < metrics["tcaa_information_loss"] < 1
+    assert metrics["area_per_region_m2"] > 0
+
+
+@pytest.fixture
+def built(loaded_city: str, conn: psycopg.Connection) -> str:
+    """A verified TCAA build schema of the city, not yet published."""
+    spec = ReleaseSpec.from_dict(run_steps({"dataset": loaded_city, **CITY}, until="verify"))
+    assert verify_release(conn, spec.build_schema).passed
+    return spec.build_schema
+
+
+PLANTS: dict[str, tuple[str, str]] = {
+    "a rectangle off the lattice": (
+        "UPDATE {s}.group_regions SET geom = ST_Translate(geom, 1, 0) "
+        "WHERE (group_id, seq) = (SELECT group_id, seq FROM {s}.group_regions LIMIT 1)",
+        "off the 50 m lattice"),
+    "a rectangle its group never visited": (
+        "UPDATE {s}.group_regions SET geom = ST_Translate(geom, 0, 50000) "
+        "WHERE (group_id, seq) = (SELECT group_id, seq FROM {s}.group_regions LIMIT 1)",
+        "distinct persons' raw data lie in its rectangles"),
+    "a group shrunk to a point's cell": (
+        "UPDATE {s}.group_regions SET geom = ST_MakeEnvelope(ST_XMin(geom), ST_YMin(geom), "
+        "ST_XMin(geom) + 50, ST_YMin(geom) + 50, ST_SRID(geom)) "
+        "WHERE group_id = (SELECT group_id FROM {s}.groups LIMIT 1)",
+        "distinct persons' raw data lie in its rectangles"),
+    "a size larger than its support": (
+        "UPDATE {s}.groups SET n_persons = n_persons + 999 "
+        "WHERE group_id = (SELECT group_id FROM {s}.groups LIMIT 1)",
+        "persons are consistent with it"),
+    "an interval instead of an instant": (
+        "UPDATE {s}.group_regions SET t_end = t_start + interval '1 minute' "
+        "WHERE (group_id, seq) = (SELECT group_id, seq FROM {s}.group_regions LIMIT 1)",
+        "t_start different from t_end"),
+}
+
+
+@pytest.mark.slow
+def test_the_verifier_refuses_each_planted_violation(built, conn):
+    for plant, (statement, expected) in PLANTS.items():
+        with conn.transaction(force_rollback=True):
+            conn.execute(sql.SQL(statement).format(s=sql.Identifier(built)))
+            result = verify_release(conn, built)
+            assert not result.passed, plant
+            assert any(expected in v for v in result.violations), (plant, result.violations)
+
+
+BAD_PARAMS: dict[str, tuple[dict[str, object], str]] = {
+    "slice not a multiple of the interval": ({"slice_seconds": 650},
+                                             "not a multiple of interval"),
+    "window shorter than a slice": ({"slice_seconds": 6000, "interval": 60,
+                                     "start": "2026-03-02T08:00:00Z",
+                                     "end": "2026-03-02T09:00:00Z"},
+                                    "shorter than one slice"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BAD_PARAMS))
+def test_bad_parameters_are_refused_with_what_to_do(loaded_city, conn, case):
+    extra, expected = BAD_PARAMS[case]
+    with pytest.raises(InputError, match=expected):
+        run_steps({"dataset": loaded_city, **CITY, **extra})
+    assert catalog_rows(conn) == []
