@@ -1,1 +1,1 @@
-"""Clustering-based trajectory anonymization: MLA (seed 001) and its building blocks."""
+"""Clustering-based anonymization: TCAA (seed 002) and MLA (seed 001), with nothing below k."""
