@@ -19,6 +19,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from sklearn.cluster import DBSCAN
 
+from anonymizers.errors import InputError
 from anonymizers.families.generalization.prefix_tree import kam_cut, kam_rec
 from anonymizers.metrics import (
     NO_CELL,
@@ -124,7 +125,7 @@ def test_displacement_measures_without_points() -> None:
 def test_displacement_measures_rejects_bad_input(
     points: np.ndarray, representatives: np.ndarray, area: np.ndarray, owner: np.ndarray
 ) -> None:
-    with pytest.raises(ValueError):
+    with pytest.raises(InputError):
         displacement_measures(points, representatives, area, owner, k=2)
 
 
@@ -191,7 +192,7 @@ def test_resample_route_is_even_along_the_path() -> None:
     [(np.zeros((0, 2)), 32), (np.zeros((3, 3)), 32), (line((0, 0)), 1), (line((np.inf, 0)), 32)],
 )
 def test_resample_route_rejects_bad_input(route: np.ndarray, samples: int) -> None:
-    with pytest.raises(ValueError):
+    with pytest.raises(InputError):
         resample_route(route, samples)
 
 
@@ -309,7 +310,7 @@ def test_optics_labels_agree_with_dbscan(
 def test_optics_labels_rejects_bad_parameters(
     distances: np.ndarray, max_distance: float, min_neighbors: int
 ) -> None:
-    with pytest.raises(ValueError):
+    with pytest.raises(InputError):
         optics_labels(distances, max_distance, min_neighbors)
 
 
@@ -424,7 +425,7 @@ def test_no_original_cluster_gives_nan_with_a_note() -> None:
 def test_cluster_preservation_rejects_bad_labels(
     original: np.ndarray, anonymized: np.ndarray
 ) -> None:
-    with pytest.raises(ValueError):
+    with pytest.raises(InputError):
         cluster_preservation(original, anonymized)
 
 
@@ -487,7 +488,7 @@ def test_cluster_preservation_report_samples_deterministically() -> None:
         first[key] == again[key] or (math.isnan(first[key]) and math.isnan(again[key]))
         for key in first
     )
-    with pytest.raises(ValueError):
+    with pytest.raises(InputError):
         cluster_preservation_report(original, anonymized[:-1], 100.0, 10.0, 3, 12, 7)
 
 
@@ -610,7 +611,7 @@ def test_risk_rejects_bad_arguments(change: dict) -> None:
         "max_trajectories": 2,
         "rng": 0,
     }
-    with pytest.raises(ValueError):
+    with pytest.raises(InputError):
         reidentification_risk(**{**arguments, **change})
 
 

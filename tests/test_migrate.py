@@ -5,8 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import psycopg
+import pytest
 
 from anonymizers.db.migrate import migrate
+from anonymizers.errors import DatabaseSetupError
 from anonymizers.loading import load_dataset
 
 POINTS = "traj_id,user_id,t,lon,lat\na,u1,2020-01-01T08:00:00Z,11.25,43.77\n"
@@ -157,3 +159,15 @@ def test_leaves_cut_by_traj_id_are_converted_to_surrogate_keys(
     assert f"points_{dataset_id}" not in {name for (name,) in conn.execute(
         "SELECT relname FROM pg_class WHERE relnamespace = 'raw'::regnamespace").fetchall()}
     assert replaced != dataset_id
+
+
+def test_an_edited_applied_migration_is_refused_and_changes_nothing(
+        conn: psycopg.Connection, db_url: str) -> None:
+    conn.execute("UPDATE catalog.schema_migrations SET sha256 = repeat('0', 64) "
+                 "WHERE version = '020_catalog'")
+    before = conn.execute("SELECT version, sha256, applied_at FROM catalog.schema_migrations "
+                          "ORDER BY version").fetchall()
+    with pytest.raises(DatabaseSetupError, match=r"sql/schema/020_catalog\.sql changed"):
+        migrate(db_url)
+    assert conn.execute("SELECT version, sha256, applied_at FROM catalog.schema_migrations "
+                        "ORDER BY version").fetchall() == before

@@ -1,8 +1,10 @@
 """Apply ``sql/schema/*.sql`` in order and record each in ``catalog.schema_migrations``.
 
-Every schema file is plain SQL, safe to re-run (IF NOT EXISTS / CREATE OR REPLACE), so a
-file whose checksum changed is simply applied again. Concurrent migrations serialise on
-an advisory lock.
+Every schema file is plain SQL, safe to re-run (IF NOT EXISTS / CREATE OR REPLACE). An
+applied file never changes: one whose checksum differs from the recorded one is refused
+(re-running an edited migration silently would leave databases that applied the old and
+the new text in different states); a change is a new numbered file. Concurrent migrations
+serialise on an advisory lock.
 
 The migrating role need not be a superuser. What only a superuser may do (PostGIS, the
 role analyst, revoking PostGIS's statistics functions) is in sql/admin/bootstrap.sql; a
@@ -55,6 +57,12 @@ def migrate(url: str | None = None) -> list[str]:
                 digest = hashlib.sha256(text.encode()).hexdigest()
                 if done.get(version) == digest:
                     continue
+                if version in done:
+                    raise DatabaseSetupError(
+                        f"sql/schema/{version}.sql changed after this database applied it "
+                        f"(recorded sha256 {done[version][:12]}..., now {digest[:12]}...): "
+                        "an applied migration never changes; restore the file and put the "
+                        "change in a new numbered file")
                 _apply(conn, version, text, digest)
                 applied_now.append(version)
         finally:

@@ -38,6 +38,8 @@ from collections.abc import Sequence
 import numpy as np
 from sklearn.cluster import OPTICS
 
+from anonymizers.errors import InputError
+
 __all__ = [
     "DEFAULT_SAMPLES",
     "NOISE",
@@ -90,7 +92,7 @@ def resample_route(route: np.ndarray, samples: int = DEFAULT_SAMPLES) -> np.ndar
     """
     points = _as_route(route)
     if samples < 2:
-        raise ValueError(f"samples must be at least 2, got {samples}")
+        raise InputError(f"samples must be at least 2, got {samples}")
     steps = np.hypot(*np.diff(points, axis=0).T)
     moving = np.concatenate(([True], steps > 0))  # np.interp needs increasing arc lengths
     points, arc = points[moving], np.concatenate(([0.0], np.cumsum(steps[steps > 0])))
@@ -218,9 +220,9 @@ def _as_route(route: np.ndarray) -> np.ndarray:
     """A route as a finite float (n, 2) array with n >= 1."""
     points = np.asarray(route, dtype=np.float64)
     if points.ndim != 2 or points.shape[1] != 2 or points.shape[0] == 0:
-        raise ValueError(f"a route must be an (n, 2) array with n >= 1, got shape {points.shape}")
+        raise InputError(f"a route must be an (n, 2) array with n >= 1, got shape {points.shape}")
     if not np.isfinite(points).all():
-        raise ValueError("route coordinates must be finite")
+        raise InputError("route coordinates must be finite")
     return points
 
 
@@ -337,11 +339,11 @@ def optics_labels(distances: np.ndarray, max_distance: float, min_neighbors: int
     """
     matrix = np.asarray(distances, dtype=np.float64)
     if matrix.ndim != 2 or matrix.shape[0] != matrix.shape[1]:
-        raise ValueError(f"distances must be a square matrix, got shape {matrix.shape}")
+        raise InputError(f"distances must be a square matrix, got shape {matrix.shape}")
     if not max_distance > 0:
-        raise ValueError(f"max_distance must be positive, got {max_distance!r}")
+        raise InputError(f"max_distance must be positive, got {max_distance!r}")
     if isinstance(min_neighbors, bool) or int(min_neighbors) != min_neighbors or min_neighbors < 2:
-        raise ValueError(f"min_neighbors must be an integer >= 2, got {min_neighbors!r}")
+        raise InputError(f"min_neighbors must be an integer >= 2, got {min_neighbors!r}")
     n = matrix.shape[0]
     if n < min_neighbors:
         return np.full(n, NOISE, dtype=np.int64)
@@ -456,12 +458,12 @@ def _check_labels(original: Labels, anonymized: Labels) -> tuple[np.ndarray, np.
     """Validate two label arrays over the same objects."""
     orig, anon = np.asarray(original), np.asarray(anonymized)
     if orig.ndim != 1 or orig.shape != anon.shape:
-        raise ValueError(f"need two label arrays of one length, got {orig.shape}, {anon.shape}")
+        raise InputError(f"need two label arrays of one length, got {orig.shape}, {anon.shape}")
     for name, labels, lowest in (("original", orig, NOISE), ("anonymized", anon, SUPPRESSED)):
         if labels.size and not np.issubdtype(labels.dtype, np.integer):
-            raise ValueError(f"{name} labels must be integers, got dtype {labels.dtype}")
+            raise InputError(f"{name} labels must be integers, got dtype {labels.dtype}")
         if labels.size and labels.min() < lowest:
-            raise ValueError(f"{name} labels must be >= {lowest}, got {labels.min()}")
+            raise InputError(f"{name} labels must be >= {lowest}, got {labels.min()}")
     return orig.astype(np.int64), anon.astype(np.int64)
 
 
@@ -557,9 +559,9 @@ def cluster_preservation_report(
     .. [1] Monreale et al., Trans. Data Privacy 3 (2010), Sections 8.2 and 8.3.
     """
     if len(original_routes) != len(anonymized_routes):
-        raise ValueError("original_routes and anonymized_routes must describe the same objects")
+        raise InputError("original_routes and anonymized_routes must describe the same objects")
     if sample < 1:
-        raise ValueError(f"sample must be at least 1, got {sample}")
+        raise InputError(f"sample must be at least 1, got {sample}")
     n = len(original_routes)
     chosen = np.sort(np.random.default_rng(rng).choice(n, size=min(sample, n), replace=False))
     original = _cluster(

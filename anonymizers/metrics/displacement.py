@@ -34,6 +34,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from anonymizers.errors import InputError
+
 __all__ = ["LocalDisplacements", "displacement_measures", "local_displacements"]
 
 
@@ -165,7 +167,7 @@ def displacement_measures(
     (3.5, 5.666666666666667)
     """
     if k < 1:
-        raise ValueError(f"k must be at least 1, got {k}")
+        raise InputError(f"k must be at least 1, got {k}")
     local = local_displacements(point_xy, representative_xy, area, owner)
     n_points = int(local.count.sum())
     n_persons = int(np.unique(np.asarray(owner)).size)
@@ -196,7 +198,7 @@ def _ids(values: np.ndarray, shape: tuple[int, ...], name: str) -> np.ndarray:
     """``values`` as integer ids of the given shape."""
     ids = np.asarray(values)
     if ids.shape != shape or not (np.issubdtype(ids.dtype, np.integer) or ids.size == 0):
-        raise ValueError(f"{name} must be {shape[0]} integer ids, got {ids.shape}")
+        raise InputError(f"{name} must be {shape[0]} integer ids, got {ids.shape}")
     return ids.astype(np.int64)
 
 
@@ -205,10 +207,10 @@ def _displacements(point_xy: np.ndarray, representative_xy: np.ndarray) -> np.nd
     points = np.asarray(point_xy, dtype=np.float64)
     representatives = np.asarray(representative_xy, dtype=np.float64)
     if points.ndim != 2 or points.shape[1] != 2 or points.shape != representatives.shape:
-        raise ValueError(
+        raise InputError(
             f"point_xy and representative_xy must both have shape (n, 2), "
             f"got {points.shape} and {representatives.shape}"
         )
     if not (np.isfinite(points).all() and np.isfinite(representatives).all()):
-        raise ValueError("coordinates must be finite; drop or repair NaN/inf points first")
+        raise InputError("coordinates must be finite; drop or repair NaN/inf points first")
     return np.hypot(*(points - representatives).T)

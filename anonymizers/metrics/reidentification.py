@@ -21,6 +21,8 @@ from itertools import chain
 
 import numpy as np
 
+from anonymizers.errors import InputError
+
 __all__ = ["NO_CELL", "generalize_observations", "reidentification_risk"]
 
 NO_CELL = -1
@@ -300,23 +302,23 @@ def _check_arguments(
 ) -> None:
     """Reject mismatched lengths and a meaningless k."""
     if not len(observed_cells) == len(owners) == len(input_sequences):
-        raise ValueError(
+        raise InputError(
             "observed_cells, owners and input_sequences must describe the same trajectories: "
             f"got {len(observed_cells)}, {len(owners)}, {len(input_sequences)}"
         )
     if len(published) != len(published_owners):
-        raise ValueError(
+        raise InputError(
             f"got {len(published)} published sequences but {len(published_owners)} owners"
         )
     if isinstance(k, bool) or int(k) != k or k < 1:
-        raise ValueError(f"k must be a positive integer, got {k!r}")
+        raise InputError(f"k must be a positive integer, got {k!r}")
 
 
 def _observation_counts(observations: Sequence[int]) -> list[int]:
     """Distinct, increasing numbers of observed points, each >= 1."""
     wanted = sorted({int(j) for j in observations})
     if wanted and wanted[0] < 1:
-        raise ValueError(f"numbers of observations must be >= 1, got {wanted[0]}")
+        raise InputError(f"numbers of observations must be >= 1, got {wanted[0]}")
     return wanted
 
 
@@ -327,7 +329,7 @@ def _sample(
     if max_trajectories is None or max_trajectories >= n:
         return np.arange(n)
     if max_trajectories < 0:
-        raise ValueError(f"max_trajectories must be >= 0 or None, got {max_trajectories}")
+        raise InputError(f"max_trajectories must be >= 0 or None, got {max_trajectories}")
     chosen = np.random.default_rng(rng).choice(n, size=max_trajectories, replace=False)
     return np.sort(chosen)
 
