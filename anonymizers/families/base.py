@@ -54,6 +54,15 @@ class ManifestCounts:
     published: int
     suppressed: int
 
+    @classmethod
+    def from_sql(cls, conn: psycopg.Connection, name: str,
+                 params: dict[str, Any] | None = None, **identifiers: str) -> ManifestCounts:
+        """The counts that the one-row query ``sql/<name>`` returns, by column name."""
+        from anonymizers.db.sqlfiles import fetch_columns
+
+        found = fetch_columns(conn, name, params, **identifiers)
+        return cls(**{column: int(values[0]) for column, values in found.items()})
+
 
 @dataclass
 class Metrics:

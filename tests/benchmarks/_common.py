@@ -79,3 +79,11 @@ def write_results(name: str, figures: dict) -> Path:
     path.write_text(json.dumps(figures, indent=2, default=str))
     print(json.dumps(figures, indent=2, default=str))
     return path
+
+
+def print_markdown_table(columns: tuple[str, ...], rows: list[tuple]) -> None:
+    """``rows`` under ``columns`` as a Markdown table on stdout."""
+    print("| " + " | ".join(columns) + " |")
+    print("|" + "---|" * len(columns))
+    for row in rows:
+        print("| " + " | ".join(map(str, row)) + " |")

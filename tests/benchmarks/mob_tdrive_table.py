@@ -14,7 +14,7 @@ import time
 from typing import Any
 
 import psycopg
-from _common import peak_rss_mib, scratch_database, write_results
+from _common import peak_rss_mib, print_markdown_table, scratch_database, write_results
 from _release_runs import run_release
 from bench_kam_rec_tdrive import TDRIVE
 
@@ -64,10 +64,7 @@ def main(day: str = "2008-02-03", method: str = "mob_symmetric") -> None:
             rows.append(_row(k, size, figures))
             print(" | ".join(map(str, rows[-1])), flush=True)
     write_results("mob_tdrive_table", {"day": day, "method": method, "runs": runs})
-    print("| " + " | ".join(COLUMNS) + " |")
-    print("|" + "---|" * len(COLUMNS))
-    for row in rows:
-        print("| " + " | ".join(map(str, row)) + " |")
+    print_markdown_table(COLUMNS, rows)
 
 
 if __name__ == "__main__":

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import sys
 
-from _common import scratch_database, write_results
+from _common import print_markdown_table, scratch_database, write_results
 from _release_runs import run_release
 from bench_kam_rec_tdrive import TDRIVE
 
@@ -52,10 +52,7 @@ def main(day: str = "2008-02-03") -> None:
                 rows.append(_row(k, method, figures))
                 print(" | ".join(map(str, rows[-1])), flush=True)
     write_results("realdata_table", {"day": day, "runs": runs})
-    print("| " + " | ".join(COLUMNS) + " |")
-    print("|" + "---|" * len(COLUMNS))
-    for row in rows:
-        print("| " + " | ".join(map(str, row)) + " |")
+    print_markdown_table(COLUMNS, rows)
 
 
 if __name__ == "__main__":

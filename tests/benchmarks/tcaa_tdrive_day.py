@@ -13,7 +13,7 @@ import sys
 from datetime import datetime, timedelta
 from typing import Any
 
-from _common import peak_rss_mib, scratch_database, write_results
+from _common import peak_rss_mib, print_markdown_table, scratch_database, write_results
 from _release_runs import run_release
 from bench_kam_rec_tdrive import TDRIVE
 
@@ -51,10 +51,7 @@ def main(day: str = "2008-02-03", slice_seconds: str = "3600") -> None:
             rows.append(_row(k, figures))
             print(" | ".join(map(str, rows[-1])), flush=True)
     write_results("tcaa_tdrive_day", {"day": day, "slice_seconds": slice_seconds, "runs": runs})
-    print("| " + " | ".join(COLUMNS) + " |")
-    print("|" + "---|" * len(COLUMNS))
-    for row in rows:
-        print("| " + " | ".join(map(str, row)) + " |")
+    print_markdown_table(COLUMNS, rows)
 
 
 if __name__ == "__main__":

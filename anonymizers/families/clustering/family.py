@@ -7,7 +7,6 @@ from typing import Any
 
 import psycopg
 
-from anonymizers.db.sqlfiles import fetch_columns
 from anonymizers.families.base import Family, ManifestCounts, Metrics, ReportLayer, StepFunction
 from anonymizers.families.clustering import steps
 from anonymizers.families.registry import FAMILIES
@@ -30,9 +29,8 @@ class ClusteringFamily(Family):
         return ("groups", "group_regions")
 
     def manifest_counts(self, conn: psycopg.Connection, release: Any) -> ManifestCounts:
-        found = fetch_columns(conn, "clustering/090_manifest_counts.sql",
-                              work=release.work_schema, build=release.build_schema)
-        return ManifestCounts(**{name: int(values[0]) for name, values in found.items()})
+        return ManifestCounts.from_sql(conn, "clustering/090_manifest_counts.sql",
+                                       work=release.work_schema, build=release.build_schema)
 
     def measure(self, conn: psycopg.Connection, release: Any) -> Metrics:
         from anonymizers.families.clustering.metrics import measure_release

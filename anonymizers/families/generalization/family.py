@@ -7,7 +7,6 @@ from typing import Any
 
 import psycopg
 
-from anonymizers.db.sqlfiles import fetch_columns
 from anonymizers.families.base import Family, ManifestCounts, Metrics, ReportLayer, StepFunction
 from anonymizers.families.generalization import steps, tessellation
 from anonymizers.families.registry import FAMILIES
@@ -39,9 +38,8 @@ class GeneralizationFamily(Family):
         return ("cells", "trajectories", "flows")
 
     def manifest_counts(self, conn: psycopg.Connection, release: Any) -> ManifestCounts:
-        found = fetch_columns(conn, "generalization/090_manifest_counts.sql",
-                              work=release.work_schema, build=release.build_schema)
-        return ManifestCounts(**{name: int(values[0]) for name, values in found.items()})
+        return ManifestCounts.from_sql(conn, "generalization/090_manifest_counts.sql",
+                                       work=release.work_schema, build=release.build_schema)
 
     def measure(self, conn: psycopg.Connection, release: Any) -> Metrics:
         from anonymizers.families.generalization.metrics import compute_release_metrics

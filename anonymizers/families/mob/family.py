@@ -7,7 +7,6 @@ from typing import Any
 
 import psycopg
 
-from anonymizers.db.sqlfiles import fetch_columns
 from anonymizers.families.base import Family, ManifestCounts, Metrics, ReportLayer, StepFunction
 from anonymizers.families.mob import steps
 from anonymizers.families.registry import FAMILIES
@@ -30,9 +29,9 @@ class MobFamily(Family):
         return ("objects", "positions")
 
     def manifest_counts(self, conn: psycopg.Connection, release: Any) -> ManifestCounts:
-        found = fetch_columns(conn, "mob/090_manifest_counts.sql", release.window_params(),
-                              work=release.work_schema, build=release.build_schema)
-        return ManifestCounts(**{name: int(values[0]) for name, values in found.items()})
+        return ManifestCounts.from_sql(conn, "mob/090_manifest_counts.sql",
+                                       release.window_params(), work=release.work_schema,
+                                       build=release.build_schema)
 
     def measure(self, conn: psycopg.Connection, release: Any) -> Metrics:
         from anonymizers.families.mob.metrics import measure_release
