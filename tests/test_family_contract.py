@@ -37,10 +37,11 @@ def _plant_generalization(conn: psycopg.Connection, schema: str) -> None:
 
 
 def _plant_mob(conn: psycopg.Connection, schema: str) -> None:
-    """One object's region moved a kilometre away at one time point: it no longer holds its
-    person's cell, so the published data lies (and links nobody to that object)."""
+    """One object's region moved 100 km away at one time point: it no longer holds its
+    person's cell, so the published data lies (and links nobody to that object). (1 km was
+    not always enough: a region of a large class can be wider than that.)"""
     conn.execute(sql.SQL(
-        "UPDATE {p} SET geom = ST_Translate(geom, 1000, 0) "
+        "UPDATE {p} SET geom = ST_Translate(geom, 100000, 0) "
         "WHERE (object_id, t) = (SELECT object_id, t FROM {p} LIMIT 1)").format(
         p=sql.Identifier(schema, "positions")))
 

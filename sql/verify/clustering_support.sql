@@ -24,35 +24,47 @@ FROM (SELECT user_id, t, xy,
 CREATE INDEX ON cl_verify_segments USING gist (tstzrange(t0, t1, '[]'));
 ANALYZE cl_verify_segments;
 
-WITH times AS (SELECT DISTINCT t_start AS t FROM {release}.group_regions),
-positions AS (
-    SELECT s.user_id, tm.t,
-           ST_SetSRID(ST_MakePoint(ST_X(s.xy0) + (ST_X(s.xy1) - ST_X(s.xy0)) * f.f,
-                                   ST_Y(s.xy0) + (ST_Y(s.xy1) - ST_Y(s.xy0)) * f.f),
-                      %(srid)s) AS xy
-    FROM times AS tm
-    JOIN cl_verify_segments AS s ON tstzrange(s.t0, s.t1, '[]') @> tm.t
-    CROSS JOIN LATERAL (
-        SELECT CASE WHEN s.t1 = s.t0 THEN 0.0
-                    ELSE extract(epoch FROM tm.t - s.t0) / extract(epoch FROM s.t1 - s.t0)
-               END::float8 AS f
-    ) AS f
+-- Positions at the published time points only: one index probe of the segments per time.
+DROP TABLE IF EXISTS pg_temp.cl_verify_positions;
+CREATE TEMP TABLE cl_verify_positions ON COMMIT DROP AS
+SELECT s.user_id, tm.t,
+       ST_X(s.xy0) + (ST_X(s.xy1) - ST_X(s.xy0)) * f.f AS x,
+       ST_Y(s.xy0) + (ST_Y(s.xy1) - ST_Y(s.xy0)) * f.f AS y
+FROM (SELECT DISTINCT t_start AS t FROM {release}.group_regions) AS tm
+JOIN cl_verify_segments AS s ON tstzrange(s.t0, s.t1, '[]') @> tm.t
+CROSS JOIN LATERAL (
+    SELECT CASE WHEN s.t1 = s.t0 THEN 0.0
+                ELSE extract(epoch FROM tm.t - s.t0) / extract(epoch FROM s.t1 - s.t0)
+           END::float8 AS f
+) AS f;
+ANALYZE cl_verify_positions;
+
+-- Each position against the rectangles of its time point. A region is a closed box here:
+-- the same as ST_Covers for the axis-parallel rectangles that clustering_regions.sql
+-- requires (a region that is not one is a violation there). Time first: the rectangles of
+-- a day overlap in space so much that a spatial index finds thousands per position.
+WITH boxes AS MATERIALIZED (
+    SELECT group_id, seq, t_start AS t, ST_XMin(geom) AS x0, ST_YMin(geom) AS y0,
+           ST_XMax(geom) AS x1, ST_YMax(geom) AS y1
+    FROM {release}.group_regions
 ),
-inside AS (
-    SELECT DISTINCT r.group_id, r.seq, p.user_id
-    FROM positions AS p
-    JOIN {release}.group_regions AS r ON r.t_start = p.t AND ST_Covers(r.geom, p.xy)
+inside AS MATERIALIZED (
+    SELECT b.group_id, b.seq, p.user_id
+    FROM cl_verify_positions AS p
+    JOIN boxes AS b ON b.t = p.t AND p.x BETWEEN b.x0 AND b.x1 AND p.y BETWEEN b.y0 AND b.y1
+),
+per_person AS (
+    SELECT group_id, user_id, count(DISTINCT seq) AS n FROM inside GROUP BY group_id, user_id
 ),
 points_of_group AS (
     SELECT group_id, count(*) AS n FROM {release}.group_regions GROUP BY group_id
 ),
-consistent AS (
-    SELECT i.group_id, i.user_id
-    FROM inside AS i JOIN points_of_group AS g USING (group_id)
-    GROUP BY i.group_id, i.user_id, g.n
-    HAVING count(*) = g.n
+support AS (
+    SELECT pp.group_id, count(*) AS persons
+    FROM per_person AS pp JOIN points_of_group AS g USING (group_id)
+    WHERE pp.n = g.n
+    GROUP BY pp.group_id
 )
-SELECT g.group_id, g.n_persons,
-       (SELECT count(*) FROM consistent AS c WHERE c.group_id = g.group_id) AS support
-FROM {release}.groups AS g
+SELECT g.group_id, g.n_persons, coalesce(s.persons, 0) AS support
+FROM {release}.groups AS g LEFT JOIN support AS s USING (group_id)
 ORDER BY g.group_id
