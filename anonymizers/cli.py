@@ -202,10 +202,14 @@ def cmd_releases(args: argparse.Namespace) -> int:
             "SELECT release_name, dataset, method, k, window_start, window_end, "
             "trajectories_in, trajectories_out, composition_risk FROM catalog.releases "
             "ORDER BY published_at").fetchall()
+    from anonymizers.families.registry import FAMILIES, METHODS
+
     for row in rows:
         name, dataset, method, k, start, end, t_in, t_out, risk = row
+        unit = FAMILIES[METHODS[method].family].published_unit if method in METHODS else "items"
         line = (f"{name}  {dataset} {method} k={k}  {start:%Y-%m-%d %H:%M} .. "
-                f"{end:%Y-%m-%d %H:%M}  trajectories {t_out}/{'<k' if t_in is None else t_in}")
+                f"{end:%Y-%m-%d %H:%M}  {t_out} {unit} published from "
+                f"{'<k' if t_in is None else t_in} trajectories")
         print(line + (f"  composition risk accepted: {risk}" if risk else ""))
     if not rows:
         _echo("no releases yet")

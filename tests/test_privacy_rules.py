@@ -86,7 +86,9 @@ def test_accepted_composition_risk_is_recorded_and_shown(loaded_city, conn, caps
                            "release_name = %s", (second.release_name,)).fetchone()[0]
     assert catalog == reason
     assert cli.main(["releases"]) == 0
-    assert f"composition risk accepted: {reason}" in capsys.readouterr().out
+    listed = capsys.readouterr().out
+    assert f"composition risk accepted: {reason}" in listed
+    assert " trajectories published from " in listed  # the family's unit (grid_kam_cut)
 
 
 def test_publish_rechecks_the_ledger_so_two_overlapping_runs_cannot_both_publish(
