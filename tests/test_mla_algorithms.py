@@ -398,6 +398,12 @@ def assert_publishable(release: MlaRelease, data: dict[str, np.ndarray], k: int)
     for t_id in np.unique(traj):
         regions = release.point_region[(traj == t_id) & (release.point_region >= 0)]
         assert (np.diff(regions) > 0).all()  # column order, one point per region
+    for index, cluster in enumerate(release.clusters):  # k persons match every region
+        mine = release.point_cluster == index
+        full = {int(person[traj == t_id][0]) for t_id in cluster.trajectories
+                if np.unique(release.point_region[mine & (traj == t_id)]).size
+                == len(cluster.regions)}
+        assert len(full) >= k
     assert release.suppressed_points == int((release.point_region < 0).sum())
     assert 0 <= release.loss_bits <= release.full_suppression_bits
     published = (release.point_region >= 0).sum()

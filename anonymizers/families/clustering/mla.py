@@ -12,11 +12,14 @@ What we publish, where the paper is open:
   point there. The paper publishes every column for every member (Fig. 3), even one whose
   region is a single person's cell; we publish a column, as the DGH node of the points it has
   (clipped to the grid), only when those points belong to at least ``k`` distinct persons,
-  and otherwise drop it and suppress its points. The alignment knows this rule (its skip
-  budget, :mod:`~anonymizers.families.clustering.mla_alignment`), so it pays to fill columns
-  rather than lose them. Every published region holds at least ``k`` persons' points, and a
-  member's points keep their order in the published sequence. A cluster left with no column
-  is not published.
+  and otherwise drop it and suppress its points. Then, so that the cluster's whole published
+  sequence is matched in order by at least ``k`` persons (not only each region by some k),
+  columns are dropped, least populated first, until k persons have a trajectory with a point
+  in every remaining column (:func:`_columns_matched_in_full`). The alignment knows the
+  first rule (its skip budget, :mod:`~anonymizers.families.clustering.mla_alignment`), so
+  it pays to fill columns rather than lose them. Every published region holds at least
+  ``k`` persons' points, and a member's points keep their order in the published sequence.
+  A cluster left with no column is not published.
 * Loss (eq. 3-4 with suppression as generalization to the root): a point in a published
   region costs the region's DGH heights on x, y and t; every other point (aligned with a gap,
   in a dropped column, in an unpublished cluster) costs the grid's bits per point.
@@ -285,7 +288,8 @@ def _publish(members: np.ndarray, data: TrajectoryCells, ids: np.ndarray, grid: 
     alignment = progressive_alignment(data.cells[points], lengths, grid.bits_per_point, budget)
     column = alignment.point_column
     column_persons = _persons_per_column(column, owner_person, len(alignment.count))
-    keep = column_persons >= k
+    owner = np.repeat(np.arange(members.size), lengths)
+    keep = _columns_matched_in_full(column, owner, data.person[members], column_persons >= k, k)
     rank = np.cumsum(keep) - 1
     region = np.where((column >= 0) & keep[np.maximum(column, 0)], rank[column], -1)
     if not keep.any():
@@ -303,6 +307,29 @@ def _publish(members: np.ndarray, data: TrajectoryCells, ids: np.ndarray, grid: 
         length_increase=float((int(keep.sum()) - lengths).mean()),
     )
     return cluster, points, region
+
+
+def _columns_matched_in_full(column: np.ndarray, owner: np.ndarray, member_person: np.ndarray,
+                             keep: np.ndarray, k: int) -> np.ndarray:
+    """The columns to publish: a subset of ``keep`` in which at least ``k`` distinct persons
+    have a trajectory with a point in *every* kept column, so that the cluster's whole
+    generalized trajectory (not only each region) is matched by k persons in order.
+
+    Greedy: while fewer than k persons match all kept columns, drop the kept column that
+    the fewest member trajectories have a point in (its points are suppressed). It ends
+    with at least one column when ``keep`` has one, since each kept column holds k persons.
+    """
+    aligned = column >= 0
+    presence = np.zeros((member_person.size, keep.size), dtype=bool)
+    presence[owner[aligned], column[aligned]] = True
+    keep = keep.copy()
+    while keep.any():
+        full = presence[:, keep].all(axis=1)
+        if np.unique(member_person[full]).size >= k:
+            break
+        present = np.where(keep, presence.sum(axis=0), np.iinfo(np.int64).max)
+        keep[int(np.argmin(present))] = False
+    return keep
 
 
 def _persons_per_column(column: np.ndarray, person: np.ndarray, n_columns: int) -> np.ndarray:
