@@ -11,14 +11,18 @@ from __future__ import annotations
 import io
 import logging
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
+import psycopg
 
 from anonymizers.db.sqlfiles import copy_frame, copy_out, run_sql_file
 from anonymizers.errors import InputError
 from anonymizers.pipeline.steps import step
+
+if TYPE_CHECKING:
+    from anonymizers.families.clustering.tcaa import SynchronizedPieces
 
 __all__ = ["build_groups", "cluster_pieces", "prepare_fixes", "usable_window_seconds"]
 
@@ -72,7 +76,9 @@ def cluster_pieces(spec: dict[str, Any]) -> dict[str, int]:
             "persons_without_piece": int(pieces.uncovered_persons.size)}
 
 
-def _write(conn: Any, work: str, pieces: Any, labels: np.ndarray) -> None:
+def _write(conn: psycopg.Connection, work: str, pieces: SynchronizedPieces,
+           labels: np.ndarray) -> None:
+    """The pieces, their positions and the private group assignment (COPY)."""
     run_sql_file(conn, "clustering/020_synchronized_tables.sql", work=work)
     ids = np.arange(pieces.n_pieces)
     copy_frame(conn, work, "cl_pieces", pd.DataFrame({
