@@ -120,6 +120,53 @@ def test_grid_covering_aligns_and_refuses_outside_points() -> None:
         Grid.covering(np.array([1.0]), np.array([1.0]), np.array([1.0]), 0.0, 3600.0)
 
 
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.floats(-5e6, 5e6, allow_nan=False), min_size=1, max_size=20),
+       st.sampled_from([2.5, 10.0, 50.0, 0.1]))
+def test_anchored_grid_nodes_are_blocks_of_one_absolute_lattice(values, epsilon) -> None:
+    """Every DGH node of the pipeline's grid is a block of a lattice that depends on ε only:
+    moving the data inside its block, or adding data, never moves an edge."""
+    x = np.array(values)
+    grid = Grid.anchored(x, x, epsilon, 3600.0, 24)
+    cells = grid.cells(x, x, np.zeros_like(x))
+    assert (cells[:, 0] >= 0).all() and (cells[:, 0] < grid.nx).all()
+    assert grid.nx == 2 ** grid.depths[0]
+    # a wider block of the lattice is cut into blocks of the narrower depth, one of them it
+    wider = Grid.anchored(np.r_[x, x.min() - grid.nx * epsilon], x, epsilon, 3600.0, 24)
+    steps = (grid.x0 - wider.x0) / (grid.nx * epsilon)
+    assert wider.nx >= grid.nx and abs(steps - round(steps)) * grid.nx * epsilon < 1e-6
+    inside = Grid.anchored(np.r_[grid.x0 + epsilon / 2, x], x, epsilon, 3600.0, 24)
+    assert (inside.x0, inside.nx) == (grid.x0, grid.nx)
+
+
+def test_anchored_grid_does_not_follow_the_data_minimum() -> None:
+    """Two windows whose westmost fixes differ get the same grid (a grid starting at the
+    minimum would publish it to ε in every region edge)."""
+    a = Grid.anchored(np.array([4_400_013.0, 4_400_900.0]), np.array([0.0, 1.0]), 10.0,
+                      3600.0, 24)
+    b = Grid.anchored(np.array([4_400_087.0, 4_400_900.0]), np.array([0.0, 1.0]), 10.0,
+                      3600.0, 24)
+    assert (a.x0, a.nx) == (b.x0, b.nx)
+
+
+def test_anchored_grid_straddles_zero_like_anywhere_else() -> None:
+    grid = Grid.anchored(np.array([-5.0, 7.0]), np.array([-5.0, 7.0]), 10.0, 3600.0, 24)
+    assert grid.nx <= 4
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.integers(-10**6 + 1, 10**6), st.sampled_from([0.1, 2.5, 10.0, 3.3]))
+def test_cells_agree_with_the_published_edges(index, epsilon) -> None:
+    """A point on (or one ulp off) a cell edge is in the cell whose published bounds hold
+    it by plain float comparison, as the verifier's SQL compares."""
+    grid = Grid.anchored(np.array([-1e7, 1e7]), np.array([0.0]), epsilon, 3600.0, 1)
+    edge = grid.x0 + (index + 10**6) * epsilon
+    x = np.array([np.nextafter(edge, -np.inf), edge, np.nextafter(edge, np.inf)])
+    cells = grid.cells(x, np.zeros(3), np.zeros(3))
+    bounds = grid.region_bounds(cells, cells)
+    assert ((bounds[:, 0] <= x) & (x < bounds[:, 1])).all()
+
+
 # --- Algorithm 1: DynamicSA ---------------------------------------------------------------
 
 def plain_dynamic_sa(p: np.ndarray, q: np.ndarray, bits: int) -> tuple[int, list]:

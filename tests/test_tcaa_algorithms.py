@@ -136,15 +136,15 @@ def test_grid_interpolates_and_never_extrapolates() -> None:
     pieces = grid([
         (0, 10, [(0.0, 0.0, 0.0), (7200.0, 7200.0, -720.0)]),  # both slices
         (1, 11, [(600.0, 0.0, 0.0), (7200.0, 1.0, 1.0)]),  # starts after slice 0's start
-        (2, 12, [(0.0, 0.0, 0.0), (3599.0, 1.0, 1.0)]),  # ends before slice 0's end
+        (2, 12, [(0.0, 0.0, 0.0), (2999.0, 1.0, 1.0)]),  # ends before slice 0's last point
     ])
     assert pieces.piece_traj.tolist() == [0, 0, 1]
     assert pieces.piece_slice.tolist() == [0, 1, 1]
     assert pieces.piece_person.tolist() == [10, 10, 11]
-    assert pieces.points_per_slice == 7
-    assert np.allclose(pieces.times[1], 3600 + 600 * np.arange(7))
-    assert np.allclose(pieces.X[0], 600 * np.arange(7))
-    assert np.allclose(pieces.Y[1], -360 - 60 * np.arange(7))
+    assert pieces.points_per_slice == 6  # half-open slices: 3600 s is slice 1's alone
+    assert np.allclose(pieces.times[1], 3600 + 600 * np.arange(6))
+    assert np.allclose(pieces.X[0], 600 * np.arange(6))
+    assert np.allclose(pieces.Y[1], -360 - 60 * np.arange(6))
     assert np.allclose(pieces.X[2], (pieces.times[1] - 600) / 6600)
     assert pieces.uncovered_trajectories.tolist() == [2]
     assert pieces.uncovered_persons.tolist() == [12]
@@ -154,8 +154,8 @@ def test_grid_gap_across_a_slice_boundary_is_interpolated_across() -> None:
     pieces = grid([(5, 1, [(0.0, 0.0, 0.0), (3000.0, 300.0, 0.0), (4200.0, 300.0, 1200.0),
                            (7200.0, 0.0, 1200.0)])])
     assert pieces.piece_slice.tolist() == [0, 1]
-    # 3600 s lies in the gap 3000 -> 4200: half way, on both sides of the boundary
-    assert np.allclose([pieces.X[0, -1], pieces.Y[0, -1]], [300.0, 600.0])
+    # 3600 s lies in the gap 3000 -> 4200: half way; it is slice 1's first point only
+    assert np.allclose([pieces.X[0, -1], pieces.Y[0, -1]], [300.0, 0.0])
     assert np.allclose([pieces.X[1, 0], pieces.Y[1, 0]], [300.0, 600.0])
     assert np.allclose(pieces.Y[1, 1], 1200.0)
 
@@ -187,7 +187,7 @@ def test_grid_matches_per_trajectory_interpolation() -> None:
     for i, _, fixes in trajectories:
         t, x, _ = np.array(fixes).T
         for s, start in enumerate(pieces.slice_start):
-            if t[0] <= start and t[-1] >= start + 3600:
+            if t[0] <= start and t[-1] >= start + 3600 - 300:  # the last point
                 row = np.flatnonzero((pieces.piece_traj == i) & (pieces.piece_slice == s))
                 assert row.size == 1
                 assert np.allclose(pieces.X[row[0]], np.interp(pieces.times[s], t, x))
@@ -199,7 +199,7 @@ def test_grid_of_no_fixes_is_empty() -> None:
     empty = np.zeros(0)
     pieces = synchronize_on_grid(empty.astype(np.int64), empty.astype(np.int64), empty, empty,
                                  empty, 0.0, 3600.0)
-    assert pieces.n_pieces == 0 and pieces.X.shape == (0, 13)
+    assert pieces.n_pieces == 0 and pieces.X.shape == (0, 12)
     assert pieces.uncovered_persons.size == 0
     assert tcaa(pieces, 3).size == 0
 

@@ -93,7 +93,7 @@ BAD_PARAMS: dict[str, tuple[dict[str, object], str]] = {
     "window shorter than a slice": ({"slice_seconds": 6000, "interval": 60,
                                      "start": "2026-03-02T08:00:00Z",
                                      "end": "2026-03-02T09:00:00Z"},
-                                    "shorter than one slice"),
+                                    "shorter than one period of slice_seconds"),
 }
 
 

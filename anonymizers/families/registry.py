@@ -192,21 +192,33 @@ _MOB_METHODS = (
 
 # --------------------------------------------------------------------------- clustering
 
-_CLUSTERING_STEPS = ("prepare_fixes", "cluster_pieces", "build_groups")
+_CLUSTERING_STEPS = ("prepare_fixes", "cluster_pieces", "build_groups", "align_clusters",
+                     "build_aligned_groups")
+_TCAA_STEPS = ("prepare_fixes", "cluster_pieces", "build_groups")
+_MLA_STEPS = ("prepare_fixes", "align_clusters", "build_aligned_groups")
 
 _CLUSTERING = FamilyEntry(
     name="clustering",
-    title="Clustering-based anonymization (seed 002: TCAA, Jiang & Hu 2021)",
+    title=("Clustering-based anonymization (seed 002: TCAA, Jiang & Hu 2021; seed 001: MLA, "
+           "Shaham et al.)"),
     privacy_model=(
-        "group k-anonymity over distinct persons: every published group trajectory (a "
-        "rectangle per synchronized time point, edges on the snap lattice) holds, at every "
-        "one of its time points, the interpolated positions of at least k distinct persons "
-        "of the window; no group of fewer than k persons is published"),
+        "group k-anonymity over distinct persons: every published group trajectory is "
+        "matched by at least k distinct persons of the window (TCAA: their interpolated "
+        "positions lie in the group's lattice rectangle at every one of its synchronized time "
+        "points; MLA: their fixes lie in every one of the group's lattice regions and time "
+        "intervals, in order); no group, region or count of fewer than k persons is "
+        "published"),
     steps=_CLUSTERING_STEPS,
     module="anonymizers.families.clustering.family",
     verifier="anonymizers.verifiers.clustering",
     published_unit="groups",
     tags=("seed-002",),
+)
+_MLA_PARAMS = (
+    _positive("epsilon", 10.0, "Side (m) of the grid cells, the leaves of the x and y "
+              "hierarchies (seed 001's ε; 10 m in its experiments)"),
+    ParamSpec("time_bin", int, 3600, "Seconds of a time bin, the leaves of the time hierarchy "
+              "(from the window start; the paper's hours)", minimum=1),
 )
 _CLUSTERING_METHODS = (
     MethodEntry("tcaa", "clustering",
@@ -224,7 +236,18 @@ _CLUSTERING_METHODS = (
                            "selection (the paper's 0.8)", minimum=0, maximum=1),
                  _positive("snap", 50.0, "Lattice (m) the group rectangles are snapped "
                            "outward to (privacy rule 2)")),
-                _CLUSTERING_STEPS),
+                _TCAA_STEPS),
+    *(MethodEntry(name, "clustering", description, _MLA_PARAMS, _MLA_STEPS)
+      for name, description in (
+          ("mla_heuristic",
+           "MLA with heuristic clustering (seed 001 Algorithms 2-3): clusters grown by least "
+           "alignment loss, aligned, each column generalized on the grid's hierarchies"),
+          ("mla_kmeans",
+           "MLA with k'-means on the <d_x, d_y, d_t> vectors (seed 001 §4.3.2); clusters "
+           "below k persons merged or suppressed"),
+          ("mla_iterative_kmeans",
+           "MLA with iterative k'-means (seed 001 Algorithm 4): clusters of k persons kept, "
+           "the rest re-clustered"))),
 )
 
 

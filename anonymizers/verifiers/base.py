@@ -170,7 +170,7 @@ def _check_time_columns(conn: psycopg.Connection, release: ReleaseUnderTest,
                         time_lattice_s: float | None, result: VerifierResult) -> None:
     """No time finer than the method publishes: without a declared time grid, no time
     column at all; with one (``time_lattice_s``), only timestamptz values on the grid
-    window_start + i * time_lattice_s inside the window."""
+    window_start + i * time_lattice_s from the window's start to its end."""
     timed = run_sql_file(conn, "verify/time_columns.sql", {"schema": release.schema})
     result.checks["time_columns"] = len(timed)
     for table, column, data_type in timed:

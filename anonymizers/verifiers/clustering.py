@@ -1,17 +1,23 @@
-"""Verify a clustering release (tcaa; seed 002) from its tables and raw data.
+"""Verify a clustering release (tcaa, seed 002; mla_*, seed 001) from its tables and raw data.
 
 It reads only the release (or build) schema under test, the ledger, ``raw.points`` and
 ``raw.datasets``; it never imports the clustering anonymizer nor runs its SQL. First the
 machinery's shared rules (:mod:`anonymizers.verifiers.base`: the rectangles' edges on the
-``snap`` lattice, time points on the ``interval`` grid of the window), then the model:
+declared lattice, times on the declared time grid of the window), then the model:
 
 1. every published region is an axis-parallel rectangle of positive area with its four
-   edges on the snap lattice, at an instant (t_start = t_end), once per group and time;
-2. every published group is supported by at least k distinct persons: the verifier
-   re-derives, from the raw fixes of the window (its own SQL,
-   ``sql/verify/clustering_support.sql``), each person's position at each published time
-   point by linear interpolation between consecutive fixes of a trajectory, and counts the
-   persons inside the group's rectangle at every one of its time points;
+   edges on the lattice (TCAA: ``snap``; MLA: ``epsilon``); TCAA's are at an instant
+   (t_start = t_end), once per group and time; MLA's are intervals t_start < t_end;
+2. every published group is supported by at least k distinct persons, re-derived from the
+   raw fixes of the window by the verifier's own SQL:
+
+   * TCAA (``sql/verify/clustering_support.sql``): each person's position at each
+     published time point, by linear interpolation between consecutive fixes of a
+     trajectory, inside the group's rectangle at every one of its time points;
+   * MLA (``sql/verify/clustering_sequence_support.sql``): a trajectory of the person
+     with fixes inside the group's regions and time intervals, one region after the other
+     in seq order, each matched by a later fix than the one before;
+
 3. a group's published size (interval-filtered n_persons) is not more than that support.
 """
 
@@ -33,7 +39,9 @@ from anonymizers.verifiers.base import (
 
 __all__ = ["CLUSTERING_METHODS", "verify_clustering_release", "verify_release"]
 
-CLUSTERING_METHODS = frozenset({"tcaa"})
+SYNCHRONIZED_METHODS = frozenset({"tcaa"})  # regions at instants, interpolated positions
+ALIGNED_METHODS = frozenset({"mla_heuristic", "mla_kmeans", "mla_iterative_kmeans"})
+CLUSTERING_METHODS = SYNCHRONIZED_METHODS | ALIGNED_METHODS
 SHOWN_GROUPS = 5  # groups named per kind of violation
 
 
@@ -43,54 +51,67 @@ def verify_clustering_release(conn: psycopg.Connection, schema: str) -> Verifier
     Returns
     -------
     VerifierResult
-        Passed when the shared rules hold, every region is a lattice rectangle at an
-        instant, and every group is consistent with at least k distinct persons' raw data.
+        Passed when the shared rules hold, every region is a lattice rectangle (at an
+        instant for TCAA, over an interval for MLA), and every group is consistent with at
+        least k distinct persons' raw data.
 
     References
     ----------
     Jiang & Hu. A Clustering-Anonymity Approach for Trajectory Data Publishing Considering
     both Distance and Direction, 2021: Definitions 4-6 (k trajectories per cluster,
-    generalization to per-time minimum regions); k counts distinct persons here.
+    generalization to per-time minimum regions). Shaham et al. Privacy Preserving Location
+    Data Publishing: A Machine Learning Approach, §3.2 (k-anonymity of the generalized
+    trajectories of a cluster). k counts distinct persons here.
     """
     release = read_release(conn, schema)
     if release.manifest["method"] not in CLUSTERING_METHODS:
         raise InputError(f"{schema} is a {release.manifest['method']} release, "
                          "not a clustering one")
     result = VerifierResult(schema, release.k)
-    grid = _declared_grid(release.parameters, result)
+    aligned = release.manifest["method"] in ALIGNED_METHODS
+    grid = _declared_grid(release.parameters, aligned, result)
     if grid is None:
         return result
-    snap, interval = grid
-    if not check_shared_rules(conn, release, snap, result, time_lattice_s=interval):
+    lattice, time_step = grid
+    if not check_shared_rules(conn, release, lattice, result, time_lattice_s=time_step):
         return result
-    _check_regions(conn, schema, snap, result)
-    _check_support(conn, release, result)
+    _check_regions(conn, schema, lattice, aligned, result)
+    _check_support(conn, release, aligned, result)
     return result
 
 
-def _declared_grid(params: dict[str, Any], result: VerifierResult) -> tuple[float, float] | None:
+def _declared_grid(params: dict[str, Any], aligned: bool,
+                   result: VerifierResult) -> tuple[float, float] | None:
+    """The spatial lattice and time grid the manifest declares (MLA: epsilon, time_bin;
+    TCAA: snap, interval)."""
+    names = ("epsilon", "time_bin") if aligned else ("snap", "interval")
     try:
-        snap, interval = float(params["snap"]), float(params["interval"])
+        lattice, time_step = (float(params[name]) for name in names)
     except (KeyError, TypeError, ValueError):
-        result.violations.append("the manifest's parameters do not declare snap and interval: "
-                                 "the lattice and the time grid cannot be checked")
+        result.violations.append(f"the manifest's parameters do not declare {' and '.join(names)}:"
+                                 " the lattice and the time grid cannot be checked")
         return None
-    if not (snap > 0 and interval > 0):
-        result.violations.append(f"snap {snap:g} m and interval {interval:g} s must be positive")
+    if not (lattice > 0 and time_step > 0):
+        result.violations.append(f"{names[0]} {lattice:g} m and {names[1]} {time_step:g} s must "
+                                 "be positive")
         return None
-    return snap, interval
+    return lattice, time_step
 
 
-def _check_regions(conn: psycopg.Connection, schema: str, snap: float,
+def _check_regions(conn: psycopg.Connection, schema: str, snap: float, aligned: bool,
                    result: VerifierResult) -> None:
     faults = {name: int(values[0]) for name, values in fetch_columns(
         conn, "verify/clustering_regions.sql", {"snap": snap}, release=schema).items()}
+    # Instants (TCAA) or intervals (MLA): the other kind's faults are the right shape.
+    for name in (("not_instants", "repeated_times") if aligned else ("empty_intervals",)):
+        del faults[name]
     result.checks.update({f"regions_{name}": n for name, n in faults.items()})
     texts = {"not_rectangles": "published regions are not axis-parallel rectangles of "
                                "positive area",
              "edges_off_lattice": f"published regions have an edge off the {snap:g} m lattice "
                                   "(privacy rule 2: an edge may be one person's coordinate)",
              "not_instants": "published regions have t_start different from t_end",
+             "empty_intervals": "published regions have t_end not after t_start",
              "groups_without_regions": "published groups have no region",
              "repeated_times": "published groups repeat a time point"}
     for name, n in faults.items():
@@ -98,13 +119,17 @@ def _check_regions(conn: psycopg.Connection, schema: str, snap: float,
             result.violations.append(f"{n} {texts[name]}")
 
 
-def _check_support(conn: psycopg.Connection, release: Any, result: VerifierResult) -> None:
+def _check_support(conn: psycopg.Connection, release: Any, aligned: bool,
+                   result: VerifierResult) -> None:
     manifest = release.manifest
     srid = int(manifest["srid"])
-    rows = run_sql_file(conn, "verify/clustering_support.sql", {
-        "dataset_id": release.dataset_id, "window_start": manifest["window_start"],
-        "window_end": manifest["window_end"], "srid": srid, **area_of_use(srid)},
-        release=release.schema)
+    window = {"dataset_id": release.dataset_id, "window_start": manifest["window_start"],
+              "window_end": manifest["window_end"], "srid": srid, **area_of_use(srid)}
+    rows = (_sequence_support(conn, release.schema, window) if aligned
+            else run_sql_file(conn, "verify/clustering_support.sql", window,
+                              release=release.schema))
+    where = ("in its regions in order" if aligned
+             else "in its rectangles at all its time points")
     k = release.k
     thin = [(group, support) for group, _, support in rows if support < k]
     oversized = [(group, n, support) for group, n, support in rows
@@ -114,12 +139,21 @@ def _check_support(conn: psycopg.Connection, release: Any, result: VerifierResul
     result.checks["groups_larger_than_support"] = len(oversized)
     for group, support in thin[:SHOWN_GROUPS]:
         result.violations.append(f"group {group}: only {support} distinct persons' raw data lie "
-                                 f"in its rectangles at all its time points (k={k})")
+                                 f"{where} (k={k})")
     if len(thin) > SHOWN_GROUPS:
         result.violations.append(f"... and {len(thin) - SHOWN_GROUPS} more groups below k")
     for group, n, support in oversized[:SHOWN_GROUPS]:
         result.violations.append(f"group {group}: publishes n_persons={n} but only {support} "
                                  "persons are consistent with it")
+
+
+def _sequence_support(conn: psycopg.Connection, schema: str,
+                      window: dict[str, Any]) -> list[tuple[int, int | None, int]]:
+    """(group_id, n_persons, support) of every group of an aligned release: the persons
+    with a trajectory whose raw fixes pass the group's regions in order."""
+    with conn.transaction():  # the temporary tables live until its commit
+        run_sql_file(conn, "verify/clustering_sequence_fixes.sql", window)
+        return run_sql_file(conn, "verify/clustering_sequence_support.sql", release=schema)
 
 
 # The name every family verifier exports (anonymizers.verifiers.verify_release dispatches).

@@ -1,4 +1,4 @@
-"""The clustering family (seed 002, TCAA) as a plug-in of the release machinery."""
+"""The clustering family (seed 002 TCAA; seed 001 MLA) as a plug-in of the release machinery."""
 
 from __future__ import annotations
 
@@ -9,27 +9,37 @@ import psycopg
 
 from anonymizers.families.base import Family, ManifestCounts, Metrics, ReportLayer, StepFunction
 from anonymizers.families.clustering import steps
-from anonymizers.families.registry import FAMILIES
+from anonymizers.families.registry import FAMILIES, method_entry
 
-__all__ = ["FAMILY", "ClusteringFamily"]
+__all__ = ["FAMILY", "ClusteringFamily", "is_aligned"]
+
+
+def is_aligned(method: str) -> bool:
+    """True for MLA's methods (seed 001: aligned regions), False for TCAA (instants)."""
+    return "align_clusters" in method_entry(method).steps
 
 
 class ClusteringFamily(Family):
-    """tcaa: groups of at least k persons, each published as one generalized trajectory."""
+    """tcaa and the mla_* methods: groups of at least k persons, each published as one
+    generalized trajectory."""
 
     entry = FAMILIES["clustering"]
 
     def steps(self) -> Mapping[str, StepFunction]:
         return {"prepare_fixes": steps.prepare_fixes,
                 "cluster_pieces": steps.cluster_pieces,
-                "build_groups": steps.build_groups}
+                "build_groups": steps.build_groups,
+                "align_clusters": steps.align_clusters,
+                "build_aligned_groups": steps.build_aligned_groups}
 
     @property
     def release_tables(self) -> tuple[str, ...]:
         return ("groups", "group_regions")
 
     def manifest_counts(self, conn: psycopg.Connection, release: Any) -> ManifestCounts:
-        return ManifestCounts.from_sql(conn, "clustering/090_manifest_counts.sql",
+        counts = ("clustering/095_aligned_manifest_counts.sql" if is_aligned(release.method)
+                  else "clustering/090_manifest_counts.sql")
+        return ManifestCounts.from_sql(conn, counts,
                                        work=release.work_schema, build=release.build_schema)
 
     def measure(self, conn: psycopg.Connection, release: Any) -> Metrics:
@@ -39,7 +49,7 @@ class ClusteringFamily(Family):
 
     @property
     def report_layers(self) -> tuple[ReportLayer, ...]:
-        return (ReportLayer("group_regions", "geom", "group regions per time point"),)
+        return (ReportLayer("group_regions", "geom", "group regions in sequence order"),)
 
 
 FAMILY = ClusteringFamily()

@@ -1,5 +1,5 @@
-"""The metrics of a clustering release (seed 002 eq. 1 and counts), measured on the release
-about to publish."""
+"""The metrics of a clustering release (seed 002 eq. 1; seed 001 eq. 3-6; counts), measured
+on the release about to publish."""
 
 from __future__ import annotations
 
@@ -17,22 +17,69 @@ __all__ = ["measure_release"]
 
 
 def measure_release(conn: psycopg.Connection, release: Any) -> Metrics:
-    """IL (eq. 1) over the slices, area per published rectangle, persons kept, counts."""
+    """The metrics of the release's method (TCAA or MLA)."""
+    from anonymizers.families.clustering.family import is_aligned
+
+    if is_aligned(release.method):
+        return _measure_aligned(conn, release)
+    return _measure_synchronized(conn, release)
+
+
+def _measure_aligned(conn: psycopg.Connection, release: Any) -> Metrics:
+    """MLA (seed 001): loss in bits against full suppression (eq. 3-4, §5.1's bound), the
+    increase in trajectory length (Fig. 4c-d), area per location (eq. 5-6), the below-k
+    share plain k'-means would have published (Fig. 5b), what the repair did, counts."""
+    found = {name: values[0] for name, values in fetch_columns(
+        conn, "clustering/065_aligned_measures.sql", work=release.work_schema,
+        build=release.build_schema).items()}
+    bound = int(found["full_suppression_bits"])
+    rows: list[MetricRow] = [
+        ("mla_loss_ratio", int(found["loss_bits"]) / bound if bound else float("nan"), "ratio",
+         "Information loss in bits (seed 001 eq. 4 over x, y and time, suppressed points at "
+         "the root) over the loss of suppressing every point of the window"),
+        ("mla_bits_per_point", int(found["bits_per_point"]), "bits",
+         "Bits a point loses when suppressed: the depths of the x, y and time hierarchies"),
+        ("mla_length_increase", _float(found["length_increase"]), "points",
+         "Mean over published trajectories of published regions minus the trajectory's points "
+         "(seed 001 §5.1; negative when suppression outweighs alignment)"),
+        ("area_per_location_m2", _float(found["area_per_location_m2"]), "m2",
+         "Area of the region a published point is generalized to, averaged over published "
+         "points (seed 001 eq. 5-6)"),
+        ("mla_below_k_share_before_repair", _float(found["below_k_share"]), "ratio",
+         "Share of trajectories the clustering put in clusters of fewer than k persons, which "
+         "seed 001 would publish; here merged into their nearest cluster or suppressed"),
+        ("suppressed_points_share", int(found["suppressed_points"]) / int(found["points_in"])
+         if int(found["points_in"]) else float("nan"), "ratio",
+         "Share of the window's points not published (aligned with gaps, in regions of fewer "
+         "than k persons, in unpublished clusters)"),
+        ("mla_merged_clusters", int(found["merged_clusters"]), "count",
+         "Clusters below k persons merged into their nearest cluster"),
+        ("mla_suppressed_clusters", int(found["suppressed_clusters"]), "count",
+         "Clusters not published (below k with nothing to merge into, or no region of k)"),
+    ]
+    return Metrics(rows + _published_rows(found))
+
+
+def _published_rows(found: dict[str, Any]) -> list[MetricRow]:
+    persons_in = int(found["persons_in"])
+    share = int(found["persons_published"]) / persons_in if persons_in else float("nan")
+    return [("area_per_region_m2", _float(found["area_per_region_m2"]), "m2",
+             "Average area of a published group region"),
+            ("persons_published_share", share, "ratio",
+             "Share of the window's persons who are in a published group"),
+            ("groups_regions", int(found["regions"]), "count",
+             "Published group regions")]
+
+
+def _measure_synchronized(conn: psycopg.Connection, release: Any) -> Metrics:
+    """TCAA: IL (eq. 1) over the slices, area per published rectangle, persons kept,
+    counts."""
     work = release.work_schema
     found = {name: values[0] for name, values in fetch_columns(
         conn, "clustering/060_measures.sql", work=work, build=release.build_schema).items()}
-    rows: list[MetricRow] = [_information_loss(conn, work)]
-    rows.append(("area_per_region_m2", _float(found["area_per_region_m2"]), "m2",
-                 "Average area of a published group rectangle (snapped outward to the "
-                 "lattice)"))
-    persons_in = int(found["persons_in"])
-    share = int(found["persons_published"]) / persons_in if persons_in else float("nan")
-    rows.append(("persons_published_share", share, "ratio",
-                 "Share of the window's persons who are in a published group"))
-    rows += [("groups_regions", int(found["regions"]), "count",
-              "Published (group, time point) rectangles"),
-             ("tcaa_pieces", int(found["pieces"]), "count",
-              "Synchronized pieces (one person over one time slice) that were clustered")]
+    rows: list[MetricRow] = [_information_loss(conn, work), *_published_rows(found)]
+    rows.append(("tcaa_pieces", int(found["pieces"]), "count",
+                 "Synchronized pieces (one person over one time slice) that were clustered"))
     return Metrics(rows)
 
 

@@ -78,6 +78,9 @@ class MlaCluster:
         seconds) of each published region, in sequence order; half-open cell edges.
     region_points, region_persons
         int64 (r,): points generalized into each region, and their distinct persons (>= k).
+    matched_persons
+        Distinct persons with a point in every region, in order (>= k): the cluster's size
+        as published.
     suppressed_points
         Members' points not published (gaps and dropped columns).
     loss_bits
@@ -95,6 +98,7 @@ class MlaCluster:
     regions: np.ndarray
     region_points: np.ndarray
     region_persons: np.ndarray
+    matched_persons: int
     suppressed_points: int
     loss_bits: int
     length_increase: float
@@ -289,7 +293,8 @@ def _publish(members: np.ndarray, data: TrajectoryCells, ids: np.ndarray, grid: 
     column = alignment.point_column
     column_persons = _persons_per_column(column, owner_person, len(alignment.count))
     owner = np.repeat(np.arange(members.size), lengths)
-    keep = _columns_matched_in_full(column, owner, data.person[members], column_persons >= k, k)
+    presence = _presence(column, owner, members.size, len(alignment.count))
+    keep = _columns_matched_in_full(presence, data.person[members], column_persons >= k, k)
     rank = np.cumsum(keep) - 1
     region = np.where((column >= 0) & keep[np.maximum(column, 0)], rank[column], -1)
     if not keep.any():
@@ -303,13 +308,23 @@ def _publish(members: np.ndarray, data: TrajectoryCells, ids: np.ndarray, grid: 
         trajectories=ids[members], persons=np.unique(owner_person),
         regions=grid.region_bounds(node_lo, node_lo | mask),
         region_points=alignment.count[keep], region_persons=column_persons[keep],
+        matched_persons=int(np.unique(data.person[members][presence[:, keep].all(axis=1)]).size),
         suppressed_points=suppressed, loss_bits=loss + suppressed * grid.bits_per_point,
         length_increase=float((int(keep.sum()) - lengths).mean()),
     )
     return cluster, points, region
 
 
-def _columns_matched_in_full(column: np.ndarray, owner: np.ndarray, member_person: np.ndarray,
+def _presence(column: np.ndarray, owner: np.ndarray, n_members: int,
+              n_columns: int) -> np.ndarray:
+    """bool (members, columns): which member has a point in which column."""
+    aligned = column >= 0
+    presence = np.zeros((n_members, n_columns), dtype=bool)
+    presence[owner[aligned], column[aligned]] = True
+    return presence
+
+
+def _columns_matched_in_full(presence: np.ndarray, member_person: np.ndarray,
                              keep: np.ndarray, k: int) -> np.ndarray:
     """The columns to publish: a subset of ``keep`` in which at least ``k`` distinct persons
     have a trajectory with a point in *every* kept column, so that the cluster's whole
@@ -319,9 +334,6 @@ def _columns_matched_in_full(column: np.ndarray, owner: np.ndarray, member_perso
     the fewest member trajectories have a point in (its points are suppressed). It ends
     with at least one column when ``keep`` has one, since each kept column holds k persons.
     """
-    aligned = column >= 0
-    presence = np.zeros((member_person.size, keep.size), dtype=bool)
-    presence[owner[aligned], column[aligned]] = True
     keep = keep.copy()
     while keep.any():
         full = presence[:, keep].all(axis=1)

@@ -88,6 +88,28 @@ class Grid:
              for v, o, s in ((x, x0, epsilon), (y, y0, epsilon), (t, t0, time_bin))]
         return cls(x0, y0, t0, float(epsilon), float(time_bin), *n)
 
+    @classmethod
+    def anchored(cls, x: np.ndarray, y: np.ndarray, epsilon: float, time_bin: float,
+                 n_bins: int) -> Grid:
+        """A grid whose every DGH node is a block of one absolute lattice (the pipeline's).
+
+        Space: on each axis the smallest block of ``2**D`` cells of one absolute dyadic
+        lattice (fixed for a given ε, see ``_LATTICE_SHIFT``) that holds every point; its
+        ``2**D`` leaves are all DGH leaves, so no region is clipped and every published
+        edge is an edge of that lattice, the same in every release: the data choose which
+        blocks, never where their edges are. A grid starting at the data's minimum would
+        shift every node by it (a fix's coordinate to ε, privacy rule 2). Time: bins
+        ``0 .. n_bins - 1`` of ``time_bin`` seconds from the window start (``t`` is then
+        seconds from the window start).
+        """
+        if not (epsilon > 0 and time_bin > 0):
+            raise InputError(f"epsilon and time_bin must be > 0, got {epsilon}, {time_bin}")
+        if len(x) == 0:
+            raise InputError("cannot build a grid over no points")
+        x0, nx = _dyadic_block(np.asarray(x, float), float(epsilon))
+        y0, ny = _dyadic_block(np.asarray(y, float), float(epsilon))
+        return cls(x0, y0, 0.0, float(epsilon), float(time_bin), nx, ny, int(n_bins))
+
     @property
     def depths(self) -> np.ndarray:
         """int64 (3,): DGH depth of x, y and t, the bits a leaf needs (Example 1)."""
@@ -102,10 +124,10 @@ class Grid:
     def cells(self, x: np.ndarray, y: np.ndarray, t: np.ndarray) -> np.ndarray:
         """int64 (n, 3): x cell, y cell and time bin of every point; InputError if outside."""
         out = np.column_stack([
-            np.floor((np.asarray(x, float) - self.x0) / self.epsilon),
-            np.floor((np.asarray(y, float) - self.y0) / self.epsilon),
-            np.floor((np.asarray(t, float) - self.t0) / self.time_bin),
-        ]).astype(np.int64)
+            _cell_index(np.asarray(x, float), self.x0, self.epsilon),
+            _cell_index(np.asarray(y, float), self.y0, self.epsilon),
+            _cell_index(np.asarray(t, float), self.t0, self.time_bin),
+        ])
         if len(out) and ((out < 0).any() or (out >= self.sizes).any()):
             raise InputError("points fall outside the grid; build it with Grid.covering")
         return out
@@ -128,6 +150,37 @@ class Grid:
         high_edge = origin + top * step
         return np.column_stack([low_edge[:, 0], high_edge[:, 0], low_edge[:, 1],
                                 high_edge[:, 1], low_edge[:, 2], high_edge[:, 2]])
+
+
+def _cell_index(values: np.ndarray, origin: float, step: float) -> np.ndarray:
+    """int64 ``i`` with ``origin + i * step <= value < origin + (i + 1) * step`` evaluated
+    exactly as :meth:`Grid.region_bounds` writes the edges, so that a point is inside its
+    published region for anyone comparing coordinates (floor of a quotient can be off by
+    one at an edge)."""
+    index = np.floor((values - origin) / step)
+    index -= values < origin + index * step
+    index += values >= origin + (index + 1) * step
+    return index.astype(np.int64)
+
+
+# The absolute lattice's level-D edges are (j * 2**D - _LATTICE_SHIFT) cells from 0. With no
+# shift, 0 (a UTM zone's equator) would be an edge of every level and data on both sides of
+# it would fit no block; with a shift of irregular bits, no place is special: data W cells
+# wide need about log2(W) levels wherever they are.
+_LATTICE_SHIFT = 0x2C5E9B3A71D3
+
+
+def _dyadic_block(values: np.ndarray, step: float) -> tuple[float, int]:
+    """Lower edge and width (in cells) of the smallest block of the absolute dyadic
+    lattice of cells of ``step`` holding every value (see :meth:`Grid.anchored`)."""
+    extremes = np.array([values.min(), values.max()])
+    lo = int(_cell_index(extremes[:1], 0.0, step)[0]) + _LATTICE_SHIFT
+    for depth in range(63):
+        origin = float(((lo >> depth) << depth) - _LATTICE_SHIFT) * step
+        index = _cell_index(extremes, origin, step)
+        if index[0] >= 0 and index[1] < 1 << depth:  # the index is monotone in the value
+            return origin, 1 << depth
+    raise InputError(f"coordinates {extremes} do not fit a grid of {step} m cells")
 
 
 def dgh_depth(n_values: int) -> int:

@@ -1,5 +1,6 @@
-"""The steps of a clustering release (seed 002, TCAA): the window's fixes in PostGIS, the
-synchronization and clustering in Python, the generalized group trajectories in PostGIS.
+"""The steps of a clustering release: the window's fixes in PostGIS; then, for TCAA (seed
+002), synchronization and clustering in Python and the per-time rectangles in PostGIS, or,
+for MLA (seed 001), clustering and alignment in Python and the aligned regions in PostGIS.
 
 Each step runs in one transaction (:func:`anonymizers.pipeline.steps.step`), reads and
 writes only its run's work/build schema (plus raw, read-only) and gives the same outcome
@@ -22,9 +23,17 @@ from anonymizers.errors import InputError
 from anonymizers.pipeline.steps import step
 
 if TYPE_CHECKING:
+    from anonymizers.families.clustering.mla import MlaRelease
     from anonymizers.families.clustering.tcaa import SynchronizedPieces
 
-__all__ = ["build_groups", "cluster_pieces", "prepare_fixes", "usable_window_seconds"]
+__all__ = [
+    "align_clusters",
+    "build_aligned_groups",
+    "build_groups",
+    "cluster_pieces",
+    "prepare_fixes",
+    "usable_window_seconds",
+]
 
 log = logging.getLogger(__name__)
 
@@ -36,17 +45,27 @@ def prepare_fixes(spec: dict[str, Any]) -> None:
                      work=release.work_schema)
 
 
-def usable_window_seconds(window_seconds: float, slice_seconds: int, interval: int) -> float:
-    """The part of the window covered by whole slices (a partial last slice is left out:
-    its pieces would not be synchronized with the others); InputError if none is."""
-    if slice_seconds % interval:
-        raise InputError(f"slice_seconds={slice_seconds} is not a multiple of "
-                         f"interval={interval}; choose slice_seconds = n * interval")
-    usable = (window_seconds // slice_seconds) * slice_seconds
+def usable_window_seconds(window_seconds: float, period: int, name: str) -> float:
+    """The part of the window covered by whole periods of ``period`` seconds (a partial
+    last one is left out: its fixes would not be comparable with the others'); InputError
+    naming the parameter ``name`` if none is."""
+    usable = (window_seconds // period) * period
     if usable <= 0:
-        raise InputError(f"the window ({window_seconds:g} s) is shorter than one slice "
-                         f"(slice_seconds={slice_seconds}); lower slice_seconds")
+        raise InputError(f"the window ({window_seconds:g} s) is shorter than one period of "
+                         f"{name}={period}; lower {name}")
     return float(usable)
+
+
+def _window_seconds(release: Any) -> float:
+    return (datetime.fromisoformat(release.window_end)
+            - datetime.fromisoformat(release.window_start)).total_seconds()
+
+
+def _read_fixes(conn: psycopg.Connection, work: str, end: float) -> pd.DataFrame:
+    """The prepared fixes with s < ``end``, by trajectory and time."""
+    fixes = pd.read_csv(io.BytesIO(copy_out(conn, "clustering/015_read_fixes.sql", work=work)),
+                        names=["traj", "person", "s", "x", "y"])
+    return fixes[fixes["s"].to_numpy() < end]
 
 
 def cluster_pieces(spec: dict[str, Any]) -> dict[str, int]:
@@ -57,23 +76,26 @@ def cluster_pieces(spec: dict[str, Any]) -> dict[str, int]:
     with step("cluster_pieces", spec) as (release, conn):
         params = release.params
         interval, slice_seconds = int(params["interval"]), int(params["slice_seconds"])
-        window = (datetime.fromisoformat(release.window_end)
-                  - datetime.fromisoformat(release.window_start)).total_seconds()
-        end = usable_window_seconds(window, slice_seconds, interval)
-        fixes = pd.read_csv(io.BytesIO(copy_out(conn, "clustering/015_read_fixes.sql",
-                                                work=release.work_schema)),
-                            names=["traj", "person", "s", "x", "y"])
-        inside = fixes["s"].to_numpy() <= end  # a slice ends at its last time point
-        fixes = fixes[inside]
+        if slice_seconds % interval:
+            raise InputError(f"slice_seconds={slice_seconds} is not a multiple of "
+                             f"interval={interval}; choose slice_seconds = n * interval")
+        end = usable_window_seconds(_window_seconds(release), slice_seconds, "slice_seconds")
+        fixes = _read_fixes(conn, release.work_schema, end)
         pieces = synchronize_on_grid(
             fixes["traj"].to_numpy(np.int64), fixes["person"].to_numpy(np.int64),
             fixes["s"].to_numpy(float), fixes["x"].to_numpy(float), fixes["y"].to_numpy(float),
             0.0, end, interval=float(interval), slice_seconds=float(slice_seconds))
         labels = tcaa(pieces, release.k, lam=float(params["lam"]),
-                      alpha=float(params["alpha"]), seed=int(release.input_fingerprint[:8], 16))
+                      alpha=float(params["alpha"]), seed=_seed(release))
         _write(conn, release.work_schema, pieces, labels)
     return {"pieces": pieces.n_pieces, "grouped": int((labels >= 0).sum()),
             "persons_without_piece": int(pieces.uncovered_persons.size)}
+
+
+def _seed(release: Any) -> int:
+    """A seed fixed for the dataset and window (reruns give the same release), from the
+    keyed input fingerprint."""
+    return int(release.input_fingerprint[:8], 16)
 
 
 def _write(conn: psycopg.Connection, work: str, pieces: SynchronizedPieces,
@@ -103,4 +125,73 @@ def build_groups(spec: dict[str, Any]) -> None:
             "count_interval": release.count_interval, "window_start": release.window_start,
             "slice_seconds": int(params["slice_seconds"]),
             "interval_s": int(params["interval"])},
+            work=release.work_schema, build=release.build_schema)
+
+
+def align_clusters(spec: dict[str, Any]) -> dict[str, int]:
+    """MLA (seed 001): cluster the window's trajectories on the ε grid and time bins, align
+    each cluster and keep what k persons support; writes the regions, the private
+    membership and the run's loss figures."""
+    from anonymizers.families.clustering import mla
+    from anonymizers.families.clustering.mla_loss import Grid
+
+    with step("align_clusters", spec) as (release, conn):
+        params = release.params
+        time_bin = int(params["time_bin"])
+        end = usable_window_seconds(_window_seconds(release), time_bin, "time_bin")
+        fixes = _read_fixes(conn, release.work_schema, end)
+        if fixes.empty:
+            raise InputError("the window has no fixes inside whole time bins; widen the window "
+                             "or lower time_bin")
+        x, y = fixes["x"].to_numpy(float), fixes["y"].to_numpy(float)
+        grid = Grid.anchored(x, y, float(params["epsilon"]), float(time_bin),
+                             int(end // time_bin))
+        run = getattr(mla, release.method)
+        result = run(fixes["traj"].to_numpy(np.int64), fixes["person"].to_numpy(np.int64),
+                     fixes["s"].to_numpy(float), x, y, k=release.k, grid=grid,
+                     seed=_seed(release))
+        _write_aligned(conn, release.work_schema, result)
+    return {"clusters": len(result.clusters), "suppressed_points": result.suppressed_points,
+            "suppressed_trajectories": result.suppressed_trajectories}
+
+
+def _write_aligned(conn: psycopg.Connection, work: str, result: MlaRelease) -> None:
+    """The clusters' regions, their private membership and the run's figures (COPY)."""
+    run_sql_file(conn, "clustering/040_aligned_tables.sql", work=work)
+    clusters = result.clusters
+    sizes = np.array([len(c.regions) for c in clusters], dtype=np.int64)
+    regions = (np.concatenate([c.regions for c in clusters]) if clusters
+               else np.empty((0, 6)))
+    copy_frame(conn, work, "ml_clusters", pd.DataFrame({
+        "cluster_index": np.arange(len(clusters)),
+        "matched_persons": [c.matched_persons for c in clusters]}))
+    copy_frame(conn, work, "ml_regions", pd.DataFrame({
+        "cluster_index": np.repeat(np.arange(len(clusters)), sizes),
+        "seq": np.concatenate([np.arange(n) for n in sizes]) if clusters else [],
+        **{name: regions[:, i] for i, name in enumerate(
+            ("x_lo", "x_hi", "y_lo", "y_hi", "t_lo", "t_hi"))},
+        "n_points": np.concatenate([c.region_points for c in clusters]) if clusters else [],
+        "n_persons": np.concatenate([c.region_persons for c in clusters]) if clusters else [],
+    }))
+    copy_frame(conn, work, "ml_members", pd.DataFrame({
+        "cluster_index": np.repeat(np.arange(len(clusters)),
+                                   [len(c.trajectories) for c in clusters]),
+        "traj_index": np.concatenate([c.trajectories for c in clusters]) if clusters else [],
+    }))
+    copy_frame(conn, work, "ml_summary", pd.DataFrame([{
+        "loss_bits": result.loss_bits, "full_suppression_bits": result.full_suppression_bits,
+        "bits_per_point": result.grid.bits_per_point,
+        "suppressed_points": result.suppressed_points,
+        "merged_clusters": result.merged_clusters,
+        "suppressed_clusters": result.suppressed_clusters,
+        "below_k_share": result.below_k_share, "length_increase": result.length_increase,
+        "area_per_location_m2": result.area_per_location}]))
+
+
+def build_aligned_groups(spec: dict[str, Any]) -> None:
+    """The release tables groups and group_regions of an MLA release (PostGIS)."""
+    with step("build_aligned_groups", spec) as (release, conn):
+        run_sql_file(conn, "clustering/085_build_aligned_release.sql", {
+            "srid": release.srid, "k": release.k, "count_interval": release.count_interval,
+            "window_start": release.window_start},
             work=release.work_schema, build=release.build_schema)

@@ -16,11 +16,13 @@ The paper's three steps, as pure numpy (no database, no Airflow):
 
 Synchronization policy for real data (:func:`synchronize_on_grid`)
 --------------------------------------------------------------------
-* The release window ``[window_start, window_end]`` is cut into consecutive slices of
-  ``slice_seconds`` aligned to ``window_start``; each slice has time points every ``interval``
-  seconds from its start to its end, both included. The grid depends on the window only,
-  never on the data. The end instant of a slice is also the start instant of the next one,
-  so a person's position at that instant can be in two pieces (one per slice).
+* The release window ``[window_start, window_end)`` is cut into consecutive half-open slices
+  of ``slice_seconds`` aligned to ``window_start``; each slice has time points every
+  ``interval`` seconds from its start, the start included and its end excluded. The grid
+  depends on the window only, never on the data. No instant belongs to two slices: if the
+  end of a slice were also the start of the next, a person's exact position at that instant
+  would be in two groups' rectangles, and intersecting them would link the groups of
+  consecutive slices.
 * A trajectory contributes a *piece* to a slice only if it has a fix at or before the slice's
   first time point and one at or after its last: positions are interpolated linearly between
   the trajectory's own fixes, never extrapolated. A gap between two fixes is interpolated
@@ -187,7 +189,8 @@ class SynchronizedPieces:
     slice_start
         float (S,): start instant (epoch seconds) of every slice of the window.
     offsets
-        float (n,): time points of a slice, in seconds from its start (``0 .. slice_seconds``).
+        float (n,): time points of a slice, in seconds from its start
+        (``0 .. slice_seconds - interval``).
     X, Y
         float (P, n): positions of every piece at its slice's time points.
     uncovered_trajectories
@@ -297,12 +300,12 @@ def synchronize_on_grid(traj: np.ndarray, person: np.ndarray, t: np.ndarray, x: 
     ...                         np.array([0.0, 60.0]), np.array([0.0, 0.0]), 0.0, 600.0,
     ...                         interval=300.0, slice_seconds=600.0)
     >>> p.X
-    array([[ 0., 30., 60.]])
+    array([[ 0., 30.]])
     """
     fixes = _checked_fixes(traj, person, t, x, y)
     slice_start, offsets = _grid(window_start, window_end, interval, slice_seconds)
-    block, slc = _covered_slices(fixes, slice_start, slice_seconds)
-    n_fix = _fixes_in_slices(fixes, block, slice_start[slc], slice_start[slc] + slice_seconds)
+    block, slc = _covered_slices(fixes, slice_start, offsets[-1])
+    n_fix = _fixes_in_slices(fixes, block, slice_start[slc], slice_start[slc] + offsets[-1])
     keep = _one_piece_per_person(fixes.person[fixes.start[block]], slc, n_fix,
                                  fixes.traj[fixes.start[block]])
     block, slc = block[keep], slc[keep]
@@ -368,7 +371,7 @@ def _grid(window_start: float, window_end: float, interval: float,
     if n_slices < 1:
         raise InputError("the window length must be a positive multiple of slice_seconds")
     slice_start = window_start + slice_seconds * np.arange(n_slices, dtype=float)
-    return slice_start, interval * np.arange(steps + 1, dtype=float)
+    return slice_start, interval * np.arange(steps, dtype=float)  # the end is the next's
 
 
 def _whole(ratio: float, message: str) -> int:
@@ -379,10 +382,11 @@ def _whole(ratio: float, message: str) -> int:
 
 
 def _covered_slices(fixes: _Fixes, slice_start: np.ndarray,
-                    slice_seconds: float) -> tuple[np.ndarray, np.ndarray]:
-    """(block, slice) of every slice a trajectory spans from its first to its last fix."""
+                    last_offset: float) -> tuple[np.ndarray, np.ndarray]:
+    """(block, slice) of every slice whose first and last time points (``last_offset``
+    after its start) a trajectory spans from its first to its last fix."""
     first = np.searchsorted(slice_start, fixes.t[fixes.start], side="left")
-    last = np.searchsorted(slice_start + slice_seconds, fixes.t[fixes.end - 1],
+    last = np.searchsorted(slice_start + last_offset, fixes.t[fixes.end - 1],
                            side="right") - 1
     count = np.maximum(last - first + 1, 0)
     block = np.repeat(np.arange(count.size), count)

@@ -1,0 +1,17 @@
+-- Measures of an MLA release: the run's loss figures (seed 001 eq. 3-6, as the anonymizer
+-- computed them over all the window's points), the average area of a published region,
+-- the published regions, and the persons of the window in a published group.
+-- Identifiers: work, build.
+SELECT s.loss_bits, s.full_suppression_bits, s.bits_per_point, s.suppressed_points,
+       s.merged_clusters, s.suppressed_clusters, s.below_k_share, s.length_increase,
+       s.area_per_location_m2,
+       (SELECT avg(ST_Area(geom)) FROM {build}.group_regions) AS area_per_region_m2,
+       (SELECT count(*) FROM {build}.group_regions) AS regions,
+       (SELECT count(DISTINCT f.person_index)
+        FROM {work}.ml_members AS m
+        JOIN {work}.ml_group_ids AS g USING (cluster_index)
+        JOIN (SELECT DISTINCT traj_index, person_index FROM {work}.cl_fixes) AS f
+          USING (traj_index)) AS persons_published,
+       (SELECT count(DISTINCT person_index) FROM {work}.cl_fixes) AS persons_in,
+       (SELECT count(*) FROM {work}.cl_fixes) AS points_in
+FROM {work}.ml_summary AS s
