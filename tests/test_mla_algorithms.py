@@ -475,3 +475,21 @@ def test_every_method_publishes_only_k_persons(trajectories: list, k: int, seed:
         if n_persons < k:
             assert release.clusters == ()
         assert 0.0 <= release.below_k_share <= 1.0
+
+
+def test_the_pipeline_grid_suppresses_outliers_instead_of_growing_the_hierarchy() -> None:
+    """One GPS outlier 500 km away must not deepen the hierarchies (every region joined
+    by it would span hundreds of km): the grid holds the central share, the rest is cut."""
+    import pandas as pd
+
+    from anonymizers.families.clustering.steps import _core_grid
+
+    rng = np.random.default_rng(0)
+    x = np.r_[rng.uniform(500_000, 501_000, 999), 1_000_000.0]
+    y = np.r_[rng.uniform(4_400_000, 4_401_000, 999), 4_400_500.0]
+    grid = _core_grid(pd.DataFrame({"x": x, "y": y}), 10.0, 3600, 24, 0.99)
+    inside = grid.contains(x, y)
+    assert grid.nx <= 256 and grid.ny <= 256  # ~100 cells of 10 m, one dyadic block
+    assert not inside[-1] and inside[:-1].mean() > 0.98
+    everything = _core_grid(pd.DataFrame({"x": x, "y": y}), 10.0, 3600, 24, 1.0)
+    assert everything.contains(x, y).all() and everything.nx >= 50_000

@@ -219,6 +219,10 @@ _MLA_PARAMS = (
               "hierarchies (seed 001's ε; 10 m in its experiments)"),
     ParamSpec("time_bin", int, 3600, "Seconds of a time bin, the leaves of the time hierarchy "
               "(from the window start; the paper's hours)", minimum=1),
+    ParamSpec("coverage", float, 0.99, "Share of the fixes, central on each axis, the grid "
+              "must hold (a block of the fixed lattice); fixes outside it, such as GPS "
+              "outliers, are suppressed (1 = every fix)", minimum=0, maximum=1,
+              exclusive_minimum=True),
 )
 _CLUSTERING_METHODS = (
     MethodEntry("tcaa", "clustering",

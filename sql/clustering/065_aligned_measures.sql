@@ -1,6 +1,7 @@
 -- Measures of an MLA release: the run's loss figures (seed 001 eq. 3-6, as the anonymizer
 -- computed them over all the window's points), the average area of a published region,
--- the published regions, and the persons of the window in a published group.
+-- the published regions, the persons of the window in a published group, and the fixes
+-- generalized into a published region.
 -- Identifiers: work, build.
 SELECT s.loss_bits, s.full_suppression_bits, s.bits_per_point, s.suppressed_points,
        s.merged_clusters, s.suppressed_clusters, s.below_k_share, s.length_increase,
@@ -13,5 +14,8 @@ SELECT s.loss_bits, s.full_suppression_bits, s.bits_per_point, s.suppressed_poin
         JOIN (SELECT DISTINCT traj_index, person_index FROM {work}.cl_fixes) AS f
           USING (traj_index)) AS persons_published,
        (SELECT count(DISTINCT person_index) FROM {work}.cl_fixes) AS persons_in,
+       (SELECT coalesce(sum(r.n_points), 0)
+        FROM {work}.ml_regions AS r JOIN {work}.ml_group_ids USING (cluster_index))
+         AS points_published,
        (SELECT count(*) FROM {work}.cl_fixes) AS points_in
 FROM {work}.ml_summary AS s

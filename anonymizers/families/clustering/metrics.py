@@ -48,10 +48,10 @@ def _measure_aligned(conn: psycopg.Connection, release: Any) -> Metrics:
         ("mla_below_k_share_before_repair", _float(found["below_k_share"]), "ratio",
          "Share of trajectories the clustering put in clusters of fewer than k persons, which "
          "seed 001 would publish; here merged into their nearest cluster or suppressed"),
-        ("suppressed_points_share", int(found["suppressed_points"]) / int(found["points_in"])
-         if int(found["points_in"]) else float("nan"), "ratio",
-         "Share of the window's points not published (aligned with gaps, in regions of fewer "
-         "than k persons, in unpublished clusters)"),
+        ("fixes_published_share", _share(found["points_published"], found["points_in"]),
+         "ratio", "Share of the window's fixes generalized into a published region (the "
+         "others: aligned with gaps, in columns or clusters below k, outside the grid, after "
+         "the last whole time bin)"),
         ("mla_merged_clusters", int(found["merged_clusters"]), "count",
          "Clusters below k persons merged into their nearest cluster"),
         ("mla_suppressed_clusters", int(found["suppressed_clusters"]), "count",
@@ -60,9 +60,12 @@ def _measure_aligned(conn: psycopg.Connection, release: Any) -> Metrics:
     return Metrics(rows + _published_rows(found))
 
 
+def _share(part: Any, whole: Any) -> float:
+    return int(part) / int(whole) if int(whole) else float("nan")
+
+
 def _published_rows(found: dict[str, Any]) -> list[MetricRow]:
-    persons_in = int(found["persons_in"])
-    share = int(found["persons_published"]) / persons_in if persons_in else float("nan")
+    share = _share(found["persons_published"], found["persons_in"])
     return [("area_per_region_m2", _float(found["area_per_region_m2"]), "m2",
              "Average area of a published group region"),
             ("persons_published_share", share, "ratio",
@@ -75,9 +78,14 @@ def _measure_synchronized(conn: psycopg.Connection, release: Any) -> Metrics:
     """TCAA: IL (eq. 1) over the slices, area per published rectangle, persons kept,
     counts."""
     work = release.work_schema
+    slices = {"slice_seconds": int(release.params["slice_seconds"])}
     found = {name: values[0] for name, values in fetch_columns(
-        conn, "clustering/060_measures.sql", work=work, build=release.build_schema).items()}
+        conn, "clustering/060_measures.sql", slices, work=work,
+        build=release.build_schema).items()}
     rows: list[MetricRow] = [_information_loss(conn, work), *_published_rows(found)]
+    rows.append(("fixes_published_share", _share(found["points_published"], found["points_in"]),
+                 "ratio", "Share of the window's fixes inside the slice of a piece that is in a "
+                 "published group (what the group's rectangles stand for)"))
     rows.append(("tcaa_pieces", int(found["pieces"]), "count",
                  "Synchronized pieces (one person over one time slice) that were clustered"))
     return Metrics(rows)

@@ -132,6 +132,12 @@ class Grid:
             raise InputError("points fall outside the grid; build it with Grid.covering")
         return out
 
+    def contains(self, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+        """bool per point: inside the grid's spatial extent (cells as :meth:`cells`)."""
+        ix = _cell_index(np.asarray(x, float), self.x0, self.epsilon)
+        iy = _cell_index(np.asarray(y, float), self.y0, self.epsilon)
+        return (ix >= 0) & (ix < self.nx) & (iy >= 0) & (iy < self.ny)
+
     @property
     def sizes(self) -> np.ndarray:
         """int64 (3,): nx, ny, nt."""

@@ -24,6 +24,7 @@ from anonymizers.pipeline.steps import step
 
 if TYPE_CHECKING:
     from anonymizers.families.clustering.mla import MlaRelease
+    from anonymizers.families.clustering.mla_loss import Grid
     from anonymizers.families.clustering.tcaa import SynchronizedPieces
 
 __all__ = [
@@ -133,7 +134,6 @@ def align_clusters(spec: dict[str, Any]) -> dict[str, int]:
     each cluster and keep what k persons support; writes the regions, the private
     membership and the run's loss figures."""
     from anonymizers.families.clustering import mla
-    from anonymizers.families.clustering.mla_loss import Grid
 
     with step("align_clusters", spec) as (release, conn):
         params = release.params
@@ -143,20 +143,36 @@ def align_clusters(spec: dict[str, Any]) -> dict[str, int]:
         if fixes.empty:
             raise InputError("the window has no fixes inside whole time bins; widen the window "
                              "or lower time_bin")
-        x, y = fixes["x"].to_numpy(float), fixes["y"].to_numpy(float)
-        grid = Grid.anchored(x, y, float(params["epsilon"]), float(time_bin),
-                             int(end // time_bin))
+        grid = _core_grid(fixes, float(params["epsilon"]), time_bin, int(end // time_bin),
+                          float(params["coverage"]))
+        inside = grid.contains(fixes["x"].to_numpy(float), fixes["y"].to_numpy(float))
+        fixes = fixes[inside]
         run = getattr(mla, release.method)
         result = run(fixes["traj"].to_numpy(np.int64), fixes["person"].to_numpy(np.int64),
-                     fixes["s"].to_numpy(float), x, y, k=release.k, grid=grid,
-                     seed=_seed(release))
-        _write_aligned(conn, release.work_schema, result)
+                     fixes["s"].to_numpy(float), fixes["x"].to_numpy(float),
+                     fixes["y"].to_numpy(float), k=release.k, grid=grid, seed=_seed(release))
+        _write_aligned(conn, release.work_schema, result, int((~inside).sum()))
     return {"clusters": len(result.clusters), "suppressed_points": result.suppressed_points,
             "suppressed_trajectories": result.suppressed_trajectories}
 
 
-def _write_aligned(conn: psycopg.Connection, work: str, result: MlaRelease) -> None:
-    """The clusters' regions, their private membership and the run's figures (COPY)."""
+def _core_grid(fixes: pd.DataFrame, epsilon: float, time_bin: int, n_bins: int,
+               coverage: float) -> Grid:
+    """The anchored grid (:meth:`Grid.anchored`) of the central ``coverage`` share of the
+    fixes on each axis. Why not all of them: one GPS outlier hundreds of kilometres away
+    would deepen both hierarchies and blow up every region whose column it joins; the
+    fixes outside the block are suppressed and counted instead."""
+    from anonymizers.families.clustering.mla_loss import Grid
+
+    tail = (1.0 - coverage) / 2
+    x, y = (np.quantile(fixes[axis].to_numpy(float), [tail, 1.0 - tail]) for axis in "xy")
+    return Grid.anchored(x, y, epsilon, float(time_bin), n_bins)
+
+
+def _write_aligned(conn: psycopg.Connection, work: str, result: MlaRelease,
+                   outside: int) -> None:
+    """The clusters' regions, their private membership and the run's figures (COPY); the
+    ``outside`` fixes beyond the grid count as suppressed points of full loss."""
     run_sql_file(conn, "clustering/040_aligned_tables.sql", work=work)
     clusters = result.clusters
     sizes = np.array([len(c.regions) for c in clusters], dtype=np.int64)
@@ -178,10 +194,12 @@ def _write_aligned(conn: psycopg.Connection, work: str, result: MlaRelease) -> N
                                    [len(c.trajectories) for c in clusters]),
         "traj_index": np.concatenate([c.trajectories for c in clusters]) if clusters else [],
     }))
+    lost = outside * result.grid.bits_per_point
     copy_frame(conn, work, "ml_summary", pd.DataFrame([{
-        "loss_bits": result.loss_bits, "full_suppression_bits": result.full_suppression_bits,
+        "loss_bits": result.loss_bits + lost,
+        "full_suppression_bits": result.full_suppression_bits + lost,
         "bits_per_point": result.grid.bits_per_point,
-        "suppressed_points": result.suppressed_points,
+        "suppressed_points": result.suppressed_points + outside,
         "merged_clusters": result.merged_clusters,
         "suppressed_clusters": result.suppressed_clusters,
         "below_k_share": result.below_k_share, "length_increase": result.length_increase,
