@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from psycopg import sql
+
 from anonymizers.families.registry import SHARED_STEPS_AFTER, method_entry
 from anonymizers.pipeline import steps
 
@@ -39,3 +41,16 @@ def schemas(conn, prefix: str) -> list[str]:
     rows = conn.execute("SELECT nspname FROM pg_namespace WHERE nspname LIKE %s ORDER BY 1",
                         (prefix + "%",)).fetchall()
     return [row[0] for row in rows]
+
+
+def assert_plants_refused(conn, schema: str, plants: dict[str, tuple[str, str]]) -> None:
+    """Each planted violation (an SQL statement with ``{s}`` for ``schema``), applied alone
+    and rolled back, makes the verifier refuse ``schema`` with a violation naming it."""
+    from anonymizers.verifiers import verify_release
+
+    for plant, (statement, expected) in plants.items():
+        with conn.transaction(force_rollback=True):
+            conn.execute(sql.SQL(statement).format(s=sql.Identifier(schema)))
+            result = verify_release(conn, schema)
+            assert not result.passed, plant
+            assert any(expected in v for v in result.violations), (plant, result.violations)

@@ -1,5 +1,5 @@
--- Build a clustering release (seed 002 Algorithm 3, TGeneralizing) in the build schema,
--- published later by renaming it.
+-- Fill a clustering release (seed 002 Algorithm 3, TGeneralizing) in the build schema
+-- that 075_release_tables.sql made; it is published later by renaming it.
 -- The generalized trajectory of a group is, at each time point of its slice, the minimum
 -- bounding rectangle of its members' synchronized positions (ST_Extent), snapped outward
 -- to the lattice of snap metres (privacy rule 2: no published edge is a person's
@@ -10,9 +10,6 @@
 -- Inputs: {work}.cl_groups (piece_id, group_index), {work}.cl_pieces, {work}.cl_positions.
 -- Params: srid, snap (metres), k, count_interval, window_start, slice_seconds, interval_s.
 -- Identifiers: work, build.
-DROP SCHEMA IF EXISTS {build} CASCADE;
-CREATE SCHEMA {build};
-
 DROP TABLE IF EXISTS {work}.cl_group_sizes;
 CREATE TABLE {work}.cl_group_sizes AS
 SELECT g.group_index,
@@ -31,23 +28,11 @@ JOIN {work}.cl_groups AS g USING (group_index)
 JOIN {work}.cl_positions AS q USING (piece_id)
 GROUP BY s.group_id, q.seq, s.slice;
 
-CREATE TABLE {build}.groups (
-    group_id  integer PRIMARY KEY,
-    n_persons integer
-);
 INSERT INTO {build}.groups (group_id, n_persons)
 SELECT group_id, catalog.interval_count(n_persons, %(k)s, %(count_interval)s)
 FROM {work}.cl_group_sizes
 ORDER BY random();
 
-CREATE TABLE {build}.group_regions (
-    group_id integer NOT NULL REFERENCES {build}.groups,
-    seq      integer NOT NULL,
-    t_start  timestamptz NOT NULL,
-    t_end    timestamptz NOT NULL,
-    geom     geometry(Polygon, %(srid)s) NOT NULL,
-    PRIMARY KEY (group_id, seq)
-);
 INSERT INTO {build}.group_regions (group_id, seq, t_start, t_end, geom)
 SELECT r.group_id, r.seq, at.t, at.t,
        ST_MakeEnvelope(x0 * %(snap)s::float8, y0 * %(snap)s::float8,
@@ -71,11 +56,9 @@ ANALYZE {build}.group_regions;
 
 COMMENT ON TABLE {build}.groups IS
     'One row per published group: at least k distinct persons whose trajectories were synchronized on the same time slice and clustered together by distance and direction similarity (seed 002, TCAA). The ids are fresh in every release.';
-COMMENT ON COLUMN {build}.groups.group_id IS 'Random id of the group, new in every release (group_regions.group_id).';
 COMMENT ON COLUMN {build}.groups.n_persons IS 'Distinct persons of the group, through the interval filter (seed 004 §4.2): the lower end of an interval of count_interval persons starting at k.';
 COMMENT ON TABLE {build}.group_regions IS
     'The generalized trajectory of each group: at each synchronized time point of its slice, the smallest rectangle holding the interpolated positions of all its members, snapped outward to the snap lattice (manifest.parameters). Every rectangle holds at least k distinct persons at that time.';
-COMMENT ON COLUMN {build}.group_regions.group_id IS 'The group (groups.group_id).';
 COMMENT ON COLUMN {build}.group_regions.seq IS 'Order of the time point within the group''s trajectory, from 0.';
 COMMENT ON COLUMN {build}.group_regions.t_start IS 'The synchronized time point: window_start + slice * slice_seconds + seq * interval.';
 COMMENT ON COLUMN {build}.group_regions.t_end IS 'Equal to t_start (TCAA publishes instants).';

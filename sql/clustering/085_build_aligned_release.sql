@@ -1,4 +1,4 @@
--- Build an MLA release (seed 001) in the build schema, published later by renaming it.
+-- Fill an MLA release (seed 001) in the build schema that 075_release_tables.sql made.
 -- Each published cluster becomes a group; its aligned sequence of regions becomes its
 -- generalized trajectory: region seq is the DGH node of the cluster's points in column
 -- seq (an epsilon-lattice rectangle, a [t_start, t_end) interval of time bins from the
@@ -7,9 +7,6 @@
 -- random order; rows in random order.
 -- Inputs: {work}.ml_clusters, {work}.ml_regions. Params: srid, k, count_interval,
 -- window_start. Identifiers: work, build.
-DROP SCHEMA IF EXISTS {build} CASCADE;
-CREATE SCHEMA {build};
-
 DROP TABLE IF EXISTS {work}.ml_group_ids;
 CREATE TABLE {work}.ml_group_ids AS
 SELECT c.cluster_index, c.matched_persons,
@@ -18,23 +15,11 @@ FROM {work}.ml_clusters AS c
 WHERE c.matched_persons >= %(k)s
   AND EXISTS (SELECT 1 FROM {work}.ml_regions AS r WHERE r.cluster_index = c.cluster_index);
 
-CREATE TABLE {build}.groups (
-    group_id  integer PRIMARY KEY,
-    n_persons integer
-);
 INSERT INTO {build}.groups (group_id, n_persons)
 SELECT group_id, catalog.interval_count(matched_persons, %(k)s, %(count_interval)s)
 FROM {work}.ml_group_ids
 ORDER BY random();
 
-CREATE TABLE {build}.group_regions (
-    group_id integer NOT NULL REFERENCES {build}.groups,
-    seq      integer NOT NULL,
-    t_start  timestamptz NOT NULL,
-    t_end    timestamptz NOT NULL,
-    geom     geometry(Polygon, %(srid)s) NOT NULL,
-    PRIMARY KEY (group_id, seq)
-);
 INSERT INTO {build}.group_regions (group_id, seq, t_start, t_end, geom)
 SELECT g.group_id, r.seq,
        %(window_start)s::timestamptz + make_interval(secs => r.t_lo),
@@ -48,11 +33,9 @@ ANALYZE {build}.group_regions;
 
 COMMENT ON TABLE {build}.groups IS
     'One row per published group: a cluster of trajectories of at least k distinct persons (seed 001, MLA) whose trajectories all pass, in order, through every region of the group''s generalized trajectory. The ids are fresh in every release.';
-COMMENT ON COLUMN {build}.groups.group_id IS 'Random id of the group, new in every release (group_regions.group_id).';
 COMMENT ON COLUMN {build}.groups.n_persons IS 'Distinct persons of the group with a fix in every one of its regions, in order, through the interval filter (seed 004 §4.2): the lower end of an interval of count_interval persons starting at k.';
 COMMENT ON TABLE {build}.group_regions IS
     'The generalized trajectory of each group (seed 001: its members aligned, each column of the alignment generalized to the node of the x, y and time hierarchies holding its points). Every region holds fixes of at least k distinct persons; at least k persons have fixes in all of a group''s regions in seq order. Points aligned with gaps, and regions of fewer than k persons, are suppressed.';
-COMMENT ON COLUMN {build}.group_regions.group_id IS 'The group (groups.group_id).';
 COMMENT ON COLUMN {build}.group_regions.seq IS 'Order of the region within the group''s trajectory, from 0.';
 COMMENT ON COLUMN {build}.group_regions.t_start IS 'Start of the region''s time interval [t_start, t_end): window_start + a whole number of time_bin seconds (manifest.parameters).';
 COMMENT ON COLUMN {build}.group_regions.t_end IS 'End of the region''s time interval, excluded.';

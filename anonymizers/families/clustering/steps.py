@@ -121,6 +121,7 @@ def build_groups(spec: dict[str, Any]) -> None:
     """The release tables groups and group_regions (TGeneralizing in PostGIS)."""
     with step("build_groups", spec) as (release, conn):
         params = release.params
+        _release_tables(conn, release)
         run_sql_file(conn, "clustering/080_build_release.sql", {
             "srid": release.srid, "snap": float(params["snap"]), "k": release.k,
             "count_interval": release.count_interval, "window_start": release.window_start,
@@ -147,7 +148,8 @@ def align_clusters(spec: dict[str, Any]) -> dict[str, int]:
                           float(params["coverage"]))
         inside = grid.contains(fixes["x"].to_numpy(float), fixes["y"].to_numpy(float))
         fixes = fixes[inside]
-        run = getattr(mla, release.method)
+        run = {"mla_heuristic": mla.mla_heuristic, "mla_kmeans": mla.mla_kmeans,
+               "mla_iterative_kmeans": mla.mla_iterative_kmeans}[release.method]
         result = run(fixes["traj"].to_numpy(np.int64), fixes["person"].to_numpy(np.int64),
                      fixes["s"].to_numpy(float), fixes["x"].to_numpy(float),
                      fixes["y"].to_numpy(float), k=release.k, grid=grid, seed=_seed(release))
@@ -209,7 +211,14 @@ def _write_aligned(conn: psycopg.Connection, work: str, result: MlaRelease,
 def build_aligned_groups(spec: dict[str, Any]) -> None:
     """The release tables groups and group_regions of an MLA release (PostGIS)."""
     with step("build_aligned_groups", spec) as (release, conn):
+        _release_tables(conn, release)
         run_sql_file(conn, "clustering/085_build_aligned_release.sql", {
             "srid": release.srid, "k": release.k, "count_interval": release.count_interval,
             "window_start": release.window_start},
             work=release.work_schema, build=release.build_schema)
+
+
+def _release_tables(conn: psycopg.Connection, release: Any) -> None:
+    """The empty release tables of every clustering method, in a fresh build schema."""
+    run_sql_file(conn, "clustering/075_release_tables.sql", {"srid": release.srid},
+                 build=release.build_schema)
