@@ -11,8 +11,8 @@ n_persons, each member a trajectory or a piece of one; kam_rec: its published tr
 the error |estimate - true| / true is averaged over rectangles with a true count. Two
 estimates, as MOB's §6.3 (seed 003), over the whole window since kam_rec publishes no time:
 "possibly inside" counts the units with a region or cell overlapping the rectangle,
-"definitely inside" those with a region or cell inside it. Writes tests/benchmarks/results/clustering_utility_table.json and prints a Markdown
-table.
+"definitely inside" those with a region or cell inside it. Writes
+tests/benchmarks/results/clustering_utility_table.json and prints a Markdown table.
 
 Run: .venv/bin/python tests/benchmarks/clustering_utility_table.py [day] [k]
 """
