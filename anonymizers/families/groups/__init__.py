@@ -1,0 +1,1 @@
+"""Trajectory-group anonymization (Nordström 2012): sequences followed by k individuals."""

@@ -1,0 +1,870 @@
+"""Trajectory groups (Nordström 2012, Part I): sequences of places followed by k individuals.
+
+The thesis' trajectory anonymizers, as pure numpy (no database, no Airflow):
+
+* :func:`overlapping_trajectory_groups` is Algorithms 1-3: every contiguous subsequence
+  travelled by at least ``k`` distinct individuals, with its counts. Its output must go
+  through the interval filter (:mod:`.interval_filter`, §4.3.2, §4.5.1).
+* :func:`nonoverlapping_trajectory_groups` is Algorithms 4-5: a greedy that moves up to ``k``
+  sub-trajectories at a time from the best group by eq. 2 (``S = n l^2``) into the anonymized
+  set, removing the moved sub-trajectories' overlapping siblings, so that no part of a
+  trajectory is counted twice. It returns the published groups *and* the private assignment.
+* :func:`origin_destination_groups` is the "Origin - destination groups" part of §4.3.3,
+  run after the nonoverlapping anonymizer.
+
+Input
+-----
+Trajectories are sequences of place codes (the thesis' routes and stations, which it treats
+alike, §3.2), given per visit as three integer arrays ``traj``, ``person``, ``place``, sorted by
+``traj`` then visit order. A *window* is a contiguous run of visits of one trajectory; the
+*length* of a sequence is its number of places (§4.3.2: 10 routes give 55 groups).
+
+Decisions where the thesis is open or silent
+--------------------------------------------
+* *Minimum length* 1: Algorithm 2 yields every ``sequence[i:j]``, ``i < j``, and Figure 1
+  publishes a group of one route.
+* *Counts* (§4.1). A group qualifies when at least ``k`` distinct individuals travelled it;
+  the number the thesis then attaches to it is the number of trajectories. Algorithms 2-3
+  collect subsequences in a *set*, so a trajectory travelling a sequence twice counts once.
+  Both counts are returned; publish ``n_trajectories`` (the thesis) through the interval
+  filter.
+* *Pruning* (not in the thesis, exact): a window is extended by one place only if the
+  sequences of both its prefix and its suffix were followed by ``k`` individuals, since a
+  sequence's individuals are a subset of each of its subsequences' (anti-monotony). The output
+  is that of Algorithm 1 without the infrequent long subsequences ever being built.
+* *Exact keys, no hashing*: at length ``l`` a window's key is ``(rank of its prefix among the
+  frequent (l - 1)-sequences) * n_places + its last place``, which is below
+  ``n_visits * n_places`` and so fits in 64 bits; equal keys are equal sequences.
+* *Group order*: by length, then lexicographically by place code.
+* *Candidates* of Algorithm 4 are the windows (occurrences) of frequent sequences. A trajectory
+  is counted at most once per group: once one of its windows is moved into a group, its other
+  windows of that group are removed, like its siblings.
+* *Siblings* (Algorithm 5, "subseq ∩ otherSubseq ≠ ∅") are read as windows of the *same
+  trajectory* that share a visit (overlapping position ranges); §4.3.3 says "the same original
+  trajectory". Windows of different trajectories of one person are not siblings (§4.1 counts a
+  person once per trajectory). A trajectory that revisits a place may thus have two disjoint
+  windows with common places in two groups.
+* *Score* (eq. 2): ``n`` is the number of distinct individuals still in the group ("the number
+  of people"), ``l`` its length. Ties go to the longer sequence, then the first in group order.
+* *A move* takes up to ``k`` trajectories of *distinct* individuals: the group's remaining
+  windows in a uniformly random order (``rng.permutation``), the first window of each
+  individual in that order, the first ``k`` individuals. A new group so gets ``k`` distinct
+  individuals even when people have several trajectories (the thesis assumes one each).
+* *Dropping* (Algorithm 4's last step): a group not yet in the anonymized set that has fewer
+  than ``k`` distinct individuals left can never reach ``k`` and is dropped. Removing a group's
+  own windows changes no other group, so dropping it when it is next selected is equivalent.
+* *Origin-destination groups* (§4.3.3): the origin and destination of a member are the first
+  and last place of its *original* trajectory (the group's own sequence is public already).
+  A common group is one place ``c`` "together with all its neighboring nodes", the closed
+  neighbourhood ``N[c]``; neighbours are the pairs given (one route each, undirected, as the
+  roads of §5.1 go both ways). A trajectory is in at most one origin and one destination group
+  over the whole release, not per trajectory group, since its origin is one fact. The thesis
+  suggests "an approach similar to the main ... algorithm" with "some score function": we run
+  the same greedy (moves of up to ``k`` individuals, dropping groups that cannot reach ``k``
+  individuals) with score ``n / |N[c]|``, the individuals per place, so a tight group beats a
+  wide one of equal size; ties go to the smaller ``N[c]``, the lower centre, the lower group.
+  A published common group names the whole ``N[c]``, never only the places actually used.
+
+Publishing
+----------
+Publish a group's sequence and its ``n_trajectories``, never the assignment or the members.
+The overlapping output only through :func:`.interval_filter.interval_filter` with
+``I_s = ceil(k/2)`` or ``k`` (§4.3.2, §4.5.1; §6 recommends ``k``). The nonoverlapping output
+and its origin-destination groups need no filter (§4.5.1), unless releases overlap in time or
+in demographic partitioning, which requires ``I_s = k`` (§4.5.2-§4.5.3). The thesis argues
+with one trajectory per person; with several, one person's *different* trajectories may be in
+groups whose sequences share places (different trips), while no visit is counted twice.
+
+Cost. Overlapping: one sort of the surviving windows per length, O(W log W) in all, W the
+number of windows examined, memory O(n_visits). Nonoverlapping and origin-destination: the
+windows of all frequent sequences are kept; a lazy max-heap of groups (scores only decrease),
+and per move the group's remaining windows and the moved trajectories' windows.
+
+References
+----------
+.. [1] Nordström, M. Methods for Anonymizing Patterns of Human Mobility. MSc thesis, Chalmers
+   University of Technology, report 2012:2 (§3.2, §4.1, §4.3 with Algorithms 1-5 and eq. 2,
+   §4.3.3 origin-destination groups, §4.5.1).
+"""
+
+from __future__ import annotations
+
+import heapq
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from anonymizers.errors import InputError
+
+__all__ = [
+    "GroupAssignment",
+    "NonoverlappingGroups",
+    "OriginDestinationGroups",
+    "TrajectoryGroups",
+    "group_score",
+    "nonoverlapping_trajectory_groups",
+    "origin_destination_groups",
+    "overlapping_trajectory_groups",
+]
+
+
+# --- Results --------------------------------------------------------------------------------
+
+@dataclass(frozen=True, eq=False)
+class TrajectoryGroups:
+    """Trajectory groups: one sequence of places each, with how many travelled it.
+
+    Attributes
+    ----------
+    offsets
+        int (G + 1,): group ``i``'s sequence is ``places[offsets[i]:offsets[i + 1]]``.
+    places
+        int: the sequences' place codes (the caller's codes), concatenated.
+    n_persons
+        int (G,): distinct individuals counted in the group (at least ``k``).
+    n_trajectories
+        int (G,): distinct trajectories counted in the group; the number the thesis attaches
+        to a group (§4.1), to be published through the interval filter.
+
+    References
+    ----------
+    .. [1] Nordström 2012, §3.2 (trajectory group), §4.1.
+    """
+
+    offsets: np.ndarray
+    places: np.ndarray
+    n_persons: np.ndarray
+    n_trajectories: np.ndarray
+
+    @property
+    def n_groups(self) -> int:
+        return int(self.n_persons.size)
+
+    @property
+    def length(self) -> np.ndarray:
+        """int (G,): number of places in every group's sequence."""
+        return np.diff(self.offsets)
+
+    def sequence(self, i: int) -> np.ndarray:
+        """The place codes of group ``i``."""
+        return self.places[self.offsets[i]:self.offsets[i + 1]]
+
+
+@dataclass(frozen=True, eq=False)
+class GroupAssignment:
+    """Private: which part of which trajectory was counted in which group. Never publish.
+
+    Row ``a`` says that visits ``start[a] .. stop[a] - 1`` of trajectory ``traj[a]``, counted
+    from its first visit (0), of individual ``person[a]`` spell group ``group[a]``'s sequence
+    and were counted in it: rows ``r + start[a] .. r + stop[a] - 1`` of the input arrays, ``r``
+    the trajectory's first row. Within one trajectory the ranges never overlap, and a
+    trajectory is in a group at most once.
+
+    Attributes
+    ----------
+    group
+        int (A,): index into the published :class:`TrajectoryGroups`.
+    traj, person
+        int (A,): the caller's trajectory and person ids.
+    start, stop
+        int (A,): the half-open range of visit positions within the trajectory.
+
+    References
+    ----------
+    .. [1] Nordström 2012, §4.3.3 and Algorithms 4-5.
+    """
+
+    group: np.ndarray
+    traj: np.ndarray
+    person: np.ndarray
+    start: np.ndarray
+    stop: np.ndarray
+
+
+@dataclass(frozen=True, eq=False)
+class NonoverlappingGroups:
+    """Output of the nonoverlapping anonymizer.
+
+    Attributes
+    ----------
+    groups
+        The published trajectory groups (counts taken from the assignment).
+    assignment
+        The private assignment that produced them (for verification only).
+
+    References
+    ----------
+    .. [1] Nordström 2012, §4.3.3, Algorithm 4.
+    """
+
+    groups: TrajectoryGroups
+    assignment: GroupAssignment
+
+
+@dataclass(frozen=True, eq=False)
+class OriginDestinationGroups:
+    """Common origin and destination groups attached to trajectory groups (§4.3.3).
+
+    Attributes
+    ----------
+    group
+        int (D,): index of the trajectory group (in :attr:`NonoverlappingGroups.groups`)
+        the common group belongs to.
+    is_origin
+        bool (D,): origin group if True, destination group if False.
+    centre
+        int (D,): the place whose closed neighbourhood the common group is.
+    node_offsets, nodes
+        The places of common group ``i`` are ``nodes[node_offsets[i]:node_offsets[i + 1]]``:
+        the centre and every place sharing a neighbour pair with it, ascending.
+    n_persons, n_trajectories
+        int (D,): distinct individuals (at least ``k``) and trajectories whose original
+        trajectory started (origin) or ended (destination) in the group's places; publish
+        ``n_trajectories``, as for trajectory groups.
+    member_group, member_traj, member_person
+        int (M,), private: common group index, trajectory id and person id of every counted
+        trajectory. A trajectory is in at most one origin and at most one destination group.
+
+    References
+    ----------
+    .. [1] Nordström 2012, §4.3.3, "Origin - destination groups".
+    """
+
+    group: np.ndarray
+    is_origin: np.ndarray
+    centre: np.ndarray
+    node_offsets: np.ndarray
+    nodes: np.ndarray
+    n_persons: np.ndarray
+    n_trajectories: np.ndarray
+    member_group: np.ndarray
+    member_traj: np.ndarray
+    member_person: np.ndarray
+
+    def node_set(self, i: int) -> np.ndarray:
+        """The places of common group ``i``."""
+        return self.nodes[self.node_offsets[i]:self.node_offsets[i + 1]]
+
+
+# --- Validated, encoded input ---------------------------------------------------------------
+
+@dataclass(frozen=True, eq=False)
+class _Sequences:
+    """Trajectories in internal order (by person, then trajectory id), places densely coded.
+
+    Internal order puts one person's trajectories together, so that in windows sorted by
+    (sequence, position) persons and trajectories arrive in runs and are counted by run starts.
+    """
+
+    code: np.ndarray  # (N,) dense place code of every visit
+    visit_traj: np.ndarray  # (N,) internal trajectory index of every visit
+    remaining: np.ndarray  # (N,) visits from this one to the end of its trajectory, included
+    start: np.ndarray  # (T,) first visit of every trajectory
+    length: np.ndarray  # (T,)
+    traj_id: np.ndarray  # (T,) the caller's trajectory id
+    person: np.ndarray  # (T,) dense person code
+    person_values: np.ndarray  # dense person code -> the caller's id
+    place_values: np.ndarray  # dense place code -> the caller's code
+
+
+def _checked_sequences(traj: np.ndarray, person: np.ndarray, place: np.ndarray) -> _Sequences:
+    traj_a, person_a, place_a = (_integer_array(name, a) for name, a in
+                                 (("traj", traj), ("person", person), ("place", place)))
+    if not traj_a.size == person_a.size == place_a.size:
+        raise InputError("traj, person and place must have one entry per visit (same lengths)")
+    if traj_a.size == 0:
+        raise InputError("no visits: pass at least one trajectory")
+    same = traj_a[1:] == traj_a[:-1]
+    if (traj_a[1:] < traj_a[:-1]).any():
+        raise InputError("visits must be sorted by traj, then visit order: sort them first")
+    if (person_a[1:] != person_a[:-1])[same].any():
+        bad = traj_a[1:][same & (person_a[1:] != person_a[:-1])][0]
+        raise InputError(f"trajectory {bad} has visits of several persons: one person per "
+                         "trajectory")
+    return _encoded(traj_a, person_a, place_a, np.flatnonzero(np.r_[True, ~same]))
+
+
+def _integer_array(name: str, values: np.ndarray) -> np.ndarray:
+    a = np.asarray(values)
+    if a.ndim != 1 or (a.size and not np.issubdtype(a.dtype, np.integer)):
+        raise InputError(f"{name} must be a 1-d integer array (one entry per visit)")
+    return a.astype(np.int64, copy=False)
+
+
+def _encoded(traj: np.ndarray, person: np.ndarray, place: np.ndarray,
+             first: np.ndarray) -> _Sequences:
+    length = np.diff(np.r_[first, traj.size])
+    person_values, person_code = np.unique(person[first], return_inverse=True)
+    place_values, place_code = _dense_codes(place)
+    order = np.lexsort((traj[first], person_code))
+    start = np.r_[0, np.cumsum(length[order])[:-1]]
+    rows = _ranges(first[order], first[order] + length[order])
+    visit_traj = np.repeat(np.arange(order.size), length[order])
+    return _Sequences(
+        code=place_code[rows].astype(np.int64), visit_traj=visit_traj,
+        remaining=np.repeat(start + length[order], length[order]) - np.arange(traj.size),
+        start=start, length=length[order], traj_id=traj[first][order],
+        person=person_code[order].astype(np.int64), person_values=person_values,
+        place_values=place_values)
+
+
+def _dense_codes(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``np.unique(values, return_inverse=True)``, by a lookup table when the span is small."""
+    low, high = int(values.min()), int(values.max())
+    if high - low > 4 * values.size:
+        return np.unique(values, return_inverse=True)
+    # Place codes usually span a small range: a table avoids sorting every visit.
+    present = np.zeros(high - low + 1, bool)
+    present[values - low] = True
+    code = np.cumsum(present) - 1
+    return np.flatnonzero(present) + low, code[values - low]
+
+
+def _ranges(starts: np.ndarray, stops: np.ndarray) -> np.ndarray:
+    """Concatenated ``arange(starts[i], stops[i])``, without a Python loop."""
+    counts = stops - starts
+    shift = starts - np.r_[0, np.cumsum(counts)[:-1]]
+    return np.repeat(shift, counts) + np.arange(int(counts.sum()))
+
+
+def _check_k(k: int) -> None:
+    if isinstance(k, bool) or not (isinstance(k, int | np.integer) and k >= 1):
+        raise InputError("k must be a positive integer (the number of distinct individuals)")
+
+
+def _generator(seed: int | np.random.Generator) -> np.random.Generator:
+    if isinstance(seed, np.random.Generator):
+        return seed
+    if isinstance(seed, bool) or not (isinstance(seed, int | np.integer) and seed >= 0):
+        raise InputError("seed must be a non-negative integer or a numpy Generator")
+    return np.random.default_rng(int(seed))
+
+
+# --- Algorithms 1-3: all frequent subsequences, one length at a time ------------------------
+
+@dataclass(frozen=True, eq=False)
+class _Level:
+    """The frequent sequences of one length, in lexicographic order."""
+
+    length: int
+    first_window: np.ndarray  # (G_l,) first visit of one window spelling each sequence
+    n_persons: np.ndarray
+    n_trajectories: np.ndarray
+    window: np.ndarray  # first visits of all windows of frequent sequences
+    window_group: np.ndarray  # their sequence's rank at this level
+
+
+def _frequent_levels(seqs: _Sequences, k: int, keep_windows: bool) -> list[_Level]:
+    """Windows of growing length whose sequence has at least k distinct individuals.
+
+    Without ``keep_windows`` only one window per sequence is kept once a level is extended.
+    """
+    n = seqs.code.size
+    rank_at = np.zeros(n, np.int64)  # rank of the frequent sequence starting at a visit
+    pos, key = np.arange(n), seqs.code
+    levels: list[_Level] = []
+    while pos.size:
+        level = _count_level(seqs, key, pos, len(levels) + 1, k)
+        if level.n_persons.size == 0:
+            break
+        pos, key = _extend(seqs, level, rank_at)
+        if not keep_windows:
+            level = replace(level, window=pos[:0], window_group=pos[:0])
+        levels.append(level)
+    return levels
+
+
+def _count_level(seqs: _Sequences, key: np.ndarray, pos: np.ndarray, length: int,
+                 k: int) -> _Level:
+    skey, spos = _sorted_windows(key, pos, seqs.code.size)
+    first = np.r_[True, skey[1:] != skey[:-1]]
+    group = np.cumsum(first) - 1
+    traj = seqs.visit_traj[spos]
+    n_traj = _distinct_runs(first, traj, group)
+    n_persons = _distinct_runs(first, seqs.person[traj], group)
+    frequent = n_persons >= k
+    member = frequent[group]
+    return _Level(length=length, first_window=spos[first][frequent],
+                  n_persons=n_persons[frequent], n_trajectories=n_traj[frequent],
+                  window=spos[member], window_group=(np.cumsum(frequent) - 1)[group[member]])
+
+
+def _sorted_windows(key: np.ndarray, pos: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """Windows sorted by (key, position)."""
+    bits = max(1, (n - 1).bit_length())
+    if int(key.max()).bit_length() + bits <= 63:
+        # Sorting packed values is several times faster than an argsort of the keys.
+        packed = np.sort((key << bits) | pos)
+        return packed >> bits, packed & ((1 << bits) - 1)
+    order = np.lexsort((pos, key))
+    return key[order], pos[order]
+
+
+def _distinct_runs(first: np.ndarray, values: np.ndarray, group: np.ndarray) -> np.ndarray:
+    """Distinct values per group, when values come in runs within each group."""
+    new = first.copy()
+    new[1:] |= values[1:] != values[:-1]
+    return np.bincount(group[new], minlength=int(group[-1]) + 1)
+
+
+def _extend(seqs: _Sequences, level: _Level, rank_at: np.ndarray
+            ) -> tuple[np.ndarray, np.ndarray]:
+    """Windows one place longer whose prefix and suffix are frequent, with their keys."""
+    window, group = _by_position(level.window, level.window_group, seqs.code.size)
+    frequent_here = np.zeros(seqs.code.size, bool)
+    frequent_here[window] = True
+    rank_at[window] = group
+    grow = window[seqs.remaining[window] > level.length]
+    grow = grow[frequent_here[grow + 1]]  # the suffix starts one visit later
+    n_places = seqs.place_values.size
+    return grow, rank_at[grow] * n_places + seqs.code[grow + level.length]
+
+
+def _by_position(window: np.ndarray, group: np.ndarray,
+                 n: int) -> tuple[np.ndarray, np.ndarray]:
+    """Windows and their groups in position order."""
+    # In position order every later gather and scatter over the visits is monotone, which
+    # is several times faster than in sequence order, where each access misses the cache.
+    bits = max(1, int(group.max()).bit_length())
+    if (n - 1).bit_length() + bits <= 63:
+        packed = np.sort((window << bits) | group)
+        return packed >> bits, packed & ((1 << bits) - 1)
+    order = np.argsort(window)
+    return window[order], group[order]
+
+
+def _groups(seqs: _Sequences, levels: list[_Level]) -> TrajectoryGroups:
+    if not levels:
+        empty = np.zeros(0, np.int64)
+        return TrajectoryGroups(np.zeros(1, np.int64), empty, empty, empty)
+    lengths = np.concatenate([np.full(lv.first_window.size, lv.length) for lv in levels])
+    codes = np.concatenate([seqs.code[lv.first_window[:, None] + np.arange(lv.length)].ravel()
+                            for lv in levels])
+    return TrajectoryGroups(
+        offsets=np.r_[0, np.cumsum(lengths)], places=seqs.place_values[codes],
+        n_persons=np.concatenate([lv.n_persons for lv in levels]),
+        n_trajectories=np.concatenate([lv.n_trajectories for lv in levels]))
+
+
+def overlapping_trajectory_groups(traj: np.ndarray, person: np.ndarray, place: np.ndarray,
+                                  k: int) -> TrajectoryGroups:
+    """Every subsequence travelled by at least k distinct individuals (Algorithms 1-3).
+
+    Parameters
+    ----------
+    traj, person, place
+        int (N,): trajectory id, person id and place code of every visit, sorted by ``traj``
+        then visit order; a trajectory has one person.
+    k
+        Minimum number of distinct individuals per group (§4.1).
+
+    Returns
+    -------
+    TrajectoryGroups
+        Ordered by length, then lexicographically. Publish only through the interval filter
+        (§4.3.2), with ``I_s`` of ``ceil(k/2)`` or ``k``.
+
+    Raises
+    ------
+    InputError
+        On empty, unsorted, mismatched or non-integer arrays, a trajectory with two persons,
+        or ``k < 1``.
+
+    References
+    ----------
+    .. [1] Nordström 2012, §4.3.2, Algorithms 1-3; §4.1 (distinct individuals).
+
+    Examples
+    --------
+    >>> g = overlapping_trajectory_groups(np.array([0, 0, 1, 1]), np.array([7, 7, 8, 8]),
+    ...                                   np.array([3, 4, 4, 5]), k=2)
+    >>> g.places.tolist(), g.n_persons.tolist()
+    ([4], [2])
+    """
+    _check_k(k)
+    seqs = _checked_sequences(traj, person, place)
+    return _groups(seqs, _frequent_levels(seqs, k, keep_windows=False))
+
+
+# --- Algorithms 4-5: the greedy over the initial set ----------------------------------------
+
+def group_score(n_persons: np.ndarray, length: np.ndarray) -> np.ndarray:
+    """Eq. 2: S(G) = n l^2, longer sequences before more individuals.
+
+    Examples
+    --------
+    >>> group_score(np.array([3, 2]), np.array([2, 3])).tolist()
+    [12.0, 18.0]
+    """
+    return np.asarray(n_persons, float) * np.asarray(length, float) ** 2
+
+
+@dataclass(frozen=True, eq=False)
+class _Candidates:
+    """Things the greedy can move into groups, sorted by group, trajectory id, start.
+
+    Two candidates of one trajectory are siblings if their ranges overlap or their group is
+    the same; moving one removes the other.
+    """
+
+    group: np.ndarray
+    traj: np.ndarray  # internal trajectory index
+    person: np.ndarray
+    start: np.ndarray
+    stop: np.ndarray
+
+
+def _candidates(group: np.ndarray, traj: np.ndarray, seqs: _Sequences, start: np.ndarray,
+                stop: np.ndarray) -> _Candidates:
+    order = np.lexsort((start, seqs.traj_id[traj], group))
+    return _Candidates(group=group[order], traj=traj[order], person=seqs.person[traj[order]],
+                       start=start[order], stop=stop[order])
+
+
+class _Pool:
+    """The initial set while the greedy empties it: live candidates and persons per group."""
+
+    def __init__(self, c: _Candidates, n_groups: int, n_trajectories: int) -> None:
+        self.c = c
+        self.alive = np.ones(c.group.size, bool)
+        self.group_ptr = np.searchsorted(c.group, np.arange(n_groups + 1))
+        self.by_traj = np.argsort(c.traj, kind="stable")
+        self.traj_ptr = np.searchsorted(c.traj[self.by_traj], np.arange(n_trajectories + 1))
+        n_persons = int(c.person.max()) + 1 if c.person.size else 1
+        pairs, self.pair = np.unique(c.group * n_persons + c.person, return_inverse=True)
+        self.pair_group = pairs // n_persons
+        self.pair_count = np.bincount(self.pair, minlength=pairs.size)
+        self.persons = np.bincount(self.pair_group, minlength=n_groups)
+
+    def members(self, g: int) -> np.ndarray:
+        idx = np.arange(self.group_ptr[g], self.group_ptr[g + 1])
+        return idx[self.alive[idx]]
+
+    def siblings(self, moved: np.ndarray) -> np.ndarray:
+        """Live candidates of the moved ones' trajectories that overlap them or share a group."""
+        c, t = self.c, self.c.traj[moved]
+        lo, hi = self.traj_ptr[t], self.traj_ptr[t + 1]
+        idx = self.by_traj[_ranges(lo, hi)]
+        owner = np.repeat(moved, hi - lo)
+        hit = ((c.start[idx] < c.stop[owner]) & (c.stop[idx] > c.start[owner])
+               | (c.group[idx] == c.group[owner]))
+        return np.unique(idx[hit])
+
+    def remove(self, idx: np.ndarray) -> None:
+        idx = idx[self.alive[idx]]
+        self.alive[idx] = False
+        pairs, counts = np.unique(self.pair[idx], return_counts=True)
+        self.pair_count[pairs] -= counts
+        emptied = pairs[self.pair_count[pairs] == 0]
+        np.subtract.at(self.persons, self.pair_group[emptied], 1)
+
+
+def _pick(members: np.ndarray, person: np.ndarray, k: int,
+          rng: np.random.Generator) -> np.ndarray:
+    """Up to k candidates of distinct persons: first of each person in a random order."""
+    shuffled = members[rng.permutation(members.size)]
+    _, first = np.unique(person[shuffled], return_index=True)
+    return shuffled[np.sort(first)[:k]]
+
+
+def _greedy(c: _Candidates, weight: np.ndarray, rank: np.ndarray, k: int,
+            rng: np.random.Generator) -> np.ndarray:
+    """Algorithm 4's loop: the moved candidates, in the order they were moved.
+
+    Score of group g: (distinct persons left) * weight[g]; ties by the smaller rank[g].
+    Scores only decrease, so the heap is fixed lazily when a stale entry comes up.
+    """
+    n_traj = int(c.traj.max()) + 1 if c.traj.size else 0
+    pool, published = _Pool(c, weight.size, n_traj), np.zeros(weight.size, bool)
+    heap = [(-float(n * w), int(r), g) for g, (n, w, r) in
+            enumerate(zip(pool.persons.tolist(), weight.tolist(), rank.tolist(), strict=True))
+            if n >= k]
+    heapq.heapify(heap)
+    moved: list[np.ndarray] = []
+    while heap:
+        stored, r, g = heapq.heappop(heap)
+        n = int(pool.persons[g])
+        if n == 0 or (n < k and not published[g]):
+            continue  # empty, or can never reach k individuals: dropped
+        if stored != -float(n * weight[g]):
+            heapq.heappush(heap, (-float(n * weight[g]), r, g))
+            continue
+        picked = _pick(pool.members(g), c.person, k, rng)
+        moved.append(picked)
+        published[g] = True
+        pool.remove(pool.siblings(picked))
+        heapq.heappush(heap, (-float(pool.persons[g] * weight[g]), r, g))
+    return np.concatenate(moved) if moved else np.zeros(0, np.int64)
+
+
+def _order_rank(*keys: np.ndarray) -> np.ndarray:
+    """Rank of every item under np.lexsort(keys) (last key primary)."""
+    order = np.lexsort(keys)
+    rank = np.empty(order.size, np.int64)
+    rank[order] = np.arange(order.size)
+    return rank
+
+
+def _window_candidates(seqs: _Sequences, levels: list[_Level]) -> _Candidates:
+    first_group = np.r_[0, np.cumsum([lv.first_window.size for lv in levels])]
+    pos = np.concatenate([lv.window for lv in levels])
+    group = np.concatenate([lv.window_group + first_group[i] for i, lv in enumerate(levels)])
+    length = np.concatenate([np.full(lv.window.size, lv.length) for lv in levels])
+    traj = seqs.visit_traj[pos]
+    start = pos - seqs.start[traj]
+    return _candidates(group, traj, seqs, start, start + length)
+
+
+def nonoverlapping_trajectory_groups(traj: np.ndarray, person: np.ndarray, place: np.ndarray,
+                                     k: int, seed: int | np.random.Generator = 0
+                                     ) -> NonoverlappingGroups:
+    """Groups in which no part of a trajectory is counted twice (Algorithms 4-5, eq. 2).
+
+    Starting from the overlapping anonymizer's output (the initial set), repeatedly move up
+    to ``k`` trajectories of distinct individuals from the group of highest score
+    ``n l^2`` into the anonymized set, remove the moved windows' siblings, and drop groups that
+    can no longer reach ``k`` individuals, until the initial set is empty.
+
+    Parameters
+    ----------
+    traj, person, place
+        As in :func:`overlapping_trajectory_groups`.
+    k
+        Minimum number of distinct individuals per published group.
+    seed
+        Seed or Generator for the random choice of the moved trajectories (§4.3.3: "selected
+        at random"); a fixed seed gives a fixed result.
+
+    Returns
+    -------
+    NonoverlappingGroups
+        The published groups (ordered by length, then lexicographically; counts from the
+        assignment) and the private assignment.
+
+    Raises
+    ------
+    InputError
+        As :func:`overlapping_trajectory_groups`, or on a bad seed.
+
+    References
+    ----------
+    .. [1] Nordström 2012, §4.3.3, eq. 2, Algorithms 4-5.
+
+    Examples
+    --------
+    >>> r = nonoverlapping_trajectory_groups(
+    ...     np.array([0, 0, 0, 1, 1, 1]), np.array([1, 1, 1, 2, 2, 2]),
+    ...     np.array([5, 6, 7, 5, 6, 8]), k=2)
+    >>> r.groups.places.tolist(), r.assignment.start.tolist(), r.assignment.stop.tolist()
+    ([5, 6], [0, 0], [2, 2])
+    """
+    _check_k(k)
+    rng = _generator(seed)
+    seqs = _checked_sequences(traj, person, place)
+    levels = _frequent_levels(seqs, k, keep_windows=True)
+    initial = _groups(seqs, levels)
+    if not levels:
+        return _published(seqs, initial, _empty_candidates(), np.zeros(0, np.int64))
+    candidates = _window_candidates(seqs, levels)
+    length = initial.length
+    moved = _greedy(candidates, length.astype(float) ** 2, _order_rank(
+        np.arange(length.size), -length), k, rng)
+    return _published(seqs, initial, candidates, moved)
+
+
+def _empty_candidates() -> _Candidates:
+    empty = np.zeros(0, np.int64)
+    return _Candidates(empty, empty, empty, empty, empty)
+
+
+def _published(seqs: _Sequences, initial: TrajectoryGroups, c: _Candidates,
+               moved: np.ndarray) -> NonoverlappingGroups:
+    used, group = np.unique(c.group[moved], return_inverse=True)
+    order = np.lexsort((c.start[moved], seqs.traj_id[c.traj[moved]], group))
+    moved, group = moved[order], group[order]
+    n_persons = np.bincount(np.unique(group * seqs.person_values.size + c.person[moved])
+                            // seqs.person_values.size, minlength=used.size)
+    places = initial.places[_ranges(initial.offsets[used], initial.offsets[used + 1])]
+    groups = TrajectoryGroups(
+        offsets=np.r_[0, np.cumsum(initial.length[used])], places=places,
+        n_persons=n_persons, n_trajectories=np.bincount(group, minlength=used.size))
+    assignment = GroupAssignment(
+        group=group, traj=seqs.traj_id[c.traj[moved]],
+        person=seqs.person_values[c.person[moved]], start=c.start[moved], stop=c.stop[moved])
+    return NonoverlappingGroups(groups=groups, assignment=assignment)
+
+
+# --- §4.3.3: origin-destination groups ------------------------------------------------------
+
+@dataclass(frozen=True, eq=False)
+class _Neighbourhoods:
+    """Closed neighbourhoods N[c] of every place, places coded densely in ``universe``."""
+
+    universe: np.ndarray  # sorted place codes: the data's and the neighbour pairs'
+    ptr: np.ndarray  # N[c] = nodes[ptr[c]:ptr[c + 1]]
+    nodes: np.ndarray  # ascending within each N[c]
+
+    def size(self, c: np.ndarray) -> np.ndarray:
+        return self.ptr[c + 1] - self.ptr[c]
+
+
+def _closed_neighbourhoods(place_values: np.ndarray, neighbours: np.ndarray) -> _Neighbourhoods:
+    pairs = np.asarray(neighbours)
+    if pairs.ndim != 2 or pairs.shape[1] != 2 or (
+            pairs.size and not np.issubdtype(pairs.dtype, np.integer)):
+        raise InputError("neighbours must be an integer array of shape (E, 2): place pairs "
+                         "joined by one route (an empty (0, 2) array if none)")
+    pairs = pairs.astype(np.int64)
+    universe = np.unique(np.concatenate([place_values, pairs.ravel()]))
+    a, b = np.searchsorted(universe, pairs[:, 0]), np.searchsorted(universe, pairs[:, 1])
+    n, own = universe.size, np.arange(universe.size)
+    edges = np.unique(np.concatenate([a, b, own]) * n + np.concatenate([b, a, own]))
+    return _Neighbourhoods(universe=universe,
+                           ptr=np.searchsorted(edges // n, np.arange(n + 1)), nodes=edges % n)
+
+
+def _assigned_trajectories(seqs: _Sequences, result: NonoverlappingGroups) -> np.ndarray:
+    """Internal trajectory index of every assignment row, checked against the sequences."""
+    order = np.argsort(seqs.traj_id)
+    at = np.searchsorted(seqs.traj_id[order], result.assignment.traj)
+    internal = order[np.minimum(at, order.size - 1)]
+    if not _spells_groups(seqs, result, internal):
+        raise InputError("groups do not come from these sequences: pass the result of "
+                         "nonoverlapping_trajectory_groups on the same traj, person, place")
+    return internal
+
+
+def _spells_groups(seqs: _Sequences, result: NonoverlappingGroups,
+                   internal: np.ndarray) -> bool:
+    """Whether every assignment row's trajectory, person and visits spell its group."""
+    a, g = result.assignment, result.groups
+    if a.group.size == 0:
+        return True
+    if a.group.min() < 0 or a.group.max() >= g.n_groups:
+        return False
+    if not ((seqs.traj_id[internal] == a.traj).all()
+            and (seqs.person_values[seqs.person[internal]] == a.person).all()
+            and (a.start >= 0).all() and (a.stop <= seqs.length[internal]).all()
+            and (a.stop - a.start == g.length[a.group]).all()):
+        return False
+    first = seqs.start[internal]
+    spelled = seqs.place_values[seqs.code[_ranges(first + a.start, first + a.stop)]]
+    return bool((spelled == g.places[_ranges(g.offsets[a.group], g.offsets[a.group + 1])]).all())
+
+
+@dataclass(frozen=True, eq=False)
+class _CommonGroups:
+    """Published common groups of one kind (origin or destination)."""
+
+    group: np.ndarray
+    centre: np.ndarray  # dense code in the neighbourhoods' universe
+    n_persons: np.ndarray
+    n_trajectories: np.ndarray
+    member_group: np.ndarray
+    member_traj: np.ndarray  # internal trajectory index
+    member_person: np.ndarray  # dense person code
+
+
+def _common_groups(seqs: _Sequences, result: NonoverlappingGroups, internal: np.ndarray,
+                   hood: _Neighbourhoods, k: int, rng: np.random.Generator,
+                   origin: bool) -> _CommonGroups:
+    """The greedy of Algorithm 4 over (trajectory group, N[c]) pairs, score n / |N[c]|."""
+    visit = seqs.start[internal] + (0 if origin else seqs.length[internal] - 1)
+    end = np.searchsorted(hood.universe, seqs.place_values[seqs.code[visit]])
+    lo, hi = hood.ptr[end], hood.ptr[end + 1]
+    row = np.repeat(np.arange(internal.size), hi - lo)  # c in N[end] iff end in N[c]
+    n = hood.universe.size
+    keys, common = np.unique(result.assignment.group[row] * n + hood.nodes[_ranges(lo, hi)],
+                             return_inverse=True)
+    zero = np.zeros(row.size, np.int64)
+    c = _candidates(common, internal[row], seqs, zero, zero + 1)  # one trajectory: siblings
+    size = hood.size(keys % n)
+    moved = _greedy(c, 1.0 / size, _order_rank(keys // n, keys % n, size), k, rng)
+    used, member = np.unique(c.group[moved], return_inverse=True)
+    n_persons = np.bincount(np.unique(member * seqs.person_values.size + c.person[moved])
+                            // seqs.person_values.size, minlength=used.size)
+    return _CommonGroups(group=keys[used] // n, centre=keys[used] % n, n_persons=n_persons,
+                         n_trajectories=np.bincount(member, minlength=used.size),
+                         member_group=member, member_traj=c.traj[moved],
+                         member_person=c.person[moved])
+
+
+def origin_destination_groups(traj: np.ndarray, person: np.ndarray, place: np.ndarray,
+                              groups: NonoverlappingGroups, k: int, neighbours: np.ndarray,
+                              seed: int | np.random.Generator = 0) -> OriginDestinationGroups:
+    """Common origin and destination groups of the nonoverlapping groups' members (§4.3.3).
+
+    For every published trajectory group, the members whose original trajectory started (or
+    ended) within one place's closed neighbourhood ``N[c]`` form a common group; groups of at
+    least ``k`` individuals are chosen greedily (score ``n / |N[c]|``), each trajectory in at
+    most one origin and one destination group.
+
+    Parameters
+    ----------
+    traj, person, place
+        The sequences ``groups`` was computed from.
+    groups
+        The result of :func:`nonoverlapping_trajectory_groups`.
+    k
+        Minimum number of distinct individuals per common group.
+    neighbours
+        int (E, 2): pairs of places joined by a single route (undirected). A place in no
+        pair is a common group on its own.
+    seed
+        Seed or Generator of the random choice of the moved trajectories.
+
+    Returns
+    -------
+    OriginDestinationGroups
+        Sorted by trajectory group, origins before destinations, then centre.
+
+    Raises
+    ------
+    InputError
+        On bad sequences, neighbours, ``k`` or seed, or groups from other sequences.
+
+    References
+    ----------
+    .. [1] Nordström 2012, §4.3.3, "Origin - destination groups".
+
+    Examples
+    --------
+    >>> t, p, x = np.array([0, 0, 1, 1]), np.array([1, 1, 2, 2]), np.array([1, 9, 2, 9])
+    >>> r = nonoverlapping_trajectory_groups(t, p, x, k=2)
+    >>> od = origin_destination_groups(t, p, x, r, 2, np.array([[1, 2]]))
+    >>> od.centre.tolist(), od.is_origin.tolist(), od.node_set(0).tolist()
+    ([1, 9], [True, False], [1, 2])
+    """
+    _check_k(k)
+    rng = _generator(seed)
+    seqs = _checked_sequences(traj, person, place)
+    hood = _closed_neighbourhoods(seqs.place_values, neighbours)
+    internal = _assigned_trajectories(seqs, groups)
+    kinds = [_common_groups(seqs, groups, internal, hood, k, rng, origin)
+             for origin in (True, False)]
+    return _merged(seqs, hood, kinds)
+
+
+def _merged(seqs: _Sequences, hood: _Neighbourhoods,
+            kinds: list[_CommonGroups]) -> OriginDestinationGroups:
+    origin, dest = kinds
+    group = np.r_[origin.group, dest.group]
+    is_origin = np.r_[np.ones(origin.group.size, bool), np.zeros(dest.group.size, bool)]
+    centre = np.r_[origin.centre, dest.centre]
+    order = np.lexsort((hood.universe[centre], ~is_origin, group))
+    new = np.empty(order.size, np.int64)
+    new[order] = np.arange(order.size)
+    member = new[np.r_[origin.member_group, dest.member_group + origin.group.size]]
+    by_member = np.lexsort((seqs.traj_id[np.r_[origin.member_traj, dest.member_traj]], member))
+    sizes = hood.size(centre[order])
+    return OriginDestinationGroups(
+        group=group[order], is_origin=is_origin[order], centre=hood.universe[centre[order]],
+        node_offsets=np.r_[0, np.cumsum(sizes)],
+        nodes=hood.universe[hood.nodes[_ranges(hood.ptr[centre[order]],
+                                               hood.ptr[centre[order] + 1])]],
+        n_persons=np.r_[origin.n_persons, dest.n_persons][order],
+        n_trajectories=np.r_[origin.n_trajectories, dest.n_trajectories][order],
+        member_group=member[by_member],
+        member_traj=seqs.traj_id[np.r_[origin.member_traj, dest.member_traj]][by_member],
+        member_person=seqs.person_values[
+            np.r_[origin.member_person, dest.member_person]][by_member])
