@@ -24,14 +24,14 @@ def _rows(conn: psycopg.Connection, query: str, schema: str) -> list[tuple]:
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("method", ["mla_heuristic", "mla_kmeans", "mla_iterative_kmeans"])
 def test_mla_publishes_through_the_dag_and_an_analyst_reads_it(loaded_city, conn, capsys,
-                                                               analyst_url):
-    code = cli.main(["release", "--dataset", loaded_city, "--method", "mla_iterative_kmeans",
-                     "--k", "3"])
+                                                               analyst_url, method):
+    code = cli.main(["release", "--dataset", loaded_city, "--method", method, "--k", "3"])
     output = capsys.readouterr()
     assert code == 0, output.err
     name = output.out.strip().splitlines()[-1]
-    assert name.startswith("release_city_mla_iterative_kmeans_")
+    assert name.startswith(f"release_city_{method}_")
     assert catalog_rows(conn) == [(name,)]
     assert cli.main(["verify", name]) == 0
     with psycopg.connect(analyst_url) as analyst:
@@ -45,6 +45,8 @@ def test_mla_publishes_through_the_dag_and_an_analyst_reads_it(loaded_city, conn
     assert all(t1 > t0 and t0.minute == t0.second == 0 for _, _, t0, t1, *_ in regions)
     assert all(edge % 10 == 0 for *_, x0, y0, x1, y1 in regions for edge in (x0, y0, x1, y1))
     assert 0 < metrics["mla_loss_ratio"] <= 1
+    assert 0 < metrics["mla_cluster_loss_bits_mean"] <= metrics["mla_loss_bits"]
+    assert 0 < metrics["fixes_published_share"] <= 1
     assert metrics["area_per_location_m2"] > 0
     assert 0 <= metrics["mla_below_k_share_before_repair"] <= 1
 

@@ -31,6 +31,7 @@ CREATE TABLE {work}.ml_members (
 );
 CREATE TABLE {work}.ml_summary (
     loss_bits               bigint NOT NULL,
+    cluster_loss_bits_mean  float8 NOT NULL,
     full_suppression_bits   bigint NOT NULL,
     bits_per_point          integer NOT NULL,
     suppressed_points       bigint NOT NULL,

@@ -37,6 +37,12 @@ def _measure_aligned(conn: psycopg.Connection, release: Any) -> Metrics:
         ("mla_loss_ratio", int(found["loss_bits"]) / bound if bound else float("nan"), "ratio",
          "Information loss in bits (seed 001 eq. 4 over x, y and time, suppressed points at "
          "the root) over the loss of suppressing every point of the window"),
+        ("mla_loss_bits", int(found["loss_bits"]), "bits",
+         "Total information loss in bits (seed 001 eq. 4: x, y and time of every point of "
+         "the window, a suppressed point at the roots)"),
+        ("mla_cluster_loss_bits_mean", _float(found["cluster_loss_bits_mean"]), "bits",
+         "Loss in bits of a published cluster, averaged over the published clusters (seed 001 "
+         "Fig. 4b)"),
         ("mla_bits_per_point", int(found["bits_per_point"]), "bits",
          "Bits a point loses when suppressed: the depths of the x, y and time hierarchies"),
         ("mla_length_increase", _float(found["length_increase"]), "points",

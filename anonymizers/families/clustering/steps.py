@@ -199,6 +199,7 @@ def _write_aligned(conn: psycopg.Connection, work: str, result: MlaRelease,
     lost = outside * result.grid.bits_per_point
     copy_frame(conn, work, "ml_summary", pd.DataFrame([{
         "loss_bits": result.loss_bits + lost,
+        "cluster_loss_bits_mean": float(result.cluster_loss_bits.mean()) if clusters else 0.0,
         "full_suppression_bits": result.full_suppression_bits + lost,
         "bits_per_point": result.grid.bits_per_point,
         "suppressed_points": result.suppressed_points + outside,
