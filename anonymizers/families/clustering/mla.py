@@ -38,6 +38,7 @@ from typing import Any
 
 import numpy as np
 
+from anonymizers.checks import checked_k
 from anonymizers.errors import InputError
 from anonymizers.families.clustering.mla_alignment import progressive_alignment
 from anonymizers.families.clustering.mla_clustering import (
@@ -200,7 +201,8 @@ def mla_heuristic(traj: np.ndarray, person: np.ndarray, t: np.ndarray, x: np.nda
     .. [1] Shaham et al., MLA, §4.3.1, Algorithms 2 and 3.
     """
     data, ids, grid = _prepare(traj, person, t, x, y, epsilon, time_bin, grid)
-    clusters = heuristic_clusters(data, _k(k), grid.bits_per_point, np.random.default_rng(seed))
+    clusters = heuristic_clusters(data, checked_k(k), grid.bits_per_point,
+                                  np.random.default_rng(seed))
     return _release("mla_heuristic", clusters, data, ids, grid, k)
 
 
@@ -218,8 +220,8 @@ def mla_kmeans(traj: np.ndarray, person: np.ndarray, t: np.ndarray, x: np.ndarra
     """
     data, ids, grid = _prepare(traj, person, t, x, y, epsilon, time_bin, grid)
     features = root_distances(data.lengths, grid.depths)
-    return _release("mla_kmeans", kprime_means_clusters(features, _k(k), seed), data, ids, grid,
-                    k)
+    clusters = kprime_means_clusters(features, checked_k(k), seed)
+    return _release("mla_kmeans", clusters, data, ids, grid, k)
 
 
 def mla_iterative_kmeans(traj: np.ndarray, person: np.ndarray, t: np.ndarray, x: np.ndarray,
@@ -236,7 +238,7 @@ def mla_iterative_kmeans(traj: np.ndarray, person: np.ndarray, t: np.ndarray, x:
     """
     data, ids, grid = _prepare(traj, person, t, x, y, epsilon, time_bin, grid)
     features = root_distances(data.lengths, grid.depths)
-    clusters = iterative_kprime_means_clusters(features, data.person, _k(k), seed)
+    clusters = iterative_kprime_means_clusters(features, data.person, checked_k(k), seed)
     return _release("mla_iterative_kmeans", clusters, data, ids, grid, k)
 
 
@@ -407,9 +409,3 @@ def _floats(values: np.ndarray, name: str) -> np.ndarray:
     if array.ndim != 1 or not np.isfinite(array).all():
         raise InputError(f"{name} must be a 1-D array of finite numbers")
     return array
-
-
-def _k(k: int) -> int:
-    if isinstance(k, bool) or not isinstance(k, int | np.integer) or k < 1:
-        raise InputError(f"k must be a positive integer, got {k!r}")
-    return int(k)

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from anonymizers.errors import InputError
+from anonymizers.checks import checked_k
 from anonymizers.families.clustering.mla_alignment import Profile
 
 __all__ = [
@@ -112,7 +112,7 @@ def heuristic_clusters(data: TrajectoryCells, k: int, bits_per_point: int,
     ----------
     .. [1] Shaham et al., MLA, §4.3.1, Algorithm 2.
     """
-    _check_k(k)
+    checked_k(k)
     owner = data.owner
     waiting = np.ones(len(data.lengths), dtype=bool)
     clusters = []
@@ -148,7 +148,7 @@ def kprime_means_clusters(features: np.ndarray, k: int, seed: int) -> list[np.nd
     ----------
     .. [1] Shaham et al., MLA, §4.3.2 (eq. 9-10) and Algorithm 4, line 2.
     """
-    _check_k(k)
+    checked_k(k)
     return _kmeans_groups(np.arange(len(features)), features, k, seed)
 
 
@@ -163,7 +163,7 @@ def iterative_kprime_means_clusters(features: np.ndarray, person: np.ndarray, k:
     ----------
     .. [1] Shaham et al., MLA, §4.3.2, Algorithm 4.
     """
-    _check_k(k)
+    checked_k(k)
     pool = np.arange(len(features))
     clusters: list[np.ndarray] = []
     for round_ in range(len(features) + 1):
@@ -217,7 +217,7 @@ def repair_clusters(clusters: Sequence[np.ndarray], person: np.ndarray, features
     ----------
     .. [1] Shaham et al., MLA, §4.3.2 and Fig. 5b (the share this repair removes).
     """
-    _check_k(k)
+    checked_k(k)
     groups = [np.asarray(c, dtype=np.int64) for c in clusters if len(c)]
     sizes = np.array([person_count(g, person) for g in groups], dtype=np.int64)
     n_traj = sum(len(g) for g in groups)
@@ -246,8 +246,3 @@ def _nearest(sums: np.ndarray, counts: np.ndarray, alive: np.ndarray, small: int
     distance[~alive] = np.inf
     distance[small] = np.inf
     return int(np.argmin(distance))
-
-
-def _check_k(k: int) -> None:
-    if isinstance(k, bool) or not isinstance(k, int | np.integer) or k < 1:
-        raise InputError(f"k must be a positive integer, got {k!r}")

@@ -91,6 +91,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.spatial import ConvexHull, QhullError, cKDTree
 
+from anonymizers.checks import checked_k
 from anonymizers.errors import InputError
 
 __all__ = [
@@ -724,7 +725,7 @@ def initial_seeds(X: np.ndarray, Y: np.ndarray, n_seeds: int, k: int, lam: float
     .. [2] Azimuddin & Desikan 2017 (only its abstract was available).
     """
     X, Y = _checked_positions(X, Y, min_points=2)
-    _check_k(k)
+    checked_k(k)
     if k > X.shape[0]:
         raise InputError(f"k = {k} exceeds the {X.shape[0]} pieces")
     _check_unit("alpha", alpha)
@@ -804,7 +805,7 @@ def tclustering(X: np.ndarray, Y: np.ndarray, k: int, lam: float = 0.6, alpha: f
     _check_unit("lam", lam)
     _check_unit("alpha", alpha)
     n = X.shape[0]
-    _check_k(k)
+    checked_k(k)
     labels = np.full(n, -1, np.int64)
     n_seeds = n // k  # = m if N = m k, else m - 1, with m = ceil(N / k)
     if n_seeds == 0:
@@ -1015,7 +1016,7 @@ def tcaa(pieces: SynchronizedPieces, k: int, lam: float = 0.6, alpha: float = 0.
     """
     if not (isinstance(seed, int | np.integer) and seed >= 0):
         raise InputError("seed must be a non-negative integer")
-    _check_k(k)
+    checked_k(k)
     labels = np.full(pieces.n_pieces, -1, np.int64)
     next_id = 0
     for s in np.unique(pieces.piece_slice):  # one loop per slice, never per pair
@@ -1063,8 +1064,3 @@ def _checked_labels(labels: np.ndarray, n: int) -> np.ndarray:
 def _check_unit(name: str, value: float) -> None:
     if not 0.0 <= value <= 1.0:
         raise InputError(f"{name} must be in [0, 1]")
-
-
-def _check_k(k: int) -> None:
-    if not (isinstance(k, int | np.integer) and k >= 1):
-        raise InputError("k must be a positive integer")

@@ -126,6 +126,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from anonymizers.checks import checked_k, generator
 from anonymizers.errors import InputError
 
 __all__ = [
@@ -388,11 +389,6 @@ def _checked_points(points: np.ndarray, grid: AtomicGrid, k: int) -> np.ndarray:
     return x
 
 
-def _check_k(k: int) -> None:
-    if isinstance(k, bool) or not (isinstance(k, int | np.integer) and k >= 1):
-        raise InputError("k must be a positive integer (the number of individuals)")
-
-
 def _check_count(name: str, value: int, least: int) -> None:
     if isinstance(value, bool) or not (isinstance(value, int | np.integer) and value >= least):
         raise InputError(f"{name} must be an integer of at least {least}")
@@ -402,14 +398,6 @@ def _check_rate(name: str, value: float) -> None:
     if isinstance(value, bool) or not (isinstance(value, int | float | np.floating)
                                        and 0.0 <= value <= 1.0):
         raise InputError(f"{name} must be a probability in [0, 1]")
-
-
-def _generator(seed: int | np.random.Generator) -> np.random.Generator:
-    if isinstance(seed, np.random.Generator):
-        return seed
-    if isinstance(seed, bool) or not (isinstance(seed, int | np.integer) and seed >= 0):
-        raise InputError("seed must be a non-negative integer or a numpy Generator")
-    return np.random.default_rng(int(seed))
 
 
 # --- Information loss: the Kullback penalty (§4.4.3) and the discernability metric ----------
@@ -451,7 +439,7 @@ def kullback_penalty(counts: np.ndarray, sizes: np.ndarray, k: int) -> float:
     >>> round(kullback_penalty(np.array([2, 2]), np.array([1, 3]), k=2), 4)  # 2 log 2 + 2 log 6
     4.9698
     """
-    _check_k(k)
+    checked_k(k)
     n, s = np.asarray(counts), np.asarray(sizes)
     if n.ndim != 1 or n.shape != s.shape or not (_is_integer(n) and _is_integer(s)):
         raise InputError("counts and sizes must be integer arrays of one entry per leaf")
@@ -918,7 +906,7 @@ def genetic_demographic_classes(points: np.ndarray, grid: AtomicGrid, k: int, *,
     >>> r.classes.bounds.lower.ravel().tolist(), r.classes.bounds.upper.ravel().tolist()
     ([0.0, 6.0], [2.0, 8.0])
     """
-    _check_k(k)
+    checked_k(k)
     _check_count("population", population, 1)
     _check_count("generations", generations, 0)
     _check_count("random_trees", random_trees, 0)
@@ -926,7 +914,7 @@ def genetic_demographic_classes(points: np.ndarray, grid: AtomicGrid, k: int, *,
         raise InputError("random_trees must be at most population")
     _check_rate("crossover_rate", crossover_rate)
     _check_rate("mutation_rate", mutation_rate)
-    rng = _generator(seed)
+    rng = generator(seed)
     x = _checked_points(points, grid, k)
     if grid.n_cells > _MAX_TABLE_CELLS:
         raise InputError(f"{grid.n_cells} atomic intervals: the GA counts on a table of at "
@@ -1029,7 +1017,7 @@ def mondrian_demographic_classes(points: np.ndarray, grid: AtomicGrid,
     >>> c.bounds.cell_lower.ravel().tolist(), c.bounds.cell_upper.ravel().tolist(), c.n.tolist()
     ([0, 2], [2, 8], [3, 3])
     """
-    _check_k(k)
+    checked_k(k)
     cells = grid.cells(_checked_points(points, grid, k))
     span = cells.max(axis=0) - cells.min(axis=0)
     los: list[tuple[int, ...]] = []

@@ -94,6 +94,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
+from anonymizers.checks import checked_k, generator
 from anonymizers.errors import InputError
 
 __all__ = [
@@ -327,19 +328,6 @@ def _ranges(starts: np.ndarray, stops: np.ndarray) -> np.ndarray:
     return np.repeat(shift, counts) + np.arange(int(counts.sum()))
 
 
-def _check_k(k: int) -> None:
-    if isinstance(k, bool) or not (isinstance(k, int | np.integer) and k >= 1):
-        raise InputError("k must be a positive integer (the number of distinct individuals)")
-
-
-def _generator(seed: int | np.random.Generator) -> np.random.Generator:
-    if isinstance(seed, np.random.Generator):
-        return seed
-    if isinstance(seed, bool) or not (isinstance(seed, int | np.integer) and seed >= 0):
-        raise InputError("seed must be a non-negative integer or a numpy Generator")
-    return np.random.default_rng(int(seed))
-
-
 # --- Algorithms 1-3: all frequent subsequences, one length at a time ------------------------
 
 @dataclass(frozen=True, eq=False)
@@ -481,7 +469,7 @@ def overlapping_trajectory_groups(traj: np.ndarray, person: np.ndarray, place: n
     >>> g.places.tolist(), g.n_persons.tolist()
     ([4], [2])
     """
-    _check_k(k)
+    checked_k(k)
     seqs = _checked_sequences(traj, person, place)
     return _groups(seqs, _frequent_levels(seqs, k, keep_windows=False))
 
@@ -658,8 +646,8 @@ def nonoverlapping_trajectory_groups(traj: np.ndarray, person: np.ndarray, place
     >>> r.groups.places.tolist(), r.assignment.start.tolist(), r.assignment.stop.tolist()
     ([5, 6], [0, 0], [2, 2])
     """
-    _check_k(k)
-    rng = _generator(seed)
+    checked_k(k)
+    rng = generator(seed)
     seqs = _checked_sequences(traj, person, place)
     levels = _frequent_levels(seqs, k, keep_windows=True)
     initial = _groups(seqs, levels)
@@ -835,8 +823,8 @@ def origin_destination_groups(traj: np.ndarray, person: np.ndarray, place: np.nd
     >>> od.centre.tolist(), od.is_origin.tolist(), od.node_set(0).tolist()
     ([1, 9], [True, False], [1, 2])
     """
-    _check_k(k)
-    rng = _generator(seed)
+    checked_k(k)
+    rng = generator(seed)
     seqs = _checked_sequences(traj, person, place)
     hood = _closed_neighbourhoods(seqs.place_values, neighbours)
     internal = _assigned_trajectories(seqs, groups)
