@@ -34,7 +34,6 @@ CREATE TABLE {work}.ml_summary (
     cluster_loss_bits_mean  float8 NOT NULL,
     full_suppression_bits   bigint NOT NULL,
     bits_per_point          integer NOT NULL,
-    suppressed_points       bigint NOT NULL,
     merged_clusters         integer NOT NULL,
     suppressed_clusters     integer NOT NULL,
     below_k_share           float8 NOT NULL,

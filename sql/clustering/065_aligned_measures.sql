@@ -3,7 +3,7 @@
 -- the published regions, the persons of the window in a published group, and the fixes
 -- generalized into a published region.
 -- Identifiers: work, build.
-SELECT s.loss_bits, s.cluster_loss_bits_mean, s.full_suppression_bits, s.bits_per_point, s.suppressed_points,
+SELECT s.loss_bits, s.cluster_loss_bits_mean, s.full_suppression_bits, s.bits_per_point,
        s.merged_clusters, s.suppressed_clusters, s.below_k_share, s.length_increase,
        s.area_per_location_m2,
        (SELECT avg(ST_Area(geom)) FROM {build}.group_regions) AS area_per_region_m2,

@@ -2,13 +2,10 @@
 -- verifier itself (never from the anonymizer's tables): the release's window
 -- (window_start <= t < window_end), inside the CRS's area of use, projected to srid, with
 -- a spatial index and one on (trajectory, time) for clustering_sequence_support.sql.
--- traj and person number the raw trajectory and person ids.
 -- Params: dataset_id, window_start, window_end, srid, lon_min, lon_max, lat_min, lat_max.
 DROP TABLE IF EXISTS pg_temp.ml_verify_fixes;
 CREATE TEMP TABLE ml_verify_fixes ON COMMIT DROP AS
-SELECT dense_rank() OVER (ORDER BY traj_id) AS traj,
-       dense_rank() OVER (ORDER BY user_id) AS person,
-       t, xy, ST_X(xy) AS x, ST_Y(xy) AS y
+SELECT traj_id AS traj, user_id AS person, t, xy, ST_X(xy) AS x, ST_Y(xy) AS y
 FROM (SELECT traj_id, user_id, t, ST_Transform(geom, %(srid)s) AS xy
       FROM raw.points
       WHERE dataset_id = %(dataset_id)s

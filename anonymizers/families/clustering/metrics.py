@@ -32,9 +32,8 @@ def _measure_aligned(conn: psycopg.Connection, release: Any) -> Metrics:
     found = {name: values[0] for name, values in fetch_columns(
         conn, "clustering/065_aligned_measures.sql", work=release.work_schema,
         build=release.build_schema).items()}
-    bound = int(found["full_suppression_bits"])
     rows: list[MetricRow] = [
-        ("mla_loss_ratio", int(found["loss_bits"]) / bound if bound else float("nan"), "ratio",
+        ("mla_loss_ratio", _share(found["loss_bits"], found["full_suppression_bits"]), "ratio",
          "Information loss in bits (seed 001 eq. 4 over x, y and time, suppressed points at "
          "the root) over the loss of suppressing every point of the window"),
         ("mla_loss_bits", int(found["loss_bits"]), "bits",

@@ -163,7 +163,7 @@ def _core_grid(fixes: pd.DataFrame, epsilon: float, time_bin: int, n_bins: int,
     """The anchored grid (:meth:`Grid.anchored`) of the central ``coverage`` share of the
     fixes on each axis. Why not all of them: one GPS outlier hundreds of kilometres away
     would deepen both hierarchies and blow up every region whose column it joins; the
-    fixes outside the block are suppressed and counted instead."""
+    fixes outside the block are suppressed instead (charged the full loss in bits)."""
     from anonymizers.families.clustering.mla_loss import Grid
 
     tail = (1.0 - coverage) / 2
@@ -202,7 +202,6 @@ def _write_aligned(conn: psycopg.Connection, work: str, result: MlaRelease,
         "cluster_loss_bits_mean": float(result.cluster_loss_bits.mean()) if clusters else 0.0,
         "full_suppression_bits": result.full_suppression_bits + lost,
         "bits_per_point": result.grid.bits_per_point,
-        "suppressed_points": result.suppressed_points + outside,
         "merged_clusters": result.merged_clusters,
         "suppressed_clusters": result.suppressed_clusters,
         "below_k_share": result.below_k_share, "length_increase": result.length_increase,
