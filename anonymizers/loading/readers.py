@@ -2,11 +2,14 @@
 
 The columns are traj_id, user_id, t, lon, lat; user_id is absent when the file has none
 (persons unknown: validation.py and the loader take each trajectory as its own person).
+Visits to places (traj_id, user_id, t, place) are read by the same CSV reader
+(places.py turns them into points).
 """
 
 from __future__ import annotations
 
 import gzip
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -17,7 +20,7 @@ import pyarrow.csv as pacsv
 from anonymizers.errors import InputError
 from anonymizers.loading.validation import POINT_COLUMNS, check_columns
 
-__all__ = ["PointFile", "read_points"]
+__all__ = ["PointFile", "csv_header", "read_csv_table", "read_points"]
 
 TABLE_SUFFIXES = (".parquet", ".geoparquet", ".gpkg")
 
@@ -42,29 +45,43 @@ def read_points(path: Path) -> PointFile:
         raise InputError(f"{path}: no such file. Check the path.")
     if path.suffix.lower() in TABLE_SUFFIXES:
         return PointFile(_read_geo_table(path), str(path), 1)
-    return PointFile(_read_csv(path), str(path), 2)
+    expected = f"a header {','.join(POINT_COLUMNS)} and one row per GPS fix"
+    return PointFile(read_csv_table(path, _point_columns, expected), str(path), 2)
 
 
-def _header(path: Path) -> list[str]:
+def _point_columns(header: list[str], source: str) -> list[str]:
+    """check_columns, after telling a file of visits to places what it needs."""
+    if "place" in header and "lon" not in header and "lat" not in header:
+        raise InputError(
+            f"{source}: the file has a place column and no lon,lat: it holds visits to "
+            "places, not GPS fixes. Give the places' coordinates with --places PLACES "
+            "(a CSV place,lon,lat, or a GeoPackage/GeoJSON of points with a place column).")
+    return check_columns(header, source)
+
+
+def csv_header(path: Path, expected: str) -> list[str]:
+    """The column names of a CSV file (optionally .gz); ``expected`` says what an empty
+    file should have held."""
     opener = gzip.open if path.suffix == ".gz" else open
     with opener(path, "rt", encoding="utf-8-sig", errors="replace") as handle:
         first = handle.readline()
     if not first.strip():
-        raise InputError(f"{path}: the file is empty. Expected a header "
-                         f"{','.join(POINT_COLUMNS)} and one row per GPS fix.")
+        raise InputError(f"{path}: the file is empty. Expected {expected}.")
     return [name.strip().strip('"') for name in first.rstrip("\r\n").split(",")]
 
 
-def _read_csv(path: Path) -> pa.Table:
-    header = _header(path)
-    columns = check_columns(header, str(path))
+def read_csv_table(path: Path, check: Callable[[list[str], str], list[str]],
+                   expected: str) -> pa.Table:
+    """The columns of a CSV file that ``check`` picks from its header, all as text."""
+    header = csv_header(path, expected)
+    columns = check(header, str(path))
     # Everything as text: parsing is the validator's job, so that it can name the bad rows.
     types = {name: pa.string() for name in columns}
     # The names as checked (stripped of spaces, quotes and a BOM), not Arrow's raw header.
     names = pacsv.ReadOptions(column_names=header, skip_rows=1)
     try:
-        table = pacsv.read_csv(path, read_options=names,
-                               convert_options=pacsv.ConvertOptions(column_types=types))
+        table = pacsv.read_csv(path, read_options=names, convert_options=pacsv.ConvertOptions(
+            column_types=types, include_columns=columns))
     except pa.ArrowInvalid as error:
         raise InputError(f"{path}: not a readable CSV file ({error}).") from error
     return table.select(columns)

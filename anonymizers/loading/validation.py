@@ -27,6 +27,7 @@ Dropped rows are counted per reason in the load report, with the first line numb
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import NoReturn
 
 import numpy as np
 import pandas as pd
@@ -35,7 +36,7 @@ import pyarrow.compute as pc
 
 from anonymizers.errors import InputError
 
-__all__ = ["POINT_COLUMNS", "ValidatedPoints", "check_columns", "validate_points"]
+__all__ = ["POINT_COLUMNS", "ValidatedPoints", "check_columns", "reject_rows", "validate_points"]
 
 POINT_COLUMNS = ("traj_id", "user_id", "t", "lon", "lat")
 # user_id may be left out when the persons are unknown (each trajectory is its own person).
@@ -60,36 +61,43 @@ class ValidatedPoints:
     examples: dict[str, list[int]] = field(default_factory=dict)
 
 
-def check_columns(found: list[str], source: str) -> list[str]:
-    """The point columns of ``found`` in POINT_COLUMNS' order; rejects any other set.
+def check_columns(found: list[str], source: str,
+                  expected: tuple[str, ...] = POINT_COLUMNS) -> list[str]:
+    """The columns of ``found`` in ``expected``'s order; rejects any other set.
 
     The columns are traj_id,user_id,t,lon,lat in any order, or the same without user_id
     (persons unknown). A file that is neither is told what the full set misses: a missing
     user_id is named only next to another problem (a renamed person column, say).
+    ``expected`` is another such set (visits to places: traj_id,user_id,t,place).
     """
-    unexpected = [c for c in found if c not in POINT_COLUMNS]
-    repeated = sorted({c for c in found if c in POINT_COLUMNS and found.count(c) > 1})
-    missing = [c for c in POINT_COLUMNS if c not in found]
+    unexpected = [c for c in found if c not in expected]
+    repeated = sorted({c for c in found if c in expected and found.count(c) > 1})
+    missing = [c for c in expected if c not in found]
     if missing == list(OPTIONAL_COLUMNS) and not unexpected and not repeated:
-        return [c for c in POINT_COLUMNS if c in found]
+        return [c for c in expected if c in found]
     problems = [f"{what} {', '.join(names)}" for what, names in
                 (("missing", missing), ("unexpected", unexpected), ("repeated", repeated))
                 if names]
     if problems:
-        anonymous = ",".join(c for c in POINT_COLUMNS if c not in OPTIONAL_COLUMNS)
+        anonymous = ",".join(c for c in expected if c not in OPTIONAL_COLUMNS)
         raise InputError(
-            f"{source}: columns must be {','.join(POINT_COLUMNS)} (or {anonymous} when the "
+            f"{source}: columns must be {','.join(expected)} (or {anonymous} when the "
             f"persons are unknown); {'; '.join(problems)}. "
             "Rename or remove columns so the header matches."
         )
-    return list(POINT_COLUMNS)
+    return list(expected)
 
 
 def _lines(positions: np.ndarray, line_offset: int) -> list[int]:
     return [int(p) + line_offset for p in positions[:EXAMPLES]]
 
 
-def _reject(source: str, what: str, positions: np.ndarray, line_offset: int, fix: str) -> None:
+def reject_rows(source: str, what: str, positions: np.ndarray, line_offset: int,
+                fix: str) -> NoReturn:
+    """Refuse the file: how many rows have ``what``, the first lines (or rows), ``fix``.
+
+    ``positions`` are 0-based row positions; ``line_offset`` as in validate_points.
+    """
     label = "line" if line_offset == 2 else "row"
     raise InputError(
         f"{source}: {len(positions)} row(s) with {what} "
@@ -120,7 +128,7 @@ def _encode_ids(values: pa.ChunkedArray, column: str, source: str,
     blank = np.fromiter((not name.strip() for name in distinct), bool, len(distinct))
     empty = np.flatnonzero(missing | blank[indices]) if len(distinct) else np.flatnonzero(missing)
     if len(empty):
-        _reject(source, f"an empty {column}", empty, line_offset,
+        reject_rows(source, f"an empty {column}", empty, line_offset,
                 f"Every row needs a {column}; fix or remove those rows.")
     # Byte order of UTF-8 is code point order: the order of Python's (and pandas') sort.
     text_order = pc.array_sort_indices(encoded.dictionary).to_numpy()
@@ -147,7 +155,7 @@ def _check_identifiers(table: pa.Table, source: str, line_offset: int) -> tuple[
     shared = np.flatnonzero(lowest != highest)
     if len(shared):
         positions = np.flatnonzero(traj.codes == shared[0])
-        _reject(source, f"traj_id {traj.names[shared[0]]!r} under several user_ids "
+        reject_rows(source, f"traj_id {traj.names[shared[0]]!r} under several user_ids "
                 f"({len(shared)} such trajectories)", positions, line_offset,
                 "A trajectory belongs to one person: give each person's trips their own traj_id.")
     return traj, user
@@ -184,7 +192,7 @@ def _parse_timestamps(raw: pa.ChunkedArray, source: str, line_offset: int) -> np
         parsed = pd.to_datetime(values, format="ISO8601", utc=True, errors="coerce")
     bad = np.flatnonzero(parsed.isna().to_numpy())
     if len(bad):
-        _reject(source, "an unparseable timestamp in column t", bad, line_offset,
+        reject_rows(source, "an unparseable timestamp in column t", bad, line_offset,
                 "Use ISO-8601, e.g. 2008-02-02T07:36:08Z (no offset means UTC).")
     return _nanoseconds(parsed.dt.floor("us")) // 1000
 
@@ -207,12 +215,12 @@ def _check_order(traj: np.ndarray, ts: np.ndarray, positions: np.ndarray | None,
         seen = np.zeros(traj.max() + 1, dtype=bool)
         starts = np.flatnonzero(~same)
         again = [row for row in starts if seen[traj[row]] or seen.__setitem__(traj[row], True)]
-        _reject(source, "a traj_id whose rows are not contiguous",
+        reject_rows(source, "a traj_id whose rows are not contiguous",
                 _at(positions, np.array(again)), line_offset,
                 "Sort the file by traj_id, t, or load with --sort.")
     backwards = np.flatnonzero(same & np.r_[False, ts[1:] < ts[:-1]])
     if len(backwards):
-        _reject(source, "a timestamp earlier than the previous one of its trajectory",
+        reject_rows(source, "a timestamp earlier than the previous one of its trajectory",
                 _at(positions, backwards), line_offset,
                 "Sort the file by traj_id, t, or load with --sort.")
     return same
