@@ -74,7 +74,8 @@ def cmd_load(args: argparse.Namespace) -> int:
 
     url = _ensure_database()
     started = time.monotonic()
-    result = load_dataset(args.file, args.dataset, persons=args.persons, replace=args.replace,
+    result = load_dataset(args.file, args.dataset, persons=args.persons,
+                          places=getattr(args, "places", None), replace=args.replace,
                           sort=args.sort, url=url)
     print(result.summary())
     if warning := result.warning():  # persons unknown: k will count trajectories
@@ -270,8 +271,13 @@ def _parser() -> argparse.ArgumentParser:
     gen.add_argument("--days", type=int, default=1)
     gen.set_defaults(func=cmd_generate)
     load = sub.add_parser("load", help="validate and load a CSV/GeoParquet/GPKG into raw")
-    load.add_argument("file", type=Path)
+    load.add_argument("file", type=Path, help="GPS fixes: CSV traj_id,user_id,t,lon,lat, "
+                      "GeoParquet or GeoPackage; with --places: CSV traj_id,user_id,t,place")
     load.add_argument("--dataset", required=True)
+    load.add_argument("--places", type=Path,
+                      help="FILE holds visits to places (stations, cell towers): their "
+                           "positions, a CSV place,lon,lat (WGS84) or a GeoPackage/GeoJSON "
+                           "of points with a place column")
     load.add_argument("--persons", type=Path, help="CSV with user_id and demographic columns")
     load.add_argument("--replace", action="store_true", help="swap an existing dataset atomically")
     load.add_argument("--sort", action="store_true", help="sort rows by traj_id, t before checks")

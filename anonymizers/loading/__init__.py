@@ -1,4 +1,8 @@
-"""Load raw movement data into PostGIS: read, validate, report, COPY, all or nothing."""
+"""Load raw movement data into PostGIS: read, validate, report, COPY, all or nothing.
+
+GPS fixes (readers.py), or visits to places with a places file (places.py: each visit
+becomes a fix at its place, then the same validation and storing).
+"""
 
 from __future__ import annotations
 
@@ -15,9 +19,10 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from anonymizers.errors import InputError
-from anonymizers.loading.binary_copy import PointRows
+from anonymizers.loading.binary_copy import PlaceRows, PointRows
 from anonymizers.loading.leaves import plan_leaves, split_leaves
 from anonymizers.loading.persons import check_referenced, read_persons
+from anonymizers.loading.places import check_every_trajectory_kept, read_places, read_visits
 from anonymizers.loading.readers import PointFile, read_points
 from anonymizers.loading.store import DatasetRecord, store_dataset
 from anonymizers.loading.validation import ValidatedPoints, validate_points
@@ -49,6 +54,8 @@ class LoadResult:
             f"{persons}, {self.record.t_min} .. {self.record.t_max}",
             f"rows read {report['rows_read']}, dropped {sum(dropped.values())}",
         ]
+        if "n_places" in report:  # visits: each point is a visit to one of these places
+            lines.insert(1, f"{report['n_places']} places from {self.record.places_file}")
         for reason, count in dropped.items():
             example = ", ".join(map(str, report["examples"][reason]))
             lines.append(f"  dropped {count:>8} {reason} (e.g. {report['unit']} {example})")
@@ -90,6 +97,21 @@ def _record(name: str, path: Path, persons_path: Path | None, rows_read: int,
     )
 
 
+def _with_places(record: DatasetRecord, path: Path, places: PlaceRows) -> DatasetRecord:
+    """The record of a place-sequence dataset: its places file, their number and digest."""
+    record.places_file = str(path.resolve())
+    record.load_report |= {"n_places": len(places), "places_sha256": _sha256(path)}
+    return record
+
+
+def _read(path: Path, places: Path | None) -> tuple[PointFile, PlaceRows | None]:
+    """GPS fixes; or, with a places file, visits turned into fixes at its places."""
+    if places is None:
+        return read_points(path), None
+    place_rows = read_places(places)
+    return read_visits(path, place_rows, str(places)), place_rows
+
+
 def _kept_ids(table: pa.Table, column: str, order: np.ndarray | None) -> pa.StringArray:
     """The kept ids in load order, taken by Arrow (no Python string per row)."""
     ids = table.column(column).combine_chunks().cast(pa.string())
@@ -102,7 +124,8 @@ def _no_persons_without_user_id(points: PointFile, persons: Path | None) -> None
         raise InputError(
             f"{persons}: a persons file was given, but {points.source} has no user_id "
             "column, so no point says which person it belongs to. Add a user_id column to "
-            "the points (traj_id,user_id,t,lon,lat), or load without --persons.")
+            "the points (traj_id,user_id,t,lon,lat; visits: traj_id,user_id,t,place), or "
+            "load without --persons.")
 
 
 def _referenced_persons(frame: pd.DataFrame, user_ids: pa.StringArray,
@@ -116,10 +139,16 @@ def _referenced_persons(frame: pd.DataFrame, user_ids: pa.StringArray,
 
 
 def load_dataset(path: Path | str, dataset: str, *, persons: Path | str | None = None,
-                 replace: bool = False, sort: bool = False, url: str | None = None) -> LoadResult:
-    """Validate ``path`` (and ``persons``) and load them as ``dataset``, all or nothing."""
+                 places: Path | str | None = None, replace: bool = False, sort: bool = False,
+                 url: str | None = None) -> LoadResult:
+    """Validate ``path`` (and ``persons``) and load them as ``dataset``, all or nothing.
+
+    With ``places``, ``path`` holds visits (traj_id,user_id,t,place) to the places of that
+    file (places.py); they are stored as fixes at their places, the places in raw.places.
+    """
     path = Path(path)
     persons = Path(persons) if persons is not None else None
+    places = Path(places) if places is not None else None
     if not DATASET_NAME.fullmatch(dataset):
         raise InputError(f"dataset name {dataset!r}: use 1-20 lowercase letters, digits or _, "
                          "starting with a letter (it becomes part of schema names).")
@@ -128,10 +157,12 @@ def load_dataset(path: Path | str, dataset: str, *, persons: Path | str | None =
     with ThreadPoolExecutor(max_workers=2) as helper:
         sha256 = helper.submit(_sha256, path)
         person_file = helper.submit(read_persons, persons) if persons else None
-        points = read_points(path)
+        points, place_rows = _read(path, places)
         _no_persons_without_user_id(points, persons)
         checked = validate_points(points.table, points.source, sort=sort,
                                   line_offset=points.line_offset)
+        if place_rows is not None:
+            check_every_trajectory_kept(checked, points)
         plan = plan_leaves(checked.traj_codes, len(checked.traj_names))
         traj_ids = _kept_ids(points.table, "traj_id", checked.order)
         # Persons unknown: each trajectory is its own person (the same Arrow array).
@@ -144,6 +175,8 @@ def load_dataset(path: Path | str, dataset: str, *, persons: Path | str | None =
         unit = "line" if points.line_offset == 2 else "row"
         record = _record(dataset, path, persons, points.table.num_rows, checked,
                          sha256.result(), unit)
+    if places is not None and place_rows is not None:
+        record = _with_places(record, places, place_rows)
     leaves = split_leaves(rows, plan)
-    dataset_id = store_dataset(url, record, leaves, person_frame, replace)
+    dataset_id = store_dataset(url, record, leaves, person_frame, replace, place_rows)
     return LoadResult(dataset_id, record)

@@ -13,7 +13,9 @@ persons go to ``raw.persons_<id>``, a partition of raw.persons:
 2. publish: one short transaction checks the name (refuse, or --replace), registers the
    dataset, gathers the leaves under ``raw.points_<id>``, attaches that to raw.points and
    the persons to raw.persons: every CHECK and index already matches, so no scan and no
-   index build; the persons' foreign key is checked by one query.
+   index build; the persons' foreign key is checked by one query. The places of a
+   place-sequence dataset (a few thousand rows at most, as a rule) are copied into
+   raw.places by that same transaction.
 
 A failure drops those tables; a killed load leaves committed ones that the next load
 drops (orphan_partitions.sql), after checking no running load holds them (advisory lock).
@@ -32,9 +34,14 @@ import psycopg
 from psycopg import sql
 
 from anonymizers.db.connection import connect
-from anonymizers.db.sqlfiles import run_sql_file
+from anonymizers.db.sqlfiles import compose_sql, run_sql_file
 from anonymizers.errors import InputError
-from anonymizers.loading.binary_copy import COLUMNS, binary_copy_chunks
+from anonymizers.loading.binary_copy import (
+    COLUMNS,
+    PlaceRows,
+    binary_copy_chunks,
+    binary_copy_places,
+)
 from anonymizers.loading.leaves import Leaf
 from anonymizers.loading.persons import KNOWN_COLUMNS
 
@@ -62,6 +69,7 @@ class DatasetRecord:
     lon_median: float
     lat_median: float
     load_report: dict
+    places_file: str | None = None  # a place-sequence dataset's places (raw.places)
 
 
 def persons_csv(persons: pd.DataFrame, dataset_id: int) -> bytes:
@@ -187,7 +195,7 @@ def _gather(conn: psycopg.Connection, dataset_id: int, leaves: list[Leaf]) -> No
 
 
 def _publish(url: str | None, dataset_id: int, leaves: list[Leaf], record: DatasetRecord,
-             with_persons: bool, replace: bool) -> None:
+             with_persons: bool, replace: bool, places: PlaceRows | None) -> None:
     with connect(url) as conn:
         # Two loads of one name serialise here rather than race on the UNIQUE constraint.
         conn.execute("SELECT pg_advisory_xact_lock(hashtext('raw.datasets:' || %s))",
@@ -202,6 +210,9 @@ def _publish(url: str | None, dataset_id: int, leaves: list[Leaf], record: Datas
         params = {**asdict(record), "dataset_id": dataset_id,
                   "load_report": json.dumps(record.load_report)}
         run_sql_file(conn, "load/insert_dataset.sql", params)
+        if places is not None:
+            _copy(conn, compose_sql("load/copy_places.sql"),
+                  [binary_copy_places(dataset_id, places)])
         _gather(conn, dataset_id, leaves)
         if with_persons:
             run_sql_file(conn, "load/attach_persons.sql", {"dataset_id": dataset_id},
@@ -216,8 +227,10 @@ def _drop_staged(guard: psycopg.Connection, dataset_id: int, leaves: list[Leaf])
 
 
 def store_dataset(url: str | None, record: DatasetRecord, leaves: list[Leaf],
-                  persons: pd.DataFrame | None, replace: bool) -> int:
-    """Load one dataset; returns its id. On any failure nothing of it stays visible."""
+                  persons: pd.DataFrame | None, replace: bool,
+                  places: PlaceRows | None = None) -> int:
+    """Load one dataset (and its places, if any); returns its id. On any failure nothing
+    of it stays visible."""
     with connect(url, autocommit=True) as guard:
         exists = guard.execute("SELECT 1 FROM raw.datasets WHERE name = %s",
                                (record.name,)).fetchone()
@@ -226,7 +239,7 @@ def store_dataset(url: str | None, record: DatasetRecord, leaves: list[Leaf],
         dataset_id = _draw_id(guard)
         try:
             _build(url, dataset_id, leaves, persons)
-            _publish(url, dataset_id, leaves, record, persons is not None, replace)
+            _publish(url, dataset_id, leaves, record, persons is not None, replace, places)
         except BaseException:
             _drop_staged(guard, dataset_id, leaves)
             raise
