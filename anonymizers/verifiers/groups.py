@@ -1,0 +1,660 @@
+"""Verify a trajectory-groups release (tg_overlapping, tg_nonoverlapping; seed 004) from raw data.
+
+It reads only the release (or build) schema under test, the run's private work tables when
+they still exist, the ledger and ``raw``; it never imports the groups anonymizer nor runs
+its SQL (``sql/groups``): places, visits, sequences, neighbours and hidden bounds are
+derived again by ``sql/verify/groups_*.sql``. First the machinery's shared rules
+(:mod:`anonymizers.verifiers.base`), then Nordström's model:
+
+1. **places**: every published place is the dataset's place of that name, at its position
+   (place-sequence datasets), or exactly its cell of the fixed grid (GPS datasets); every
+   place is named by a group or od group, and every named place is published;
+2. **groups** (§4.3): each sequence is a contiguous part of the window's place sequences of
+   at least k distinct persons; ``length`` is its number of places; the count interval is
+   one of the interval filter's (§4.2: size I, starting at k) and holds the true count
+   (tg_overlapping: trajectories containing the sequence; tg_nonoverlapping: trajectories
+   assigned to the group, or, without the assignment, not more than contain it);
+   tg_overlapping needs I >= ceil(k/2) (§4.5.1);
+3. **assignment** (before publication, from the work schema): every row's visits spell its
+   group's sequence; under tg_nonoverlapping no two rows of one trajectory overlap, a
+   trajectory is counted once per group, and every group has k distinct assigned persons;
+4. **origin / destination groups** (§4.3.3): of a published group; their places are a place
+   and all its neighbours (Delaunay edges of the dataset's places, or the 8 cells around a
+   cell among the visited ones); with the private members: assigned to the group, starting
+   (origin) / ending (destination) their whole window sequence there, at most one origin
+   and one destination group per trajectory, k distinct persons, count in the interval;
+   without them: k distinct persons could be members;
+5. **demographic classes** (§4.4): bounds on the public atomic grid, non-empty boxes inside
+   the domain, disjoint within a group; the persons of the group inside a box, and inside
+   each attribute's interval, are at least as many as boundary hiding can leave there from
+   k members (:func:`hidden_box_floor`: a hidden box may hold fewer than k); with the
+   private members: k distinct persons of the group, each in one class, count in the
+   interval, and the bounds exactly those §4.4.5 hides to.
+
+Checks that need the private work tables are reported as not available in ``checks`` for a
+published release (its work schema is gone), never as violations.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from dataclasses import dataclass
+from typing import Any
+
+import psycopg
+
+from anonymizers.db.sqlfiles import fetch_columns, run_sql_file
+from anonymizers.errors import InputError
+from anonymizers.release.spec import area_of_use
+from anonymizers.verifiers.base import (
+    ReleaseUnderTest,
+    VerifierResult,
+    check_shared_rules,
+    read_release,
+)
+
+__all__ = ["GROUPS_METHODS", "Attribute", "hidden_box_floor", "parse_demographic_grid",
+           "verify_groups_release", "verify_release"]
+
+# The methods this verifier judges (its own list: it never reads the anonymizer's registry).
+GROUPS_METHODS = frozenset({"tg_overlapping", "tg_nonoverlapping"})
+RELEASE_TABLES = ("places", "groups", "od_groups", "demographic_classes", "manifest")
+PRIVATE_TABLES = ("tg_published_assignment", "tg_published_od_members",
+                  "tg_published_class_members")
+SHOWN_GROUPS = 5  # items named per kind of violation
+NOT_AVAILABLE = "not available (no work schema: a published release keeps no members)"
+Table = tuple[str, str]
+
+
+# --------------------------------------------------------------------------- settings
+
+
+@dataclass(frozen=True)
+class Attribute:
+    """One attribute of the public atomic grid: ``bins`` intervals over [lower, upper)."""
+
+    name: str
+    lower: float
+    upper: float
+    bins: int
+
+
+@dataclass(frozen=True)
+class Settings:
+    """What the manifest declares, resolved (places 'auto' -> 'dataset' or 'grid')."""
+
+    method: str
+    places: str
+    cell_size: float | None
+    interval: int
+    od_groups: bool
+    demographics: str
+    grid: tuple[Attribute, ...]
+
+    @property
+    def nonoverlapping(self) -> bool:
+        return self.method == "tg_nonoverlapping"
+
+    @property
+    def lattice_m(self) -> float:
+        """The shared rules' clip lattice: the grid's cells; a place-sequence release
+        clips nothing (its places are public points, checked exactly here), so 1e-6 m, on
+        which every coordinate lies."""
+        return self.cell_size if self.places == "grid" and self.cell_size else 1e-6
+
+
+def parse_demographic_grid(text: str) -> tuple[Attribute, ...]:
+    """The atomic grid ``'attribute:lower:upper:bins,...'`` of the manifest.
+
+    Raises
+    ------
+    InputError
+        When an entry is not four fields, a bound not a finite number with lower < upper,
+        bins not a positive integer, or an attribute named twice.
+
+    Examples
+    --------
+    >>> parse_demographic_grid("age:0:120:24")[0]
+    Attribute(name='age', lower=0.0, upper=120.0, bins=24)
+    """
+    attributes: list[Attribute] = []
+    for entry in (part.strip() for part in str(text).split(",") if part.strip()):
+        fields = entry.split(":")
+        try:
+            name, lower, upper, bins = fields[0], float(fields[1]), float(fields[2]), \
+                int(fields[3])
+        except (IndexError, ValueError):
+            raise InputError(f"demographic_grid entry {entry!r} is not "
+                             "attribute:lower:upper:bins") from None
+        if len(fields) != 4 or not name or not (math.isfinite(lower) and math.isfinite(upper)
+                                                and lower < upper and bins >= 1):
+            raise InputError(f"demographic_grid entry {entry!r} needs a name, finite "
+                             "lower < upper and at least one bin")
+        attributes.append(Attribute(name, lower, upper, bins))
+    if len({a.name for a in attributes}) != len(attributes):
+        raise InputError(f"demographic_grid {text!r} names an attribute twice")
+    return tuple(attributes)
+
+
+def _settings(conn: psycopg.Connection, release: ReleaseUnderTest,
+              result: VerifierResult) -> Settings | None:
+    """The manifest's parameters, or None with a violation when they cannot be checked."""
+    params = release.parameters
+    try:
+        places = _place_mode(conn, release, str(params.get("places", "auto")))
+        cell_size = _cell_size(params.get("cell_size"), places)
+        interval = _interval(params.get("interval_size"), release.k)
+        demographics = str(params.get("demographics", "none"))
+        if demographics not in ("ga", "mondrian", "none"):
+            raise InputError(f"demographics {demographics!r} is none of ga, mondrian, none")
+        grid = (() if demographics == "none"
+                else parse_demographic_grid(params.get("demographic_grid", "")))
+        if demographics != "none" and not grid:
+            raise InputError("demographics without a demographic_grid")
+    except InputError as error:
+        result.violations.append(f"the manifest's parameters cannot be checked: {error}")
+        return None
+    od = str(params.get("od_groups", "false")).lower() == "true"
+    return Settings(release.manifest["method"], places, cell_size, interval, od, demographics,
+                    grid)
+
+
+def _place_mode(conn: psycopg.Connection, release: ReleaseUnderTest, declared: str) -> str:
+    if declared not in ("auto", "dataset", "grid"):
+        raise InputError(f"places {declared!r} is none of auto, dataset, grid")
+    if declared != "auto":
+        return declared
+    has_places = run_sql_file(conn, "verify/groups_dataset_has_places.sql",
+                              {"dataset_id": release.dataset_id})[0][0]
+    return "dataset" if has_places else "grid"
+
+
+def _cell_size(value: Any, places: str) -> float | None:
+    if places != "grid":
+        return None
+    try:
+        size = float(value)
+    except (TypeError, ValueError):
+        raise InputError(f"cell_size {value!r} is not a number of metres") from None
+    if not (math.isfinite(size) and size > 0):
+        raise InputError(f"cell_size {size:g} must be positive")
+    return size
+
+
+def _interval(value: Any, k: int) -> int:
+    if value is None:
+        return k
+    try:
+        interval = int(value)
+    except (TypeError, ValueError):
+        raise InputError(f"interval_size {value!r} is not an integer") from None
+    if interval < 1 or interval != float(value):
+        raise InputError(f"interval_size {value!r} is not a positive integer")
+    return interval
+
+
+# --------------------------------------------------------------------------- reporting
+
+
+def _report(result: VerifierResult, key: str, items: list[str], text: str) -> None:
+    """``checks[key]`` = how many items are faulty; the first few named as violations."""
+    result.checks[key] = len(items)
+    for item in items[:SHOWN_GROUPS]:
+        result.violations.append(f"{item}: {text}")
+    if len(items) > SHOWN_GROUPS:
+        result.violations.append(f"... and {len(items) - SHOWN_GROUPS} more: {text}")
+
+
+def interval_faults(n_lo: int | None, n_hi: int | None, k: int, interval: int,
+                    true_count: int | None = None) -> list[str]:
+    """What is wrong with the published interval [n_lo, n_hi] of the filter (§4.2)."""
+    if n_lo is None or n_hi is None:
+        return ["no count interval"]
+    faults = []
+    if n_hi - n_lo + 1 != interval:
+        faults.append(f"interval [{n_lo}, {n_hi}] is not of size {interval}")
+    if n_lo < k or (n_lo - k) % interval:
+        faults.append(f"n_lo {n_lo} is not k + {interval} i (k={k})")
+    if true_count is not None and not n_lo <= true_count <= n_hi:
+        faults.append(f"interval [{n_lo}, {n_hi}] does not hold the true count")
+    return faults
+
+
+def hidden_box_floor(k: int, n_attributes: int) -> int:
+    """The fewest of a class's k members that boundary hiding (§4.4.5) can leave inside its
+    published box of ``n_attributes`` attributes.
+
+    Per attribute, at most m - 1 members (m = ceil(k/2)) lie below the hidden lower bound
+    (the mean of the m lowest is not below it) and as many at or above the upper one, so
+    at least k - 2 (m - 1) >= 1 lie inside the attribute's interval. The members left out
+    may differ from one attribute to the next, so the whole box holds at least
+    k - 2 d (m - 1), which is 0 for d >= 2 and k >= 3: a hidden box may hold nobody, and
+    the count it is published with stays that of the class before hiding (§4.4.5). For
+    k = 2 nothing moves: all k are inside.
+
+    Examples
+    --------
+    >>> hidden_box_floor(3, 1), hidden_box_floor(10, 1), hidden_box_floor(3, 2)
+    (1, 2, 0)
+    """
+    return max(0, k - 2 * n_attributes * (math.ceil(k / 2) - 1))
+
+
+# --------------------------------------------------------------------------- tables
+
+
+def _release_tables(conn: psycopg.Connection, schema: str) -> dict[str, Table]:
+    found = {row[0] for row in run_sql_file(conn, "verify/groups_tables.sql",
+                                            {"schema": schema, "tables": list(RELEASE_TABLES)})}
+    missing = [name for name in RELEASE_TABLES if name not in found]
+    if missing:
+        raise InputError(f"{schema} has no {', '.join(missing)} table: not a trajectory-groups "
+                         "release")
+    return {name: (schema, name) for name in RELEASE_TABLES}
+
+
+def work_schema(schema: str) -> str | None:
+    """The run's work schema of a build schema (``build_x`` -> ``work_x``); None for a
+    published release (``release_x``), whose work schema was dropped."""
+    return "work_" + schema[len("build_"):] if schema.startswith("build_") else None
+
+
+def _private_tables(conn: psycopg.Connection, schema: str,
+                    result: VerifierResult) -> dict[str, Table]:
+    """The run's private member tables that exist (none after publication)."""
+    work = work_schema(schema)
+    found: set[str] = set()
+    if work is not None:
+        found = {row[0] for row in run_sql_file(conn, "verify/groups_tables.sql",
+                                                {"schema": work, "tables": list(PRIVATE_TABLES)})}
+    result.checks["private_tables"] = sorted(found) if found else NOT_AVAILABLE
+    return {name: (str(work), name) for name in found}
+
+
+# --------------------------------------------------------------------------- derivation
+
+
+def _derive_visits(conn: psycopg.Connection, release: ReleaseUnderTest,
+                   settings: Settings) -> None:
+    """The window's place sequences and the places' neighbours, in temporary tables."""
+    manifest = release.manifest
+    srid = int(manifest["srid"])
+    params: dict[str, Any] = {"dataset_id": release.dataset_id, "srid": srid,
+                              "window_start": manifest["window_start"],
+                              "window_end": manifest["window_end"]}
+    if settings.places == "grid":
+        params |= {"cell_size": settings.cell_size, **area_of_use(srid)}
+    run_sql_file(conn, f"verify/groups_fixes_{settings.places}.sql", params)
+    run_sql_file(conn, "verify/groups_visits.sql")
+    run_sql_file(conn, f"verify/groups_neighbours_{settings.places}.sql")
+
+
+def _check_places(conn: psycopg.Connection, release: ReleaseUnderTest, tables: dict[str, Table],
+                  result: VerifierResult) -> None:
+    rows = run_sql_file(conn, "verify/groups_places.sql", {"srid": int(release.manifest["srid"])},
+                        places=tables["places"], groups=tables["groups"],
+                        od_groups=tables["od_groups"])
+    faults: dict[str, list[str]] = defaultdict(list)
+    for fault, place in rows:
+        faults[fault].append(f"place {place}")
+    texts = {"not_a_place": "is no place of the dataset (nor a visited cell of the grid)",
+             "moved": "its geometry is not the place's (moved, or another type or SRID)",
+             "unused": "published but named by no group or od group",
+             "unpublished": "named by a group or od group but not published"}
+    for fault, text in texts.items():
+        _report(result, f"places_{fault}", faults[fault], text)
+
+
+# --------------------------------------------------------------------------- groups
+
+
+def _check_groups(conn: psycopg.Connection, release: ReleaseUnderTest, settings: Settings,
+                  tables: dict[str, Table], assigned: dict[int, tuple[int, int]] | None,
+                  result: VerifierResult) -> None:
+    """Support, length and count interval of every group (from tgv_occurrences)."""
+    support = fetch_columns(conn, "verify/groups_support.sql", groups=tables["groups"])
+    k = release.k
+    thin, wrong_length, bad_interval = [], [], []
+    for i, group in enumerate(support["group_id"]):
+        if support["persons"][i] < k:
+            thin.append(f"group {group}")
+        if support["length"][i] != support["n_places"][i]:
+            wrong_length.append(f"group {group}")
+        true, at_most = _true_count(settings, support["trajectories"][i], group, assigned)
+        faults = interval_faults(support["n_lo"][i], support["n_hi"][i], k, settings.interval,
+                                 true)
+        if at_most is not None and support["n_lo"][i] > at_most:
+            faults.append(f"n_lo {support['n_lo'][i]} exceeds the trajectories containing it")
+        bad_interval += [f"group {group}: {fault}" for fault in faults]
+    result.checks["groups"] = len(support["group_id"])
+    _report(result, "groups_below_k", thin, f"its sequence is a contiguous part of the place "
+            f"sequences of fewer than k={k} distinct persons in the window")
+    _report(result, "groups_wrong_length", wrong_length, "length is not its number of places")
+    _report(result, "groups_bad_interval", bad_interval, "interval filter (§4.2)")
+
+
+def _true_count(settings: Settings, containing: int, group: int,
+                assigned: dict[int, tuple[int, int]] | None) -> tuple[int | None, int | None]:
+    """(the count the interval must hold, or None; an upper bound of it, or None)."""
+    if not settings.nonoverlapping:
+        return containing, None
+    if assigned is None:
+        return None, containing
+    return assigned.get(group, (0, 0))[0], None
+
+
+def _check_interval_size(release: ReleaseUnderTest, settings: Settings,
+                         result: VerifierResult) -> None:
+    result.checks["interval_size"] = settings.interval
+    if not settings.nonoverlapping and settings.interval < math.ceil(release.k / 2):
+        result.violations.append(f"interval_size {settings.interval} is below ceil(k/2) = "
+                                 f"{math.ceil(release.k / 2)}: the overlapping anonymizer's "
+                                 "counts then differ by fewer than k - 1 persons (§4.5.1)")
+
+
+def _check_assignment(conn: psycopg.Connection, release: ReleaseUnderTest, settings: Settings,
+                      tables: dict[str, Table], private: dict[str, Table],
+                      result: VerifierResult) -> dict[int, tuple[int, int]] | None:
+    """The private assignment's faults; per group (trajectories, persons) assigned, or None
+    when it is not available."""
+    if "tg_published_assignment" not in private:
+        result.checks["assignment"] = NOT_AVAILABLE
+        return None
+    run_sql_file(conn, "verify/groups_assignment.sql",
+                 assignment=private["tg_published_assignment"], groups=tables["groups"])
+    rows = run_sql_file(conn, "verify/groups_assignment_faults.sql",
+                        {"nonoverlapping": settings.nonoverlapping})
+    faults: dict[str, list[str]] = defaultdict(list)
+    for fault, group, n in rows:
+        faults[fault].append(f"group {group} ({n} assignment rows)")
+    texts = {"unknown_group": "assigned to a group that is not published",
+             "unknown_trajectory": "of a trajectory not in the window or of another person",
+             "misspelt": "the assigned visits do not spell the group's sequence",
+             "repeated": "a trajectory counted more than once in the group",
+             "overlapping": "a trajectory's assigned range overlaps another of its ranges "
+                            "(§4.3.3: nonoverlapping)"}
+    for fault, text in texts.items():
+        _report(result, f"assignment_{fault}", faults[fault], text)
+    counted = fetch_columns(conn, "verify/groups_assigned.sql", groups=tables["groups"])
+    assigned = {g: (t, p) for g, t, p in zip(counted["group_id"], counted["trajectories"],
+                                             counted["persons"], strict=True)}
+    if settings.nonoverlapping:
+        thin = [f"group {g}" for g, (_, persons) in assigned.items() if persons < release.k]
+        _report(result, "groups_assigned_below_k", thin,
+                f"fewer than k={release.k} distinct persons assigned")
+    return assigned
+
+
+# --------------------------------------------------------------------------- od groups
+
+
+def _check_od_groups(conn: psycopg.Connection, release: ReleaseUnderTest, settings: Settings,
+                     tables: dict[str, Table], private: dict[str, Table],
+                     result: VerifierResult) -> None:
+    od = fetch_columns(conn, "verify/groups_od_closed.sql", od_groups=tables["od_groups"],
+                       groups=tables["groups"])
+    result.checks["od_groups"] = len(od["od_group_id"])
+    if od["od_group_id"] and not (settings.nonoverlapping and settings.od_groups):
+        result.violations.append("od_groups has rows although the manifest publishes no "
+                                 "origin-destination groups (§4.3.3: tg_nonoverlapping with "
+                                 "od_groups=true only)")
+    names = [f"od group {i}" for i in od["od_group_id"]]
+    _report(result, "od_groups_unknown_group",
+            [n for n, known in zip(names, od["group_known"], strict=True) if not known],
+            "its trajectory group is not published")
+    _report(result, "od_groups_not_closed",
+            [n for n, closed in zip(names, od["closed"], strict=True) if not closed],
+            "its places are not one place and all its neighbours (§4.3.3)")
+    with_members = "tg_published_od_members" in private and "tg_published_assignment" in private
+    if with_members:
+        counts = _od_member_counts(conn, tables, private, result)
+    else:
+        result.checks["od_members"] = NOT_AVAILABLE
+        counts = fetch_columns(conn, "verify/groups_od_support.sql",
+                               od_groups=tables["od_groups"])
+    _check_od_counts(release, settings, od, counts, with_members, result)
+
+
+def _od_member_counts(conn: psycopg.Connection, tables: dict[str, Table],
+                      private: dict[str, Table],
+                      result: VerifierResult) -> dict[str, list[Any]]:
+    """The members' faults; per od group the distinct valid member trajectories and
+    persons."""
+    members = private["tg_published_od_members"]
+    rows = fetch_columns(conn, "verify/groups_od_members.sql", od_groups=tables["od_groups"],
+                         members=members)
+    result.checks["od_members"] = "checked"
+    named = list(zip(rows["od_group_id"], rows["published"], rows["unknown"],
+                     rows["unassigned"], rows["wrong_end"], strict=True))
+    _report(result, "od_members_of_unpublished", [f"od group {o}" for o, p, *_ in named if not p],
+            "members of an od group that is not published")
+    for index, text in ((2, "members whose trajectory is not in the window or another "
+                            "person's"),
+                        (3, "members not assigned to the od group's trajectory group"),
+                        (4, "members whose window sequence does not start (origin) / end "
+                            "(destination) at its places")):
+        key = ("od_members_unknown", "od_members_unassigned", "od_members_wrong_end")[index - 2]
+        _report(result, key, [f"od group {r[0]} ({r[index]})" for r in named if r[index]], text)
+    twice: dict[tuple[int, ...], int] = defaultdict(int)
+    for _, ids in run_sql_file(conn, "verify/groups_od_twice.sql",
+                               od_groups=tables["od_groups"], members=members):
+        twice[tuple(ids)] += 1
+    _report(result, "od_members_twice",
+            [f"od groups {', '.join(map(str, ids))} ({n} trajectories)"
+             for ids, n in twice.items()],
+            "trajectories in more than one origin (or destination) group (§4.3.3)")
+    return rows
+
+
+def _check_od_counts(release: ReleaseUnderTest, settings: Settings, od: dict[str, list[Any]],
+                     counts: dict[str, list[Any]], with_members: bool,
+                     result: VerifierResult) -> None:
+    """k distinct persons per od group and its count interval: the members' (exact), or
+    the possible members' (an upper bound) when the members are not available."""
+    k = release.k
+    by_id = {o: (t, p) for o, t, p in zip(counts["od_group_id"], counts["trajectories"],
+                                          counts["persons"], strict=True)}
+    thin, bad = [], []
+    for i, od_id in enumerate(od["od_group_id"]):
+        trajectories, persons = by_id.get(od_id, (0, 0))
+        if persons < k:
+            thin.append(f"od group {od_id}")
+        faults = interval_faults(od["n_lo"][i], od["n_hi"][i], k, settings.interval,
+                                 trajectories if with_members else None)
+        if not with_members and od["n_lo"][i] is not None and od["n_lo"][i] > trajectories:
+            faults.append(f"n_lo {od['n_lo'][i]} exceeds the trajectories that could be members")
+        bad += [f"od group {od_id}: {fault}" for fault in faults]
+    who = "members" if with_members else "persons that could be members"
+    _report(result, "od_groups_below_k", thin, f"fewer than k={k} distinct {who}")
+    _report(result, "od_groups_bad_interval", bad, "interval filter (§4.2)")
+
+
+# --------------------------------------------------------------------------- classes
+
+
+def _check_classes(conn: psycopg.Connection, release: ReleaseUnderTest, settings: Settings,
+                   tables: dict[str, Table], private: dict[str, Table],
+                   assignment_available: bool, result: VerifierResult) -> None:
+    classes = tables["demographic_classes"]
+    result.checks["demographic_classes"] = run_sql_file(
+        conn, "verify/groups_class_count.sql", classes=classes)[0][0]
+    if settings.demographics == "none":
+        if result.checks["demographic_classes"]:
+            result.violations.append("demographic_classes has rows although the manifest's "
+                                     "demographics is 'none'")
+        return
+    if not _class_columns(conn, release.schema, settings.grid, result):
+        return
+    _derive_class_inputs(conn, release, settings, classes, assignment_available)
+    n_attributes = len(settings.grid)
+    rows = run_sql_file(conn, "verify/groups_class_faults.sql", {"n_attributes": n_attributes},
+                        classes=classes, groups=tables["groups"])
+    faults: dict[str, list[str]] = defaultdict(list)
+    for fault, group, class_id in rows:
+        faults[fault].append(f"group {group} class {class_id}")
+    texts = {"unknown_group": "the class's group is not published",
+             "missing_bound": "a bound is missing",
+             "off_grid": "a bound is not on the public atomic grid (§4.4.3)",
+             "empty": "a box with lo not below hi",
+             "overlapping": "boxes of two classes of the group intersect"}
+    for fault, text in texts.items():
+        _report(result, f"classes_{fault}", faults[fault], text)
+    _check_class_support(conn, release, settings, classes, result)
+    if "tg_published_class_members" in private:
+        _check_class_members(conn, release, settings, classes,
+                             private["tg_published_class_members"], result)
+    else:
+        result.checks["class_members"] = NOT_AVAILABLE
+
+
+def _class_columns(conn: psycopg.Connection, schema: str, grid: tuple[Attribute, ...],
+                   result: VerifierResult) -> bool:
+    columns = {row[0] for row in run_sql_file(conn, "verify/groups_class_columns.sql",
+                                              {"schema": schema})}
+    missing = [f"{a.name}_{side}" for a in grid for side in ("lo", "hi")
+               if f"{a.name}_{side}" not in columns]
+    if missing:
+        result.violations.append(f"demographic_classes lacks the bound columns "
+                                 f"{', '.join(missing)} of the manifest's demographic_grid")
+    return not missing
+
+
+def _derive_class_inputs(conn: psycopg.Connection, release: ReleaseUnderTest,
+                         settings: Settings, classes: Table, assignment_available: bool) -> None:
+    """Temporary tables: values, atomic edges, boxes, and the persons of every group."""
+    grid = settings.grid
+    names = [a.name for a in grid]
+    run_sql_file(conn, "verify/groups_person_values.sql",
+                 {"dataset_id": release.dataset_id, "attributes": names})
+    run_sql_file(conn, "verify/groups_edges.sql", {
+        "attributes": names, "lowers": [a.lower for a in grid],
+        "uppers": [a.upper for a in grid], "bins": [a.bins for a in grid]})
+    run_sql_file(conn, "verify/groups_class_boxes.sql", {"attributes": names}, classes=classes)
+    assigned = settings.nonoverlapping and assignment_available
+    run_sql_file(conn, "verify/groups_persons_assigned.sql" if assigned
+                 else "verify/groups_persons_occurring.sql")
+
+
+def _check_class_support(conn: psycopg.Connection, release: ReleaseUnderTest,
+                         settings: Settings, classes: Table, result: VerifierResult) -> None:
+    """Persons of the group inside every box (as many as hiding can leave from k members,
+    in the box and in each attribute's interval), and the classes' intervals."""
+    k, d = release.k, len(settings.grid)
+    box_floor, attribute_floor = hidden_box_floor(k, d), hidden_box_floor(k, 1)
+    rows = fetch_columns(conn, "verify/groups_class_support.sql", {"n_attributes": d},
+                         classes=classes)
+    thin: list[str] = []
+    bad: list[str] = []
+    total: dict[int, int] = defaultdict(int)
+    for i, group in enumerate(rows["group_id"]):
+        name = f"group {group} class {rows['class_id'][i]}"
+        if rows["inside"][i] < box_floor or rows["inside_each"][i] < attribute_floor:
+            thin.append(name)
+        bad += [f"{name}: {f}" for f in interval_faults(rows["n_lo"][i], rows["n_hi"][i], k,
+                                                         settings.interval)]
+        total[group] += rows["n_lo"][i] or 0
+    persons = dict(zip(rows["group_id"], rows["group_persons"], strict=True))
+    result.checks["classes_hidden_box_floor"] = box_floor
+    result.checks["classes_inside_box_below_k"] = sum(1 for n in rows["inside"] if n < k)
+    _report(result, "classes_below_floor", thin,
+            f"fewer persons of the group inside its box than boundary hiding can leave from "
+            f"k={k} members ({box_floor} in the box, {attribute_floor} in each attribute's "
+            "interval)")
+    _report(result, "classes_bad_interval", bad, "interval filter (§4.2)")
+    _report(result, "classes_counts_exceed_group",
+            [f"group {g}" for g, n in total.items() if n > persons[g]],
+            "its classes' n_lo add up to more persons than the group has")
+
+
+def _check_class_members(conn: psycopg.Connection, release: ReleaseUnderTest,
+                         settings: Settings, classes: Table, members: Table,
+                         result: VerifierResult) -> None:
+    k = release.k
+    rows = fetch_columns(conn, "verify/groups_class_members.sql",
+                         {"n_attributes": len(settings.grid)}, classes=classes, members=members)
+    result.checks["class_members"] = "checked"
+    names = [f"group {g} class {c}" for g, c in zip(rows["group_id"], rows["class_id"],
+                                                    strict=True)]
+    published = rows["published"]
+    _report(result, "class_members_unpublished",
+            [n for n, p in zip(names, published, strict=True) if not p],
+            "members of a class that is not published")
+    _report(result, "classes_members_below_k",
+            [n for n, p, m in zip(names, published, rows["members"], strict=True)
+             if p and m < k], f"fewer than k={k} distinct members")
+    for column, text in (("outside_group", "members that are not persons of the group"),
+                         ("in_two_classes", "members of two classes of the group"),
+                         ("missing_value", "members without a value of some attribute")):
+        _report(result, f"class_members_{column}",
+                [f"{n} ({v})" for n, v in zip(names, rows[column], strict=True) if v], text)
+    _report(result, "classes_members_outside_interval",
+            [n for n, p, m, lo, hi in zip(names, published, rows["members"], rows["n_lo"],
+                                          rows["n_hi"], strict=True)
+             if p and not lo <= m <= hi], "its number of members is outside [n_lo, n_hi]")
+    _check_hiding(conn, release, members, result)
+
+
+def _check_hiding(conn: psycopg.Connection, release: ReleaseUnderTest, members: Table,
+                  result: VerifierResult) -> None:
+    rows = run_sql_file(conn, "verify/groups_class_hiding.sql",
+                        {"m": math.ceil(release.k / 2)}, members=members)
+    _report(result, "classes_bounds_not_hidden",
+            [f"group {g} class {c} {attr} [{lo:g}, {hi:g}) instead of [{elo:g}, {ehi:g})"
+             for g, c, attr, lo, hi, elo, ehi in rows],
+            "bounds are not hidden as §4.4.5 says (means of the ceil(k/2) lowest and highest "
+            "member values, moved out to the atomic grid)")
+
+
+# --------------------------------------------------------------------------- entry point
+
+
+def verify_groups_release(conn: psycopg.Connection, schema: str) -> VerifierResult:
+    """Check the privacy model of the trajectory-groups release (or build) schema ``schema``.
+
+    Parameters
+    ----------
+    conn : psycopg.Connection
+    schema : str
+        A release or build schema with manifest, metrics, places, groups, od_groups and
+        demographic_classes. A build schema's work schema (``build_`` -> ``work_``) is read
+        for the private assignment and members when it still exists.
+
+    Returns
+    -------
+    VerifierResult
+        Passed when the shared rules hold and places, groups, the assignment, origin /
+        destination groups and demographic classes satisfy the model (module docstring).
+
+    References
+    ----------
+    Nordström, M. Methods for Anonymizing Patterns of Human Mobility. MSc thesis, Chalmers,
+    2012: §3.2 (trajectory groups), §4.1 (k distinct individuals), §4.2 (interval filter),
+    §4.3 (overlapping and nonoverlapping anonymizers, origin-destination groups), §4.4.5
+    (boundary hiding), §4.5.1 (interval size).
+    """
+    release = read_release(conn, schema)
+    if release.manifest["method"] not in GROUPS_METHODS:
+        raise InputError(f"{schema} is a {release.manifest['method']} release, not a "
+                         "trajectory-groups one")
+    result = VerifierResult(schema, release.k)
+    settings = _settings(conn, release, result)
+    if settings is None or not check_shared_rules(conn, release, settings.lattice_m, result):
+        return result
+    tables = _release_tables(conn, schema)
+    private = _private_tables(conn, schema, result)
+    result.checks["places_mode"] = settings.places
+    _check_interval_size(release, settings, result)
+    with conn.transaction():  # the temporary tables live until its commit
+        _derive_visits(conn, release, settings)
+        _check_places(conn, release, tables, result)
+        run_sql_file(conn, "verify/groups_occurrences.sql", groups=tables["groups"])
+        assigned = _check_assignment(conn, release, settings, tables, private, result)
+        _check_groups(conn, release, settings, tables, assigned, result)
+        _check_od_groups(conn, release, settings, tables, private, result)
+        _check_classes(conn, release, settings, tables, private, assigned is not None, result)
+    return result
+
+
+# The name every family verifier exports (anonymizers.verifiers.verify_release dispatches).
+verify_release = verify_groups_release
