@@ -255,14 +255,69 @@ _CLUSTERING_METHODS = (
 )
 
 
+# --------------------------------------------------------------------------- groups
+
+_GROUPS_STEPS = ("map_places", "group_trajectories", "demographic_classes", "build_places_release")
+_GROUPS = FamilyEntry(
+    name="groups",
+    title="Trajectory groups over places with demographic classes (seed 004: Nordström, 2012)",
+    privacy_model=(
+        "k distinct individuals per trajectory group and per demographic class (seed 004 "
+        "§3.2, §4.1): every published sequence of places was travelled, as a contiguous part "
+        "of a trajectory of the window, by at least k distinct persons; every common origin or "
+        "destination group holds at least k of a group's persons; every demographic class "
+        "box holds at least k persons of its group and its bounds are hidden (§4.4.5); "
+        "counts are published as intervals (§4.2); under tg_nonoverlapping no part of a "
+        "trajectory is counted in two groups"),
+    steps=_GROUPS_STEPS,
+    module="anonymizers.families.groups.family",
+    verifier="anonymizers.verifiers.groups",
+    published_unit="groups",
+    tags=("seed-004",),
+)
+_GROUPS_COMMON = (
+    ParamSpec("places", str, "auto", "What a place is: 'dataset' (the places file the "
+              "dataset was loaded with), 'grid' (cells of a fixed grid of cell_size metres), "
+              "'auto' (dataset if it has places, else grid)",
+              choices=("auto", "dataset", "grid")),
+    _positive("cell_size", 500.0, "Side (m) of the grid cells when places=grid"),
+    ParamSpec("interval_size", int, None, "Interval filter size I_s of the groups' and "
+              "classes' counts (seed 004 §4.2; default k; tg_overlapping needs at least "
+              "ceil(k/2), §4.5.1)", minimum=1, nullable=True),
+    ParamSpec("demographics", str, "ga", "Demographic classes per group: 'ga' (the thesis' "
+              "genetic algorithm, §4.4.4), 'mondrian' (strict Mondrian, the baseline of §5.2) "
+              "or 'none'", choices=("ga", "mondrian", "none")),
+    ParamSpec("demographic_grid", str, "age:0:120:24",
+              "The public atomic grid of the demographic attributes, attribute:lower:upper:"
+              "bins, comma-separated (§4.4.3; default: ages in five-year intervals). "
+              "Attributes are raw.persons columns (age, income) or keys of its attributes"),
+    ParamSpec("seed", int, 0, "Seed of the random choices (moved trajectories, GA)",
+              minimum=0),
+)
+_GROUPS_METHODS = (
+    MethodEntry("tg_overlapping", "groups",
+                "Overlapping trajectory anonymizer (Algorithms 1-3): every contiguous "
+                "subsequence travelled by at least k persons, counts through the interval "
+                "filter", _GROUPS_COMMON, _GROUPS_STEPS),
+    MethodEntry("tg_nonoverlapping", "groups",
+                "Nonoverlapping trajectory anonymizer (Algorithms 4-5, score n l^2): no part "
+                "of a trajectory counted twice; optional origin-destination groups (§4.3.3)",
+                (*_GROUPS_COMMON,
+                 ParamSpec("od_groups", str, "true", "Publish common origin and destination "
+                           "groups (§4.3.3)", choices=("true", "false"))),
+                _GROUPS_STEPS),
+)
+
+
 # --------------------------------------------------------------------------- the registry
 
 
 FAMILIES: dict[str, FamilyEntry] = {
-    entry.name: entry for entry in (_GENERALIZATION, _MOB, _CLUSTERING)}
+    entry.name: entry for entry in (_GENERALIZATION, _MOB, _CLUSTERING, _GROUPS)}
 METHODS: dict[str, MethodEntry] = {
     method.name: method
-    for method in (*_GENERALIZATION_METHODS, *_MOB_METHODS, *_CLUSTERING_METHODS)}
+    for method in (*_GENERALIZATION_METHODS, *_MOB_METHODS, *_CLUSTERING_METHODS,
+                   *_GROUPS_METHODS)}
 
 
 def method_entry(method: str) -> MethodEntry:

@@ -1,104 +1,88 @@
-"""Time the overlapping trajectory anonymizer (Nordström 2012) on random walks of growing size.
+"""Seed 004 §5.1: both trajectory anonymizers on random maps, time and preserved ratio R.
 
 Not collected by pytest (``tests/benchmarks`` is in ``norecursedirs``). Run from the
 repository root::
 
-    python -m tests.benchmarks.bench_trajectory_groups [n_trajectories ...]
+    python -m tests.benchmarks.bench_trajectory_groups --thesis [n_trajectories ...]
+    python -m tests.benchmarks.bench_trajectory_groups [n_trajectories ...]   # scaled up
 
-Figures go to ``tests/benchmarks/results/trajectory_groups.json``. The data follow the
-thesis' own benchmark (§5.1), scaled up: places uniform in the unit square, routes between
-places closer than a radius giving about six neighbours each, and trajectories that are
-random walks along routes never revisiting a place. Lengths are drawn uniform in 5..20 places
-(the thesis: 4..15 routes); a walk with no unvisited neighbour left stops early (about 10
-places on average). About 1.25 trajectories per person. ``k = 10`` as in §5.1. The
-nonoverlapping anonymizer is timed too, on sizes up to ``--nonoverlapping-up-to``.
+Figures go to ``tests/benchmarks/results/trajectory_groups[_thesis].json``.
+
+``--thesis`` is the thesis' own setting (§5.1, Figures 16-17): 80 places uniform in the unit
+square, routes between places closer than 0.17, trajectories that are self-avoiding random
+walks of 4-15 routes (5-16 places; a walk with no unvisited neighbour left ends early), one
+trajectory per person, k = 10, every point the mean of five maps. Without it, a scaled-up
+map (``--places``, about six neighbours each, 1.25 trajectories per person) measures how far
+the implementation goes (toward 1M trajectories).
+
+R is eq. 33 as the thesis' text reads it: the total length of the groups times the number of
+their trajectories, over the total length of the input trajectories (eq. 33 as printed is its
+inverse). For the overlapping anonymizer it can exceed 1, since its groups share visits.
 
 References
 ----------
 .. [1] Nordström, M. Methods for Anonymizing Patterns of Human Mobility. MSc thesis, Chalmers
-   2012, §5.1 (random maps, k = 10, Figure 16).
+   2012, §5.1 (random maps, k = 10, Figures 16-17, eq. 33).
 """
 
 from __future__ import annotations
 
 import argparse
-import math
 import os
 import time
 
 import numpy as np
-from scipy.spatial import cKDTree
 
 from anonymizers.families.groups.trajectory_groups import (
     nonoverlapping_trajectory_groups,
     overlapping_trajectory_groups,
 )
+from anonymizers.synthetic_network import random_network, random_walks
 from tests.benchmarks._common import peak_rss_mib, write_results
 
-__all__ = ["random_city", "random_walks", "run"]
-
-_ATTEMPTS = 8  # tries to find an unvisited neighbour before a walk ends early
+__all__ = ["preserved_ratio", "run"]
 
 
-def random_city(n_places: int, rng: np.random.Generator,
-                degree: float = 6.0) -> tuple[np.ndarray, np.ndarray]:
-    """Routes of a random geometric graph: CSR ``(ptr, neighbours)`` of every place."""
-    xy = rng.random((n_places, 2))
-    pairs = cKDTree(xy).query_pairs(math.sqrt(degree / (math.pi * n_places)),
-                                    output_type="ndarray")
-    src = np.concatenate([pairs[:, 0], pairs[:, 1]])
-    dst = np.concatenate([pairs[:, 1], pairs[:, 0]])
-    order = np.argsort(src, kind="stable")
-    return np.searchsorted(src[order], np.arange(n_places + 1)), dst[order]
+def preserved_ratio(length: np.ndarray, n_trajectories: np.ndarray, n_visits: int) -> float:
+    """R (eq. 33, as the text reads it): sum of l(tg) s(tg) over the input's total length."""
+    return float(np.sum(length * n_trajectories) / n_visits)
 
 
-def random_walks(n_traj: int, n_places: int = 300, seed: int = 0, min_len: int = 5,
-                 max_len: int = 20) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """``traj, person, place`` arrays of self-avoiding random walks on a random city."""
+def _walks(n_traj: int, seed: int, thesis: bool, n_places: int
+           ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     rng = np.random.default_rng(seed)
-    ptr, nbr = random_city(n_places, rng)
-    length = rng.integers(min_len, max_len + 1, n_traj)
-    walks = np.full((n_traj, max_len), -1, np.int64)
-    walks[:, 0] = rng.integers(0, n_places, n_traj)
-    for step in range(1, max_len):
-        _step(walks, length, step, ptr, nbr, rng)
-    person = rng.integers(0, max(1, int(n_traj / 1.25)), n_traj)
-    keep = np.arange(max_len)[None, :] < length[:, None]
-    return np.repeat(np.arange(n_traj), length), np.repeat(person, length), walks[keep]
+    if thesis:
+        return random_walks(random_network(80, rng, 0.17), n_traj, rng, 5, 16)
+    return random_walks(random_network(n_places, rng), n_traj, rng, 5, 20,
+                        trajectories_per_person=1.25)
 
 
-def _step(walks: np.ndarray, length: np.ndarray, step: int, ptr: np.ndarray, nbr: np.ndarray,
-          rng: np.random.Generator) -> None:
-    """One step of every walk still going; walks with no unvisited neighbour end here."""
-    idx = np.flatnonzero(length > step)
-    for _ in range(_ATTEMPTS):
-        here = walks[idx, step - 1]
-        degree = ptr[here + 1] - ptr[here]
-        pick = np.minimum(ptr[here] + (rng.random(idx.size) * degree).astype(np.int64),
-                          nbr.size - 1)
-        nxt = nbr[pick]
-        ok = (degree > 0) & ~(walks[idx, :step] == nxt[:, None]).any(axis=1)
-        walks[idx[ok], step] = nxt[ok]
-        idx = idx[~ok]
-    length[idx] = step
-
-
-def run(n_traj: int, k: int, n_places: int, nonoverlapping: bool) -> dict:
-    """Figures of one size: data, overlapping time and output, optional nonoverlapping."""
-    traj, person, place = random_walks(n_traj, n_places)
+def _one(n_traj: int, k: int, seed: int, thesis: bool, n_places: int,
+         nonoverlapping: bool) -> dict:
+    traj, person, place = _walks(n_traj, seed, thesis, n_places)
     started = time.perf_counter()
     groups = overlapping_trajectory_groups(traj, person, place, k)
-    figures = {"n_trajectories": n_traj, "n_visits": int(traj.size),
-               "n_persons": int(np.unique(person).size), "k": k,
-               "overlapping_s": round(time.perf_counter() - started, 3),
+    figures = {"overlapping_s": time.perf_counter() - started,
                "overlapping_groups": groups.n_groups,
-               "longest_group": int(groups.length.max()) if groups.n_groups else 0}
+               "overlapping_R": preserved_ratio(groups.length, groups.n_trajectories, traj.size),
+               "n_visits": int(traj.size), "n_persons": int(np.unique(person).size)}
     if nonoverlapping:
         started = time.perf_counter()
-        result = nonoverlapping_trajectory_groups(traj, person, place, k, seed=0)
-        figures["nonoverlapping_s"] = round(time.perf_counter() - started, 3)
+        result = nonoverlapping_trajectory_groups(traj, person, place, k, seed=seed)
+        figures["nonoverlapping_s"] = time.perf_counter() - started
         figures["nonoverlapping_groups"] = result.groups.n_groups
-        figures["nonoverlapping_assigned"] = int(result.assignment.traj.size)
+        figures["nonoverlapping_R"] = preserved_ratio(
+            result.groups.length, result.groups.n_trajectories, traj.size)
+    return figures
+
+
+def run(n_traj: int, k: int, n_places: int, nonoverlapping: bool, thesis: bool,
+        maps: int) -> dict:
+    """Figures of one size, the mean over ``maps`` random maps (seeds 0..maps-1)."""
+    each = [_one(n_traj, k, seed, thesis, n_places, nonoverlapping) for seed in range(maps)]
+    figures: dict = {"n_trajectories": n_traj, "k": k, "maps": maps}
+    for key in each[0]:
+        figures[key] = round(float(np.mean([f[key] for f in each])), 4)
     figures["peak_rss_mib"] = round(peak_rss_mib(), 1)
     print(figures, flush=True)
     return figures
@@ -106,15 +90,24 @@ def run(n_traj: int, k: int, n_places: int, nonoverlapping: bool) -> dict:
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("sizes", nargs="*", type=int, default=[10_000, 100_000, 1_000_000])
+    parser.add_argument("sizes", nargs="*", type=int)
+    parser.add_argument("--thesis", action="store_true", help="the thesis' 80-place maps")
     parser.add_argument("--k", type=int, default=10)
     parser.add_argument("--places", type=int, default=300)
+    parser.add_argument("--maps", type=int, default=None, help="maps per size (thesis: 5)")
     parser.add_argument("--nonoverlapping-up-to", type=int, default=100_000)
     args = parser.parse_args()
-    runs = [run(n, args.k, args.places, n <= args.nonoverlapping_up_to) for n in args.sizes]
-    write_results("trajectory_groups", {
-        "command": "bench_trajectory_groups", "places": args.places,
-        "lengths": "drawn uniform in 5..20 places, self-avoiding random walks that stop "
-                   "early at a dead end (thesis §5.1 map, scaled)",
+    sizes = args.sizes or ([100, 200, 500, 1000, 2000, 5000, 10_000] if args.thesis
+                           else [10_000, 100_000, 1_000_000])
+    maps = args.maps or (5 if args.thesis else 1)
+    runs = [run(n, args.k, args.places, n <= args.nonoverlapping_up_to, args.thesis, maps)
+            for n in sizes]
+    write_results("trajectory_groups_thesis" if args.thesis else "trajectory_groups", {
+        "command": "bench_trajectory_groups" + (" --thesis" if args.thesis else ""),
+        "map": ("80 places, routes under 0.17, walks of 5-16 places, one trajectory per "
+                "person (thesis §5.1)" if args.thesis else
+                f"{args.places} places, ~6 neighbours, walks of 5-20 places, 1.25 "
+                "trajectories per person (scaled)"),
+        "R": "eq. 33 as the text reads it: sum l(tg) n_trajectories(tg) / sum l(t)",
         "machine": {"cpus": os.cpu_count(), "load_average_at_end": os.getloadavg()},
         "runs": runs})

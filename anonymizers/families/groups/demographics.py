@@ -122,7 +122,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -656,10 +656,17 @@ class _Context:
     counter: _Counter
     k: int
     n_points: int
+    # Penalties by chromosome: elitism and converging populations evaluate the same trees
+    # again and again (a tree is a tuple, so it is its own key).
+    known: dict[Tree, float] = field(default_factory=dict)
 
     def penalty(self, tree: Tree) -> float:
-        lo, hi = _leaf_boxes(tree, self.root)
-        return _leaf_penalty(self.counter.counts(lo, hi), np.prod(hi - lo, axis=1), self.k)
+        found = self.known.get(tree)
+        if found is None:
+            lo, hi = _leaf_boxes(tree, self.root)
+            found = _leaf_penalty(self.counter.counts(lo, hi), np.prod(hi - lo, axis=1), self.k)
+            self.known[tree] = found
+        return found
 
 
 def _k_split(box: Box, ctx: _Context, rng: np.random.Generator) -> Node | None:

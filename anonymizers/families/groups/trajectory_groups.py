@@ -105,6 +105,7 @@ __all__ = [
     "group_score",
     "nonoverlapping_trajectory_groups",
     "origin_destination_groups",
+    "overlapping_group_windows",
     "overlapping_trajectory_groups",
 ]
 
@@ -472,6 +473,47 @@ def overlapping_trajectory_groups(traj: np.ndarray, person: np.ndarray, place: n
     checked_k(k)
     seqs = _checked_sequences(traj, person, place)
     return _groups(seqs, _frequent_levels(seqs, k, keep_windows=False))
+
+
+def overlapping_group_windows(traj: np.ndarray, person: np.ndarray, place: np.ndarray,
+                              k: int) -> NonoverlappingGroups:
+    """The overlapping anonymizer's groups with every window that spells them (private).
+
+    The groups are those of :func:`overlapping_trajectory_groups`; the ``assignment`` lists
+    every occurrence of every group's sequence in every trajectory (a trajectory travelling
+    a sequence twice has two rows for it), which is what the demographic anonymizer and a
+    verifier need to know who is in a group. Its memory is one row per occurrence.
+
+    Parameters
+    ----------
+    traj, person, place, k
+        As in :func:`overlapping_trajectory_groups`.
+
+    Returns
+    -------
+    NonoverlappingGroups
+        ``groups`` as :func:`overlapping_trajectory_groups` returns them and the windows as
+        its ``assignment`` (sorted by group, trajectory id, start); never publish them.
+
+    References
+    ----------
+    .. [1] Nordström 2012, §4.3.2, Algorithms 1-3.
+
+    Examples
+    --------
+    >>> r = overlapping_group_windows(np.array([0, 0, 1, 1]), np.array([7, 7, 8, 8]),
+    ...                               np.array([3, 4, 4, 5]), k=2)
+    >>> r.groups.places.tolist(), r.assignment.traj.tolist(), r.assignment.start.tolist()
+    ([4], [0, 1], [1, 0])
+    """
+    checked_k(k)
+    seqs = _checked_sequences(traj, person, place)
+    levels = _frequent_levels(seqs, k, keep_windows=True)
+    groups = _groups(seqs, levels)
+    c = _window_candidates(seqs, levels) if levels else _empty_candidates()
+    return NonoverlappingGroups(groups=groups, assignment=GroupAssignment(
+        group=c.group, traj=seqs.traj_id[c.traj], person=seqs.person_values[c.person],
+        start=c.start, stop=c.stop))
 
 
 # --- Algorithms 4-5: the greedy over the initial set ----------------------------------------

@@ -1,0 +1,47 @@
+"""The trajectory-groups family (seed 004, Nordström) as a plug-in of the release machinery."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import psycopg
+
+from anonymizers.families.base import Family, ManifestCounts, Metrics, ReportLayer, StepFunction
+from anonymizers.families.groups import steps
+from anonymizers.families.registry import FAMILIES
+
+__all__ = ["FAMILY", "GroupsFamily"]
+
+
+class GroupsFamily(Family):
+    """tg_overlapping and tg_nonoverlapping: sequences of places travelled by at least k
+    persons, with common origin/destination groups and demographic classes."""
+
+    entry = FAMILIES["groups"]
+
+    def steps(self) -> Mapping[str, StepFunction]:
+        return {"map_places": steps.map_places,
+                "group_trajectories": steps.group_trajectories,
+                "demographic_classes": steps.demographic_classes,
+                "build_places_release": steps.build_places_release}
+
+    @property
+    def release_tables(self) -> tuple[str, ...]:
+        return ("places", "groups", "od_groups", "demographic_classes")
+
+    def manifest_counts(self, conn: psycopg.Connection, release: Any) -> ManifestCounts:
+        return ManifestCounts.from_sql(conn, "groups/090_manifest_counts.sql",
+                                       work=release.work_schema, build=release.build_schema)
+
+    def measure(self, conn: psycopg.Connection, release: Any) -> Metrics:
+        from anonymizers.families.groups.metrics import measure_release
+
+        return measure_release(conn, release)
+
+    @property
+    def report_layers(self) -> tuple[ReportLayer, ...]:
+        return (ReportLayer("places", "geom", "places of the published groups"),)
+
+
+FAMILY = GroupsFamily()

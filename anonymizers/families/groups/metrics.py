@@ -1,0 +1,46 @@
+"""The metrics of a trajectory-groups release (seed 004 eq. 33; coverage; demographics),
+measured on the release about to publish."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import psycopg
+
+from anonymizers.db.sqlfiles import fetch_columns
+from anonymizers.families.base import MetricRow, Metrics
+
+__all__ = ["measure_release"]
+
+
+def _share(part: Any, whole: Any) -> float:
+    return int(part) / int(whole) if int(whole) else float("nan")
+
+
+def measure_release(conn: psycopg.Connection, release: Any) -> Metrics:
+    """Preserved length (§5.1, eq. 33 as its text reads it), visits and persons covered,
+    mean group length, counts of the release's tables."""
+    found = {name: values[0] for name, values in fetch_columns(
+        conn, "groups/080_measures.sql", work=release.work_schema,
+        build=release.build_schema).items()}
+    rows: list[MetricRow] = [
+        ("tg_preserved_ratio", _share(found["group_visits"], found["visits_in"]), "ratio",
+         "Seed 004 §5.1: total length of the published groups times their trajectories, over "
+         "the total length of the window's place sequences (the text's reading; eq. 33 as "
+         "printed is its inverse). At most 1 under tg_nonoverlapping; above 1 is possible "
+         "under tg_overlapping, whose groups share visits"),
+        ("visits_published_share", _share(found["visits_covered"], found["visits_in"]),
+         "ratio", "Share of the window's visits counted in at least one published group"),
+        ("persons_published_share", _share(found["persons_published"], found["persons_in"]),
+         "ratio", "Share of the window's persons counted in at least one published group"),
+        ("tg_group_length_mean", float(found["length_mean"]), "places",
+         "Mean number of places of a published group's sequence"),
+        ("tg_od_groups", int(found["od_groups"]), "count",
+         "Published common origin and destination groups (§4.3.3)"),
+        ("tg_demographic_classes", int(found["classes"]), "count",
+         "Published demographic classes (§4.4)"),
+        ("tg_groups_with_classes", int(found["groups_with_classes"]), "count",
+         "Published groups with at least one demographic class"),
+        ("tg_places", int(found["places"]), "count", "Published places"),
+    ]
+    return Metrics(rows)

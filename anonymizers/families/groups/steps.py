@@ -1,0 +1,425 @@
+"""The steps of a trajectory-groups release (seed 004): the window's fixes mapped onto places
+in PostGIS, the trajectory and demographic anonymizers in Python, the release in PostGIS.
+
+Each step runs in one transaction (:func:`anonymizers.pipeline.steps.step`), reads and
+writes only its run's work/build schema (plus raw, read-only) and gives the same outcome
+when re-run. Data moves between steps through tables of the work schema.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import logging
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pandas as pd
+import psycopg
+from psycopg import sql
+
+from anonymizers.db.sqlfiles import copy_frame, copy_out, run_sql_file
+from anonymizers.errors import InputError
+from anonymizers.pipeline.steps import step
+from anonymizers.release.spec import area_of_use
+
+if TYPE_CHECKING:
+    from anonymizers.families.groups.trajectory_groups import (
+        NonoverlappingGroups,
+        OriginDestinationGroups,
+    )
+
+__all__ = [
+    "DemographicGrid",
+    "build_places_release",
+    "demographic_classes",
+    "group_trajectories",
+    "interval_size",
+    "map_places",
+    "parse_demographic_grid",
+    "places_mode",
+]
+
+log = logging.getLogger(__name__)
+KNOWN_COLUMNS = ("age", "income")  # numeric columns of raw.persons; others: attributes jsonb
+
+
+# --------------------------------------------------------------------------- parameters
+
+
+def interval_size(release: Any) -> int:
+    """I_s of the release (default k); tg_overlapping needs at least ceil(k/2) (§4.5.1)."""
+    value = release.params.get("interval_size")
+    size = release.k if value is None else int(value)
+    if release.method == "tg_overlapping" and 2 * size < release.k:
+        raise InputError(f"interval_size={size} is below k/2 = {release.k / 2:g}: the "
+                         "overlapping anonymizer's nested groups would let their counts be "
+                         "subtracted (seed 004 §4.5.1); use at least "
+                         f"{-(-release.k // 2)} (the thesis recommends k)")
+    return size
+
+
+def places_mode(conn: psycopg.Connection, release: Any) -> str:
+    """'dataset' or 'grid': the ``places`` parameter, 'auto' resolved by whether the dataset
+    was loaded with a places file."""
+    mode = str(release.params.get("places", "auto"))
+    has_places = _dataset_has_places(conn, release.dataset_id)
+    if mode == "auto":
+        return "dataset" if has_places else "grid"
+    if mode == "dataset" and not has_places:
+        raise InputError(f"dataset {release.dataset!r} has no places: load it with "
+                         "`anonymizers load FILE --dataset NAME --places PLACES`, or release "
+                         "it with --param places=grid")
+    return mode
+
+
+def _dataset_has_places(conn: psycopg.Connection, dataset_id: int) -> bool:
+    if conn.execute("SELECT to_regclass('raw.places')").fetchone() == (None,):
+        return False
+    row = conn.execute("SELECT EXISTS (SELECT 1 FROM raw.places WHERE dataset_id = %s)",
+                       (dataset_id,)).fetchone()
+    return bool(row and row[0])
+
+
+@dataclass(frozen=True, eq=False)
+class DemographicGrid:
+    """The public atomic grid of ``demographic_grid`` (attribute:lower:upper:bins, ...)."""
+
+    names: tuple[str, ...]
+    domain: np.ndarray  # (d, 2): [lower, upper) per attribute
+    bins: np.ndarray  # (d,)
+
+
+def parse_demographic_grid(text: str) -> DemographicGrid:
+    """Parse ``age:0:120:24,income:0:200000:20``; InputError saying what is wrong."""
+    names, domain, bins = [], [], []
+    for item in (part.strip() for part in text.split(",") if part.strip()):
+        fields = item.split(":")
+        if len(fields) != 4:
+            raise InputError(f"demographic_grid item {item!r}: write attribute:lower:upper:bins, "
+                             "e.g. age:0:120:24")
+        name, lower, upper, count = fields
+        try:
+            lo, hi, n = float(lower), float(upper), int(count)
+        except ValueError:
+            raise InputError(f"demographic_grid item {item!r}: lower and upper must be numbers "
+                             "and bins an integer") from None
+        if not (np.isfinite(lo) and np.isfinite(hi) and lo < hi and n >= 1):
+            raise InputError(f"demographic_grid item {item!r}: need lower < upper and bins >= 1")
+        if not name.isidentifier() or name in names:
+            raise InputError(f"demographic_grid attribute {name!r}: a name (letters, digits, "
+                             "_), once")
+        names.append(name)
+        domain.append((lo, hi))
+        bins.append(n)
+    if not names:
+        raise InputError("demographic_grid is empty: name at least one attribute, or set "
+                         "demographics=none")
+    return DemographicGrid(tuple(names), np.array(domain, float), np.array(bins, np.int64))
+
+
+# --------------------------------------------------------------------------- map_places
+
+
+def map_places(spec: dict[str, Any]) -> dict[str, Any]:
+    """The window's trajectories as sequences of places (PostGIS)."""
+    with step("map_places", spec) as (release, conn):
+        mode = places_mode(conn, release)
+        params = {**release.window_params(), "srid": release.srid}
+        if mode == "dataset":
+            run_sql_file(conn, "groups/010_dataset_places.sql", params, work=release.work_schema)
+        else:
+            run_sql_file(conn, "groups/011_grid_places.sql",
+                         {**params, **area_of_use(release.srid),
+                          "cell_size": float(release.params["cell_size"])},
+                         work=release.work_schema)
+        run_sql_file(conn, "groups/020_visits.sql", {"window_start": release.window_start},
+                     work=release.work_schema)
+        run_sql_file(conn, "groups/040_work_tables.sql", work=release.work_schema)
+    return {"places": mode}
+
+
+# --------------------------------------------------------------------------- group_trajectories
+
+
+def _read_visits(conn: psycopg.Connection, work: str) -> pd.DataFrame:
+    return pd.read_csv(io.BytesIO(copy_out(conn, "groups/030_read_visits.sql", work=work)),
+                       names=["traj", "person", "place"], dtype={"place": str},
+                       keep_default_na=False)
+
+
+def group_trajectories(spec: dict[str, Any]) -> dict[str, int]:
+    """The overlapping (Algorithms 1-3) or nonoverlapping (Algorithms 4-5) anonymizer, and
+    the origin-destination groups (§4.3.3); writes the groups and the private assignment."""
+    from anonymizers.families.groups import trajectory_groups as tg
+
+    with step("group_trajectories", spec) as (release, conn):
+        work = release.work_schema
+        interval_size(release)  # refuse a bad I_s before the work
+        visits = _read_visits(conn, work)
+        if visits.empty:
+            raise InputError("the window has no visits of any place; widen the window, or "
+                             "check that places cover the data (places=grid for GPS data)")
+        codes, visited = pd.factorize(visits["place"], sort=True)
+        arrays = (visits["traj"].to_numpy(np.int64), visits["person"].to_numpy(np.int64),
+                  codes.astype(np.int64))
+        neighbours, names = _neighbours(conn, work, pd.Index(visited, dtype=object))
+        od = None
+        if release.method == "tg_overlapping":
+            result = tg.overlapping_group_windows(*arrays, k=release.k)
+        else:
+            result = tg.nonoverlapping_trajectory_groups(*arrays, k=release.k,
+                                                         seed=_seed(release))
+            if release.params.get("od_groups", "false") == "true":
+                od = tg.origin_destination_groups(*arrays, result, release.k, neighbours,
+                                                  seed=_seed(release))
+                _write_od(conn, work, od, names)
+        _write_groups(conn, work, result, names)
+    return {"visits": len(visits), "groups": result.groups.n_groups,
+            "od_groups": 0 if od is None else int(od.group.size)}
+
+
+def _seed(release: Any) -> int:
+    """The ``seed`` parameter mixed with the keyed input fingerprint: fixed for a dataset,
+    window and seed (reruns give the same release), unguessable from the seed alone."""
+    return int(release.input_fingerprint[:8], 16) ^ int(release.params.get("seed", 0))
+
+
+def _neighbours(conn: psycopg.Connection, work: str,
+                visited: pd.Index) -> tuple[np.ndarray, np.ndarray]:
+    """Neighbour pairs as place codes, and the names of all codes: the visited places'
+    codes first, then places only a neighbour pair names (unvisited stations)."""
+    pairs = pd.read_csv(io.BytesIO(copy_out(conn, "groups/035_read_neighbours.sql", work=work)),
+                        names=["a", "b"], dtype=str, keep_default_na=False)
+    named = pd.Index(pd.unique(pairs[["a", "b"]].to_numpy().ravel()), dtype=object)
+    universe = visited.append(named.difference(visited))
+    codes = np.stack([universe.get_indexer(pairs["a"]), universe.get_indexer(pairs["b"])],
+                     axis=1).astype(np.int64).reshape(-1, 2)
+    return codes, np.asarray(universe, dtype=object)
+
+
+def _write_groups(conn: psycopg.Connection, work: str, result: NonoverlappingGroups,
+                  names: np.ndarray) -> None:
+    groups, a = result.groups, result.assignment
+    index = np.arange(groups.n_groups)
+    copy_frame(conn, work, "tg_groups", pd.DataFrame({
+        "group_index": index, "n_persons": groups.n_persons,
+        "n_trajectories": groups.n_trajectories}))
+    length = groups.length
+    copy_frame(conn, work, "tg_group_places", pd.DataFrame({
+        "group_index": np.repeat(index, length),
+        "pos": np.arange(groups.places.size) - np.repeat(groups.offsets[:-1], length),
+        "place_id": names[groups.places]}))
+    copy_frame(conn, work, "tg_assignment", pd.DataFrame({
+        "group_index": a.group, "traj_index": a.traj, "person_index": a.person,
+        "seq_start": a.start, "seq_stop": a.stop}))
+
+
+def _write_od(conn: psycopg.Connection, work: str, od: OriginDestinationGroups,
+              names: np.ndarray) -> None:
+    index = np.arange(od.group.size)
+    copy_frame(conn, work, "tg_od", pd.DataFrame({
+        "od_index": index, "group_index": od.group, "is_origin": od.is_origin,
+        "n_persons": od.n_persons, "n_trajectories": od.n_trajectories}))
+    copy_frame(conn, work, "tg_od_places", pd.DataFrame({
+        "od_index": np.repeat(index, np.diff(od.node_offsets)),
+        "place_id": names[od.nodes]}))
+    copy_frame(conn, work, "tg_od_members", pd.DataFrame({
+        "od_index": od.member_group, "traj_index": od.member_traj,
+        "person_index": od.member_person}))
+
+
+# --------------------------------------------------------------------------- demographic_classes
+
+
+def demographic_classes(spec: dict[str, Any]) -> dict[str, int]:
+    """Demographic classes of every group (§4.4): the GA or Mondrian on the group's persons,
+    then boundary hiding (§4.4.5); a hidden box holding fewer than k of the group's persons
+    is not published (the thesis would; DESIGN rule 1 does not)."""
+    with step("demographic_classes", spec) as (release, conn):
+        method = str(release.params.get("demographics", "ga"))
+        if method == "none":
+            return {"classes": 0}
+        grid = parse_demographic_grid(str(release.params["demographic_grid"]))
+        work = release.work_schema
+        members = _group_persons(conn, work)
+        values = _person_values(conn, work, release.dataset_id, grid)
+        classes, class_members, suppressed = _all_classes(
+            members, values, grid, release.k, method, _seed(release))
+        copy_frame(conn, work, "tg_classes", classes)
+        copy_frame(conn, work, "tg_class_members", class_members)
+    return {"classes": len(classes), "suppressed_by_hiding": suppressed}
+
+
+def _group_persons(conn: psycopg.Connection, work: str) -> pd.DataFrame:
+    """Distinct (group_index, person_index) of the assignment (who is in which group)."""
+    query = sql.SQL("COPY (SELECT DISTINCT group_index, person_index FROM {} ORDER BY 1, 2) "
+                    "TO STDOUT (FORMAT csv)").format(sql.Identifier(work, "tg_assignment"))
+    with conn.cursor().copy(query) as copy:
+        data = b"".join(bytes(chunk) for chunk in copy)
+    return pd.read_csv(io.BytesIO(data), names=["group_index", "person_index"])
+
+
+def _person_values(conn: psycopg.Connection, work: str, dataset_id: int,
+                   grid: DemographicGrid) -> pd.DataFrame:
+    """Every window person's attribute values (NaN where unknown), by person_index."""
+    columns = [(sql.SQL("p.{}::float8").format(sql.Identifier(name)) if name in KNOWN_COLUMNS
+                else sql.SQL("(p.attributes ->> {})::float8").format(sql.Literal(name)))
+               for name in grid.names]
+    query = sql.SQL(
+        "COPY (SELECT DISTINCT t.person_index, {} FROM {} AS t "
+        "LEFT JOIN raw.persons AS p ON p.dataset_id = %s AND p.user_id = t.user_id "
+        "ORDER BY 1) TO STDOUT (FORMAT csv)").format(
+        sql.SQL(", ").join(columns), sql.Identifier(work, "tg_trajectories"))
+    with conn.cursor().copy(query, (dataset_id,)) as copy:
+        data = b"".join(bytes(chunk) for chunk in copy)
+    return pd.read_csv(io.BytesIO(data), names=["person_index", *grid.names])
+
+
+def _all_classes(members: pd.DataFrame, values: pd.DataFrame, grid: DemographicGrid, k: int,
+                 method: str, seed: int) -> tuple[pd.DataFrame, pd.DataFrame, int]:
+    """Classes of every group with at least k persons of known attributes.
+
+    Groups with the same persons get the same classes, computed once: the overlapping
+    anonymizer's nested groups often share their persons, and two different partitions of
+    one set of persons published side by side could be intersected (§4.5.2).
+    """
+    from anonymizers.families.groups import demographics as dm
+
+    atomic = dm.atomic_grid(grid.domain, grid.bins)
+    _check_domain(values, grid)
+    known = values.dropna().set_index("person_index")
+    computed: dict[bytes, _GroupClasses] = {}
+    rows: list[pd.DataFrame] = []
+    member_rows: list[pd.DataFrame] = []
+    suppressed = 0
+    for group_index, persons in members.groupby("group_index")["person_index"]:
+        people = np.sort(known.index.intersection(persons.to_numpy()).to_numpy())
+        if people.size < k:
+            continue
+        key = people.tobytes()
+        if key not in computed:
+            points = known.loc[people, list(grid.names)].to_numpy(float)
+            computed[key] = _group_classes(points, atomic, k, method, _set_seed(seed, key))
+        found = computed[key]
+        suppressed += found.suppressed
+        rows.append(found.classes.assign(group_index=group_index))
+        member_rows.append(pd.DataFrame({"group_index": group_index,
+                                         "class_index": found.member_class,
+                                         "person_index": people[found.member_row]}))
+    columns = ["group_index", "class_index", "lower", "upper", "hidden_lower",
+               "hidden_upper", "n_persons"]
+    classes = pd.concat(rows)[columns] if rows else pd.DataFrame(columns=columns)
+    members_out = (pd.concat(member_rows) if member_rows else
+                   pd.DataFrame(columns=["group_index", "class_index", "person_index"]))
+    return classes, members_out, suppressed
+
+
+@dataclass(frozen=True, eq=False)
+class _GroupClasses:
+    classes: pd.DataFrame  # class_index, lower, upper, hidden_lower, hidden_upper, n_persons
+    member_row: np.ndarray  # rows of the group's points that are in a published class
+    member_class: np.ndarray  # and their class
+    suppressed: int  # classes whose hidden box held fewer than k of the group's persons
+
+
+def _set_seed(seed: int, key: bytes) -> int:
+    """A seed for one set of persons: equal sets, equal classes, whatever the group order."""
+    digest = hashlib.blake2b(key, digest_size=8, key=seed.to_bytes(8, "little")).digest()
+    return int.from_bytes(digest, "little")
+
+
+def _group_classes(points: np.ndarray, atomic: Any, k: int, method: str,
+                   seed: int) -> _GroupClasses:
+    """The GA's or Mondrian's classes of one group, hidden (§4.4.5); a hidden box holding
+    fewer than k of the group's persons is not published (the thesis would, DESIGN rule 1
+    does not)."""
+    from anonymizers.families.groups import demographics as dm
+
+    classes = (dm.genetic_demographic_classes(points, atomic, k, seed=seed).classes
+               if method == "ga" else dm.mondrian_demographic_classes(points, atomic, k))
+    hidden = dm.hide_boundaries(points, classes)
+    kept = np.flatnonzero(_inside_counts(points, hidden.lower, hidden.upper) >= k)
+    table = pd.DataFrame({
+        "class_index": kept,
+        "lower": [_array(classes.bounds.lower[c]) for c in kept],
+        "upper": [_array(classes.bounds.upper[c]) for c in kept],
+        "hidden_lower": [_array(hidden.lower[c]) for c in kept],
+        "hidden_upper": [_array(hidden.upper[c]) for c in kept],
+        "n_persons": classes.n[kept].astype(np.int64)})
+    member_row = np.flatnonzero(np.isin(classes.assignment, kept))
+    return _GroupClasses(table, member_row, classes.assignment[member_row],
+                         classes.n_classes - kept.size)
+
+
+def _check_domain(values: pd.DataFrame, grid: DemographicGrid) -> None:
+    for j, name in enumerate(grid.names):
+        column = values[name].dropna().to_numpy(float)
+        lo, hi = grid.domain[j]
+        outside = int(((column < lo) | (column >= hi)).sum())
+        if outside:
+            raise InputError(f"{outside} persons have {name} outside demographic_grid's "
+                             f"[{lo:g}, {hi:g}); widen it (e.g. --param demographic_grid="
+                             f"{name}:{min(lo, column.min()):g}:{max(hi, column.max() + 1):g}:"
+                             f"{int(grid.bins[j])})")
+
+
+def _inside_counts(points: np.ndarray, lower: np.ndarray, upper: np.ndarray) -> np.ndarray:
+    """Points inside every box [lower, upper) (all classes at once)."""
+    inside = ((points[None, :, :] >= lower[:, None, :])
+              & (points[None, :, :] < upper[:, None, :])).all(axis=2)
+    return inside.sum(axis=1)
+
+
+def _array(values: np.ndarray) -> str:
+    """A float8[] literal (repr round-trips every float exactly)."""
+    return "{" + ",".join(repr(float(v)) for v in values) + "}"
+
+
+# --------------------------------------------------------------------------- build
+
+
+def build_places_release(spec: dict[str, Any]) -> None:
+    """The release tables places, groups, od_groups and demographic_classes (PostGIS)."""
+    with step("build_places_release", spec) as (release, conn):
+        work, build = release.work_schema, release.build_schema
+        run_sql_file(conn, "groups/050_release_tables.sql", {"srid": release.srid},
+                     build=build)
+        run_sql_file(conn, "groups/060_build_release.sql",
+                     {"k": release.k, "interval_size": interval_size(release)},
+                     work=work, build=build)
+        names = (parse_demographic_grid(str(release.params["demographic_grid"])).names
+                 if release.params.get("demographics", "ga") != "none" else ())
+        _build_classes(conn, work, build, names, release.k, interval_size(release))
+
+
+def _build_classes(conn: psycopg.Connection, work: str, build: str, names: tuple[str, ...],
+                   k: int, size: int) -> None:
+    """demographic_classes: one lo/hi column pair per attribute holding the hidden bounds
+    (the fixed part, ids and the private members, is sql/groups/070_class_ids.sql)."""
+    run_sql_file(conn, "groups/070_class_ids.sql", {"k": k}, work=work)
+    if not names:
+        return
+    table = sql.Identifier(build, "demographic_classes")
+    for name in names:
+        conn.execute(sql.SQL("ALTER TABLE {} ADD COLUMN {} double precision NOT NULL, "
+                             "ADD COLUMN {} double precision NOT NULL").format(
+            table, sql.Identifier(f"{name}_lo"), sql.Identifier(f"{name}_hi")))
+        for end, what in (("lo", "lower bound (inclusive)"), ("hi", "upper bound (exclusive)")):
+            conn.execute(sql.SQL("COMMENT ON COLUMN {}.{} IS {}").format(
+                table, sql.Identifier(f"{name}_{end}"),
+                sql.Literal(f"Hidden {what} of the class's {name} (seed 004 §4.4.5), an "
+                            "atomic boundary of manifest.parameters.demographic_grid.")))
+    columns = [sql.Identifier(f"{name}_{end}") for name in names for end in ("lo", "hi")]
+    bounds = [sql.SQL("c.{}[{}]").format(sql.Identifier(f"hidden_{side}"), sql.Literal(j + 1))
+              for j in range(len(names)) for side in ("lower", "upper")]
+    conn.execute(sql.SQL(
+        "INSERT INTO {table} (group_id, class_id, {columns}, n_lo, n_hi) "
+        "SELECT d.group_id, d.class_id, {bounds}, f.n_lo, f.n_lo + %(size)s - 1 "
+        "FROM {classes} AS c JOIN {ids} AS d USING (group_index, class_index) "
+        "CROSS JOIN LATERAL (SELECT %(k)s + %(size)s * ((c.n_persons - %(k)s) / %(size)s) "
+        "AS n_lo) AS f ORDER BY random()").format(
+        table=table, columns=sql.SQL(", ").join(columns), bounds=sql.SQL(", ").join(bounds),
+        classes=sql.Identifier(work, "tg_classes"), ids=sql.Identifier(work, "tg_class_ids")),
+        {"k": k, "size": size})

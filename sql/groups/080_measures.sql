@@ -1,0 +1,28 @@
+-- Trajectory groups (seed 004): the figures of a release's metrics, one row, exact (the
+-- shared writer filters counts): the input's and the groups' total lengths for the ratio
+-- of eq. 33, visits and persons covered, demographic classes.
+-- Identifiers: work, build.
+WITH published AS (
+    SELECT g.group_index, g.n_persons, g.n_trajectories,
+           (SELECT count(*) FROM {work}.tg_group_places AS p
+            WHERE p.group_index = g.group_index) AS length
+    FROM {work}.tg_groups AS g JOIN {work}.tg_group_ids USING (group_index)
+), covered AS (
+    SELECT DISTINCT a.traj_index, v.seq
+    FROM {work}.tg_assignment AS a
+    JOIN {work}.tg_group_ids USING (group_index)
+    JOIN {work}.tg_visits AS v
+      ON v.traj_index = a.traj_index AND v.seq >= a.seq_start AND v.seq < a.seq_stop
+)
+SELECT (SELECT count(*) FROM {work}.tg_visits) AS visits_in,
+       (SELECT count(DISTINCT person_index) FROM {work}.tg_trajectories) AS persons_in,
+       (SELECT coalesce(sum(length * n_trajectories), 0) FROM published) AS group_visits,
+       (SELECT coalesce(avg(length), 0) FROM published)::float8 AS length_mean,
+       (SELECT count(*) FROM covered) AS visits_covered,
+       (SELECT count(DISTINCT a.person_index)
+        FROM {work}.tg_assignment AS a JOIN {work}.tg_group_ids USING (group_index))
+           AS persons_published,
+       (SELECT count(*) FROM {build}.od_groups) AS od_groups,
+       (SELECT count(*) FROM {build}.demographic_classes) AS classes,
+       (SELECT count(DISTINCT group_id) FROM {build}.demographic_classes) AS groups_with_classes,
+       (SELECT count(*) FROM {build}.places) AS places;

@@ -1,0 +1,131 @@
+"""Trajectory-group releases end to end (seed 004): a place-sequence dataset and a GPS city
+mapped onto grid cells, through the Airflow DAG; the published tables as an analyst reads
+them; the independent verifier on planted violations; bad parameters."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import psycopg
+import pytest
+from pipeline_helpers import assert_plants_refused, catalog_rows, run_steps
+from psycopg import sql
+
+from anonymizers import cli
+from anonymizers.errors import InputError
+from anonymizers.loading import load_dataset
+from anonymizers.release.spec import ReleaseSpec
+from anonymizers.synthetic_network import write_place_dataset
+from anonymizers.verifiers import verify_release
+
+
+def _rows(conn: psycopg.Connection, query: str, schema: str) -> list[tuple]:
+    return conn.execute(sql.SQL(query).format(s=sql.Identifier(schema))).fetchall()
+
+
+@pytest.fixture(scope="module")
+def metro_files(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, Path]:
+    """A §5.1 random map of 80 stations and 400 trajectories, as a place-sequence dataset."""
+    folder = tmp_path_factory.mktemp("metro")
+    files = folder / "visits.csv", folder / "places.csv", folder / "persons.csv"
+    write_place_dataset(*files, n_traj=400, seed=3)
+    return files
+
+
+@pytest.fixture
+def loaded_metro(db_url: str, metro_files: tuple[Path, Path, Path]) -> str:
+    visits, places, persons = metro_files
+    load_dataset(visits, "metro", persons=persons, places=places, url=db_url)
+    return "metro"
+
+
+def _release(dataset: str, method: str, k: int, capsys: pytest.CaptureFixture[str],
+             *params: str) -> str:
+    argv = ["release", "--dataset", dataset, "--method", method, "--k", str(k)]
+    for param in params:
+        argv += ["--param", param]
+    code = cli.main(argv)
+    output = capsys.readouterr()
+    assert code == 0, output.err
+    return output.out.strip().splitlines()[-1]
+
+
+@pytest.mark.slow
+def test_nonoverlapping_publishes_a_place_dataset_with_od_groups_and_ga_classes(
+        loaded_metro, conn, capsys, analyst_url):
+    name = _release(loaded_metro, "tg_nonoverlapping", 5, capsys, "demographic_grid="
+                    "age:0:120:24,income:0:500000:50")
+    assert catalog_rows(conn) == [(name,)]
+    assert cli.main(["verify", name]) == 0
+    with psycopg.connect(analyst_url) as analyst:
+        groups = _rows(analyst, "SELECT group_id, places, length, n_lo, n_hi FROM {s}.groups",
+                       name)
+        places = dict(_rows(analyst, "SELECT place_id, ST_AsText(geom) FROM {s}.places", name))
+        od = _rows(analyst, "SELECT group_id, kind, places, n_lo FROM {s}.od_groups", name)
+        classes = _rows(analyst, "SELECT group_id, age_lo, age_hi, income_lo, income_hi, n_lo, "
+                        "n_hi FROM {s}.demographic_classes", name)
+        metrics = dict(_rows(analyst, "SELECT name, value FROM {s}.metrics", name))
+    assert groups and all(n_lo >= 5 and n_hi == n_lo + 4 and length == len(seq)
+                          for _, seq, length, n_lo, n_hi in groups)
+    assert all(p.startswith("s") and places[p].startswith("POINT") for p in places)
+    assert {p for _, seq, *_ in groups for p in seq} <= set(places)
+    assert od and {kind for _, kind, *_ in od} == {"origin", "destination"}
+    assert classes and all(lo < hi and (lo % 5) == 0 for _, lo, hi, *_ in classes)
+    assert 0 < metrics["tg_preserved_ratio"] <= 1
+    # Counts in metrics go through the interval filter (k = 5, I_s = 5).
+    assert metrics["tg_od_groups"] <= len(od) < metrics["tg_od_groups"] + 5
+
+
+@pytest.mark.slow
+def test_overlapping_publishes_a_gps_city_on_grid_cells(loaded_city, conn, capsys,
+                                                         analyst_url):
+    name = _release(loaded_city, "tg_overlapping", 4, capsys, "demographics=mondrian",
+                    "interval_size=2", "cell_size=400")
+    assert cli.main(["verify", name]) == 0
+    with psycopg.connect(analyst_url) as analyst:
+        groups = _rows(analyst, "SELECT places, n_lo, n_hi FROM {s}.groups", name)
+        cells = _rows(analyst, "SELECT place_id, ST_XMin(geom), ST_YMin(geom), ST_XMax(geom), "
+                      "ST_YMax(geom) FROM {s}.places", name)
+        manifest = _rows(analyst, "SELECT parameters FROM {s}.manifest", name)[0][0]
+    assert groups and all(n_hi == n_lo + 1 for _, n_lo, n_hi in groups)
+    for place, x0, y0, x1, y1 in cells:
+        column, row = map(int, place.split(":"))
+        assert (x0, y0, x1, y1) == (column * 400, row * 400, (column + 1) * 400, (row + 1) * 400)
+    assert manifest["places"] == "auto" and manifest["interval_size"] == 2
+
+
+@pytest.fixture
+def built_metro(loaded_metro: str, conn: psycopg.Connection) -> str:
+    """A verified tg_nonoverlapping build schema of the metro, not yet published."""
+    spec = ReleaseSpec.from_dict(run_steps({"dataset": loaded_metro,
+                                            "method": "tg_nonoverlapping", "k": 4,
+                                            "demographics": "mondrian"}, until="verify"))
+    assert verify_release(conn, spec.build_schema).passed
+    return spec.build_schema
+
+
+def test_the_verifier_refuses_planted_violations(built_metro, conn):
+    assert_plants_refused(conn, built_metro, {
+        "reversed sequence": (
+            "UPDATE {s}.groups SET places = ARRAY(SELECT places[i] FROM generate_subscripts("
+            "places, 1) AS i ORDER BY i DESC) WHERE group_id = (SELECT min(group_id) FROM "
+            "{s}.groups WHERE length > 1)", ""),
+        "interval without the count": (
+            "UPDATE {s}.groups SET n_lo = n_lo + 40, n_hi = n_hi + 40", ""),
+        "moved place": ("UPDATE {s}.places SET geom = ST_Translate(geom, 7, 0)", ""),
+        "class bound off the grid": (
+            "UPDATE {s}.demographic_classes SET age_lo = age_lo + 1", ""),
+    })
+
+
+@pytest.mark.parametrize(("params", "message"), [
+    ({"method": "tg_overlapping", "k": 6, "interval_size": 2}, "below k/2"),
+    ({"method": "tg_nonoverlapping", "k": 4, "demographic_grid": "age:0:120"},
+     "attribute:lower:upper:bins"),
+    ({"method": "tg_nonoverlapping", "k": 4, "demographic_grid": "age:0:50:10"},
+     "outside demographic_grid"),
+    ({"method": "tg_nonoverlapping", "k": 4, "places": "dataset"}, "has no places"),
+])
+def test_bad_parameters_are_refused_with_what_to_do(loaded_city, params, message):
+    with pytest.raises(InputError, match=message):
+        run_steps({"dataset": loaded_city, **params}, until="build_places_release")
