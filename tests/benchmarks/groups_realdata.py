@@ -70,11 +70,11 @@ def main(k: int, tdrive_cell: float, gowalla_cell: float) -> None:
         load_dataset(TDRIVE, "tdrive", url=url)
         visits, places = gowalla_place_sequences(Path(tmp), gowalla_cell)
         load_dataset(visits, "gowalla", places=places, url=url, sort=True)
-        cases = [("T-Drive 2008-02-03, cells of %g m" % tdrive_cell,
+        cases = [(f"T-Drive 2008-02-03, cells of {tdrive_cell:g} m",
                   {"dataset": "tdrive", "start": "2008-02-03T00:00:00+00:00",
                    "end": "2008-02-04T00:00:00+00:00", "places": "grid",
                    "cell_size": tdrive_cell}),
-                 ("Gowalla NYC, venues on cells of %g m" % gowalla_cell,
+                 (f"Gowalla NYC, venues on cells of {gowalla_cell:g} m",
                   {"dataset": "gowalla", "places": "dataset"})]
         for data, base in cases:
             for method in METHODS:
