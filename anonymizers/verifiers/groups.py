@@ -25,11 +25,11 @@ derived again by ``sql/verify/groups_*.sql``. First the machinery's shared rules
    and one destination group per trajectory, k distinct persons, count in the interval;
    without them: k distinct persons could be members;
 5. **demographic classes** (§4.4): bounds on the public atomic grid, non-empty boxes inside
-   the domain, disjoint within a group; the persons of the group inside a box, and inside
-   each attribute's interval, are at least as many as boundary hiding can leave there from
-   k members (:func:`hidden_box_floor`: a hidden box may hold fewer than k); with the
-   private members: k distinct persons of the group, each in one class, count in the
-   interval, and the bounds exactly those §4.4.5 hides to.
+   the domain, disjoint within a group; at least k persons of the group inside every box
+   (privacy rule 1: boundary hiding, §4.4.5, can leave fewer than k of a class's members in
+   its published box, even none; the thesis publishes such a box with the class's count,
+   the pipeline does not); with the private members: k distinct persons of the group, each
+   in one class, count in the interval, and the bounds exactly those §4.4.5 hides to.
 
 Checks that need the private work tables are reported as not available in ``checks`` for a
 published release (its work schema is gone), never as violations.
@@ -54,7 +54,7 @@ from anonymizers.verifiers.base import (
     read_release,
 )
 
-__all__ = ["GROUPS_METHODS", "Attribute", "hidden_box_floor", "parse_demographic_grid",
+__all__ = ["GROUPS_METHODS", "Attribute", "parse_demographic_grid",
            "verify_groups_release", "verify_release"]
 
 # The methods this verifier judges (its own list: it never reads the anonymizer's registry).
@@ -219,26 +219,6 @@ def interval_faults(n_lo: int | None, n_hi: int | None, k: int, interval: int,
     if true_count is not None and not n_lo <= true_count <= n_hi:
         faults.append(f"interval [{n_lo}, {n_hi}] does not hold the true count")
     return faults
-
-
-def hidden_box_floor(k: int, n_attributes: int) -> int:
-    """The fewest of a class's k members that boundary hiding (§4.4.5) can leave inside its
-    published box of ``n_attributes`` attributes.
-
-    Per attribute, at most m - 1 members (m = ceil(k/2)) lie below the hidden lower bound
-    (the mean of the m lowest is not below it) and as many at or above the upper one, so
-    at least k - 2 (m - 1) >= 1 lie inside the attribute's interval. The members left out
-    may differ from one attribute to the next, so the whole box holds at least
-    k - 2 d (m - 1), which is 0 for d >= 2 and k >= 3: a hidden box may hold nobody, and
-    the count it is published with stays that of the class before hiding (§4.4.5). For
-    k = 2 nothing moves: all k are inside.
-
-    Examples
-    --------
-    >>> hidden_box_floor(3, 1), hidden_box_floor(10, 1), hidden_box_floor(3, 2)
-    (1, 2, 0)
-    """
-    return max(0, k - 2 * n_attributes * (math.ceil(k / 2) - 1))
 
 
 # --------------------------------------------------------------------------- tables
@@ -538,10 +518,8 @@ def _derive_class_inputs(conn: psycopg.Connection, release: ReleaseUnderTest,
 
 def _check_class_support(conn: psycopg.Connection, release: ReleaseUnderTest,
                          settings: Settings, classes: Table, result: VerifierResult) -> None:
-    """Persons of the group inside every box (as many as hiding can leave from k members,
-    in the box and in each attribute's interval), and the classes' intervals."""
+    """At least k persons of the group inside every box, and the classes' intervals."""
     k, d = release.k, len(settings.grid)
-    box_floor, attribute_floor = hidden_box_floor(k, d), hidden_box_floor(k, 1)
     rows = fetch_columns(conn, "verify/groups_class_support.sql", {"n_attributes": d},
                          classes=classes)
     thin: list[str] = []
@@ -549,18 +527,14 @@ def _check_class_support(conn: psycopg.Connection, release: ReleaseUnderTest,
     total: dict[int, int] = defaultdict(int)
     for i, group in enumerate(rows["group_id"]):
         name = f"group {group} class {rows['class_id'][i]}"
-        if rows["inside"][i] < box_floor or rows["inside_each"][i] < attribute_floor:
+        if rows["inside"][i] < k:
             thin.append(name)
         bad += [f"{name}: {f}" for f in interval_faults(rows["n_lo"][i], rows["n_hi"][i], k,
                                                          settings.interval)]
         total[group] += rows["n_lo"][i] or 0
     persons = dict(zip(rows["group_id"], rows["group_persons"], strict=True))
-    result.checks["classes_hidden_box_floor"] = box_floor
-    result.checks["classes_inside_box_below_k"] = sum(1 for n in rows["inside"] if n < k)
-    _report(result, "classes_below_floor", thin,
-            f"fewer persons of the group inside its box than boundary hiding can leave from "
-            f"k={k} members ({box_floor} in the box, {attribute_floor} in each attribute's "
-            "interval)")
+    _report(result, "classes_inside_box_below_k", thin,
+            f"fewer than k={k} persons of the group inside its box")
     _report(result, "classes_bad_interval", bad, "interval filter (§4.2)")
     _report(result, "classes_counts_exceed_group",
             [f"group {g}" for g, n in total.items() if n > persons[g]],
