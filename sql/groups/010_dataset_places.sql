@@ -5,7 +5,8 @@
 -- Neighbours (§4.3.3's "neighboring nodes", one route apart) are the edges of the Delaunay
 -- triangulation of all the dataset's places: a relation of the public network alone, so no
 -- person's movement decides which places a common origin or destination group names.
--- Of several fixes of a trajectory at one instant one is kept (ties by place).
+-- Of several fixes of a trajectory at one instant the one of the first place (by name)
+-- is kept.
 -- Params: dataset_id, window_start, window_end (half-open), srid. Identifiers: work.
 DROP TABLE IF EXISTS {work}.tg_fix_places, {work}.tg_places, {work}.tg_neighbours;
 CREATE TABLE {work}.tg_fix_places AS
@@ -23,6 +24,8 @@ SELECT pl.place AS place_id, ST_Transform(pl.geom, %(srid)s) AS geom
 FROM raw.places AS pl
 WHERE pl.dataset_id = %(dataset_id)s;
 ALTER TABLE {work}.tg_places ADD PRIMARY KEY (place_id);
+CREATE INDEX ON {work}.tg_places USING gist (geom);
+ANALYZE {work}.tg_places;
 
 CREATE TABLE {work}.tg_neighbours AS
 WITH edges AS (
@@ -31,6 +34,9 @@ WITH edges AS (
 )
 SELECT DISTINCT a.place_id AS a, b.place_id AS b
 FROM edges AS e
-JOIN {work}.tg_places AS a ON a.geom = ST_StartPoint(e.edge)
-JOIN {work}.tg_places AS b ON b.geom = ST_EndPoint(e.edge)
+-- && finds the edge's end points by the index, ST_Equals keeps the exact ones.
+JOIN {work}.tg_places AS a
+  ON a.geom && ST_StartPoint(e.edge) AND ST_Equals(a.geom, ST_StartPoint(e.edge))
+JOIN {work}.tg_places AS b
+  ON b.geom && ST_EndPoint(e.edge) AND ST_Equals(b.geom, ST_EndPoint(e.edge))
 WHERE a.place_id <> b.place_id;

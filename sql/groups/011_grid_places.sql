@@ -3,27 +3,27 @@
 -- does not follow the data, privacy rule 2). A fix visits the cell that holds it
 -- (cells are half-open, [x0, x0 + size) x [y0, y0 + size)); place_id is 'column:row'.
 -- Only fixes inside the CRS's area of use are mapped. Of several fixes of a trajectory at
--- one instant one is kept. Neighbours are cells sharing an edge or a corner (ST_Touches),
--- among the cells any fix of the window visited.
+-- one instant the one of the first place (by name) is kept. Neighbours are cells sharing
+-- an edge or a corner (as ST_Touches), among the cells any fix of the window visited.
 -- Params: dataset_id, window_start, window_end, srid, cell_size, lon_min, lon_max,
 -- lat_min, lat_max. Identifiers: work.
 DROP TABLE IF EXISTS {work}.tg_fix_places, {work}.tg_places, {work}.tg_neighbours;
 CREATE TABLE {work}.tg_fix_places AS
-WITH fixes AS (
-    SELECT DISTINCT ON (p.traj_id, p.t)
-           p.traj_id, p.user_id, p.t, ST_Transform(p.geom, %(srid)s) AS xy
+WITH cells AS (
+    SELECT p.traj_id, p.user_id, p.t,
+           floor(ST_X(xy) / %(cell_size)s::float8)::bigint || ':'
+           || floor(ST_Y(xy) / %(cell_size)s::float8)::bigint AS place_id
     FROM raw.points AS p
+    CROSS JOIN LATERAL ST_Transform(p.geom, %(srid)s) AS xy
     WHERE p.dataset_id = %(dataset_id)s
       AND p.t >= %(window_start)s::timestamptz
       AND p.t < %(window_end)s::timestamptz
       AND p.lon BETWEEN %(lon_min)s AND %(lon_max)s
       AND p.lat BETWEEN %(lat_min)s AND %(lat_max)s
-    ORDER BY p.traj_id, p.t, p.user_id
 )
-SELECT f.traj_id, f.user_id, f.t,
-       floor(ST_X(f.xy) / %(cell_size)s::float8)::bigint || ':'
-       || floor(ST_Y(f.xy) / %(cell_size)s::float8)::bigint AS place_id
-FROM fixes AS f;
+SELECT DISTINCT ON (traj_id, t) traj_id, user_id, t, place_id
+FROM cells
+ORDER BY traj_id, t, place_id;
 
 CREATE TABLE {work}.tg_places AS
 SELECT c.place_id,
