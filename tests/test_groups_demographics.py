@@ -6,12 +6,14 @@ from __future__ import annotations
 import itertools
 import math
 from collections import Counter
+from unittest.mock import patch
 
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import anonymizers.families.groups.demographics as demographics_module
 from anonymizers.errors import InputError
 from anonymizers.families.groups.demographics import (
     AtomicGrid,
@@ -432,7 +434,7 @@ def test_recursive_initial_chromosomes_on_a_larger_group() -> None:
     root = root_of(12, 5)
     counter = _Counter(grid.cells(x), grid.bins)
     ctx = _Context(root=root, counter=counter, k=k, n_points=80)
-    trees = _initial_population(ctx, 8, 0, rng)
+    trees = _initial_population(ctx, grid.cells(x), 8, 0, rng)
     assert len(set(trees)) > 1  # the split is drawn at random
     for tree in trees:
         lo, hi = _leaf_boxes(tree, root)
@@ -549,7 +551,8 @@ def test_ga_is_private_elitist_and_its_penalty_is_eq_23(group, seed: int,
     root = root_of(*bins)
     ctx = _Context(root=root, counter=_Counter(grid.cells(points), grid.bins), k=k,
                    n_points=len(points))
-    initial = _initial_population(ctx, 6, 2, np.random.default_rng(seed))
+    initial = _initial_population(ctx, grid.cells(points), 6, 2,
+                                  np.random.default_rng(seed))
     penalties = []
     for tree in initial:
         lo, hi = _leaf_boxes(tree, root)
@@ -566,7 +569,8 @@ def test_recursive_initial_chromosomes_have_no_leaf_below_k(group, seed: int) ->
     root = root_of(*grid.bins.tolist())
     counter = _Counter(grid.cells(points), grid.bins)
     ctx = _Context(root=root, counter=counter, k=k, n_points=len(points))
-    for tree in _initial_population(ctx, 3, 0, np.random.default_rng(seed)):
+    for tree in _initial_population(ctx, grid.cells(points), 3, 0,
+                                    np.random.default_rng(seed)):
         assert _is_valid(tree, root)
         lo, hi = _leaf_boxes(tree, root)
         n = counter.counts(lo, hi)
@@ -746,11 +750,31 @@ def test_bad_ga_parameters_raise(kwargs: dict) -> None:
         genetic_demographic_classes(GOOD, GRID, 2, **kwargs)
 
 
-def test_grid_too_large_for_the_ga_says_what_to_do() -> None:
+@settings(max_examples=25, deadline=None)
+@given(group=groups(max_points=30), seed=st.integers(0, 2**32 - 1))
+def test_counting_with_points_gives_the_table_s_result(group, seed: int) -> None:
+    """Above 2**22 atomic intervals the GA counts with the points; on any grid both ways
+    count alike, so one seed gives the same classes and penalties."""
+    points, grid, k = group
+    by_table = genetic_demographic_classes(points, grid, k, population=8, generations=4,
+                                           random_trees=2, seed=seed)
+    with patch.object(demographics_module, "_MAX_TABLE_CELLS", 0):
+        by_points = genetic_demographic_classes(points, grid, k, population=8,
+                                                generations=4, random_trees=2, seed=seed)
+    assert by_points.best_penalty.tolist() == by_table.best_penalty.tolist()
+    assert by_points.classes.assignment.tolist() == by_table.classes.assignment.tolist()
+    assert by_points.classes.bounds.cell_lower.tolist() == \
+        by_table.classes.bounds.cell_lower.tolist()
+
+
+def test_the_ga_runs_on_a_grid_too_large_for_a_table() -> None:
     grid = atomic_grid(np.array([[0.0, 1]] * 2), np.array([2**12, 2**11]))
-    with pytest.raises(InputError, match="fewer bins or Mondrian"):
-        genetic_demographic_classes(np.array([[0.5, 0.5]] * 3), grid, 2)
-    assert mondrian_demographic_classes(np.array([[0.5, 0.5]] * 3), grid, 2).n.tolist() == [3]
+    rng = np.random.default_rng(0)
+    points = rng.random((60, 2))
+    result = genetic_demographic_classes(points, grid, 5, population=6, generations=3,
+                                         random_trees=1)
+    assert result.classes.n.sum() + result.classes.n_suppressed == 60
+    assert (result.classes.n >= 5).all()
 
 
 @pytest.mark.parametrize(("counts", "sizes"), [

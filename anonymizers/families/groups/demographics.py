@@ -100,10 +100,12 @@ atomic intervals; that is the caller's choice of grid, not checked here.
 
 Cost
 ----
-Points are reduced once to atomic intervals. The GA counts a box's points in ``O(2^d)`` from
-a summed-area table of all atomic intervals (at most ``2**22`` of them, or an
-:class:`~anonymizers.errors.InputError`), so a fitness costs ``O(nodes 2^d)`` whatever ``n``;
-its loops are over tree nodes and chromosomes, never over individuals. Mondrian loops over
+Points are reduced once to atomic intervals. Up to ``2**22`` atomic intervals the GA counts a
+box's points in ``O(2^d)`` from a summed-area table of all of them, so a fitness costs
+``O(nodes 2^d)`` whatever ``n``. Beyond (the eight Adults attributes of §5.2 have ~3e8) it
+counts with the points: a fitness routes every point down the tree, ``O(n depth)`` in numpy,
+and the recursive initial chromosome passes each box's points down to its children. Its
+Python loops are over tree nodes and chromosomes, never over individuals. Mondrian loops over
 partitions (each of at least ``k`` individuals) with numpy inside. Boundary hiding is a sort
 per attribute.
 
@@ -143,7 +145,7 @@ __all__ = [
     "mondrian_demographic_classes",
 ]
 
-_MAX_TABLE_CELLS = 2**22  # summed-area table of the GA: 32 MiB of int64
+_MAX_TABLE_CELLS = 2**22  # summed-area table of the GA (32 MiB of int64); above: points
 _MAX_CELLS = 2**62  # class sizes must fit in int64
 
 
@@ -530,6 +532,73 @@ class _Counter:
             total += sign * self.table[np.where(take_hi, hi, lo) @ self.strides]
         return total
 
+    def split_counts(self, lo: np.ndarray, hi: np.ndarray, inside: np.ndarray
+                     ) -> tuple[int, np.ndarray, np.ndarray, np.ndarray]:
+        """Points in the box, and below every split of it (see :func:`_box_splits`)."""
+        dims, pos = _box_splits(lo, hi)
+        below_hi = np.tile(hi, (dims.size, 1))
+        below_hi[np.arange(dims.size), dims] = pos
+        below = self.counts(np.tile(lo, (dims.size, 1)), below_hi)
+        return int(self.counts(lo[None], hi[None])[0]), dims, pos, below
+
+    def leaf_counts(self, tree: Tree, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+        """int (leaves,): points in every leaf box (preorder)."""
+        return self.counts(lo, hi)
+
+
+class _PointCounter:
+    """Points in boxes by the points themselves, for domains too large for a table.
+
+    A tree's leaves are counted by routing every point down the tree (O(n depth)); the
+    splits of a box from the points inside it, which the recursive initial chromosome passes
+    down (``inside``), by a histogram per attribute.
+    """
+
+    def __init__(self, cells: np.ndarray) -> None:
+        self.cells = cells
+
+    def split_counts(self, lo: np.ndarray, hi: np.ndarray, inside: np.ndarray
+                     ) -> tuple[int, np.ndarray, np.ndarray, np.ndarray]:
+        dims, pos = _box_splits(lo, hi)
+        sub = self.cells[inside]
+        below = [np.cumsum(np.bincount(sub[:, d] - lo[d], minlength=hi[d] - lo[d]))[:-1]
+                 for d in range(lo.size) if hi[d] - lo[d] > 1]
+        return (int(inside.size), dims, pos,
+                np.concatenate(below) if below else np.zeros(0, np.int64))
+
+    def leaf_counts(self, tree: Tree, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+        leaf = _route(tree, self.cells)
+        return np.bincount(leaf, minlength=len(tree))[[i for i, (d, _) in enumerate(tree)
+                                                       if d < 0]]
+
+
+def _box_splits(lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Every valid split of a box: attribute and position, attributes then positions
+    ascending."""
+    width = hi - lo - 1
+    dims = np.repeat(np.arange(lo.size), width)
+    pos = lo[dims] + 1 + np.arange(dims.size) - np.repeat(np.cumsum(width) - width, width)
+    return dims, pos
+
+
+def _route(tree: Tree, cells: np.ndarray) -> np.ndarray:
+    """The preorder index of the leaf holding every point (all points at once, one tree
+    level per step)."""
+    dim = np.array([d for d, _ in tree], np.int64)
+    split = np.array([p for _, p in tree], np.int64)
+    ends = _subtree_ends(tree)
+    right = np.array([ends[i + 1] if d >= 0 else -1 for i, (d, _) in enumerate(tree)],
+                     np.int64)
+    node = np.zeros(cells.shape[0], np.int64)
+    active = np.arange(cells.shape[0])
+    while active.size:
+        here = node[active]
+        branch = dim[here] >= 0
+        active, here = active[branch], here[branch]
+        below = cells[active, dim[here]] < split[here]
+        node[active] = np.where(below, here + 1, right[here])
+    return node
+
 
 # --- Chromosomes: binary space partitions in preorder ---------------------------------------
 # A tree is a tuple of (dim, split) nodes in preorder, (-1, 0) for a leaf. A branch's left
@@ -653,7 +722,7 @@ class _Context:
     """What every chromosome of one run is evaluated against."""
 
     root: Box
-    counter: _Counter
+    counter: _Counter | _PointCounter
     k: int
     n_points: int
     # Penalties by chromosome: elitism and converging populations evaluate the same trees
@@ -664,23 +733,20 @@ class _Context:
         found = self.known.get(tree)
         if found is None:
             lo, hi = _leaf_boxes(tree, self.root)
-            found = _leaf_penalty(self.counter.counts(lo, hi), np.prod(hi - lo, axis=1), self.k)
+            found = _leaf_penalty(self.counter.leaf_counts(tree, lo, hi),
+                                  np.prod(hi - lo, axis=1), self.k)
             self.known[tree] = found
         return found
 
 
-def _k_split(box: Box, ctx: _Context, rng: np.random.Generator) -> Node | None:
-    """A split drawn uniformly among those leaving at least k points on both sides."""
+def _k_split(box: Box, inside: np.ndarray, ctx: _Context,
+             rng: np.random.Generator) -> Node | None:
+    """A split drawn uniformly among those leaving at least k points on both sides;
+    ``inside`` are the indices of the box's points."""
     lo, hi = np.array(box[0]), np.array(box[1])
-    total = int(ctx.counter.counts(lo[None], hi[None])[0])
-    width = hi - lo - 1
-    if total < 2 * ctx.k or width.sum() == 0:
+    if inside.size < 2 * ctx.k or (hi - lo - 1).sum() == 0:
         return None
-    dims = np.repeat(np.arange(lo.size), width)
-    pos = lo[dims] + 1 + np.arange(dims.size) - np.repeat(np.cumsum(width) - width, width)
-    below_hi = np.tile(hi, (dims.size, 1))
-    below_hi[np.arange(dims.size), dims] = pos
-    below = ctx.counter.counts(np.tile(lo, (dims.size, 1)), below_hi)
+    total, dims, pos, below = ctx.counter.split_counts(lo, hi, inside)
     ok = np.flatnonzero((below >= ctx.k) & (total - below >= ctx.k))
     if ok.size == 0:
         return None
@@ -688,17 +754,18 @@ def _k_split(box: Box, ctx: _Context, rng: np.random.Generator) -> Node | None:
     return int(dims[pick]), int(pos[pick])
 
 
-def _recursive_tree(ctx: _Context, rng: np.random.Generator) -> Tree:
+def _recursive_tree(ctx: _Context, cells: np.ndarray, rng: np.random.Generator) -> Tree:
     """The thesis' recursive initial chromosome: no leaf below k, nothing suppressed."""
     out: list[Node] = []
-    stack = [ctx.root]
+    stack = [(ctx.root, np.arange(cells.shape[0]))]
     while stack:
-        box = stack.pop()
-        split = _k_split(box, ctx, rng)
+        box, inside = stack.pop()
+        split = _k_split(box, inside, ctx, rng)
         out.append(_LEAF if split is None else split)
         if split is not None:
             below, above = _split_box(box, *split)
-            stack += [above, below]
+            low = cells[inside, split[0]] < split[1]
+            stack += [(above, inside[~low]), (below, inside[low])]
     return tuple(out)
 
 
@@ -727,9 +794,9 @@ def _random_tree(root: Box, n_leaves: int, rng: np.random.Generator) -> Tree:
     return tuple(out)
 
 
-def _initial_population(ctx: _Context, size: int, random_trees: int,
+def _initial_population(ctx: _Context, cells: np.ndarray, size: int, random_trees: int,
                         rng: np.random.Generator) -> list[Tree]:
-    recursive = [_recursive_tree(ctx, rng) for _ in range(size - random_trees)]
+    recursive = [_recursive_tree(ctx, cells, rng) for _ in range(size - random_trees)]
     most = max(1, ctx.n_points // ctx.k)  # more leaves of k points cannot be
     return recursive + [_random_tree(ctx.root, int(rng.integers(1, most + 1)), rng)
                         for _ in range(random_trees)]
@@ -880,7 +947,7 @@ def genetic_demographic_classes(points: np.ndarray, grid: AtomicGrid, k: int, *,
     points
         float (n, d): one row per individual of the trajectory group, inside the domain.
     grid
-        The public atomic intervals (:func:`atomic_grid`), at most ``2**22`` of them.
+        The public atomic intervals (:func:`atomic_grid`).
     k
         Minimum number of individuals per published class.
     population, generations, crossover_rate, mutation_rate
@@ -923,13 +990,12 @@ def genetic_demographic_classes(points: np.ndarray, grid: AtomicGrid, k: int, *,
     _check_rate("mutation_rate", mutation_rate)
     rng = generator(seed)
     x = _checked_points(points, grid, k)
-    if grid.n_cells > _MAX_TABLE_CELLS:
-        raise InputError(f"{grid.n_cells} atomic intervals: the GA counts on a table of at "
-                         f"most {_MAX_TABLE_CELLS}; use fewer bins or Mondrian")
     cells = grid.cells(x)
+    counter = (_Counter(cells, grid.bins) if grid.n_cells <= _MAX_TABLE_CELLS
+               else _PointCounter(cells))
     ctx = _Context(root=((0,) * grid.n_dims, tuple(int(b) for b in grid.bins)),
-                   counter=_Counter(cells, grid.bins), k=int(k), n_points=x.shape[0])
-    trees = _initial_population(ctx, population, random_trees, rng)
+                   counter=counter, k=int(k), n_points=x.shape[0])
+    trees = _initial_population(ctx, cells, population, random_trees, rng)
     fitness = np.array([ctx.penalty(t) for t in trees])
     best = [float(fitness.min())]
     for _ in range(generations):
@@ -943,11 +1009,11 @@ def genetic_demographic_classes(points: np.ndarray, grid: AtomicGrid, k: int, *,
 def _tree_classes(tree: Tree, ctx: _Context, cells: np.ndarray,
                   grid: AtomicGrid) -> DemographicClasses:
     lo, hi = _leaf_boxes(tree, ctx.root)
-    label = np.empty(ctx.root[1], np.int64)  # the leaf of every atomic interval
-    for i, (a, b) in enumerate(zip(lo.tolist(), hi.tolist(), strict=True)):
-        label[tuple(slice(x, y) for x, y in zip(a, b, strict=True))] = i
-    leaf = label[tuple(cells.T)]
-    kept = ctx.counter.counts(lo, hi) >= ctx.k
+    leaves = [i for i, (d, _) in enumerate(tree) if d < 0]
+    leaf_rank = np.full(len(tree), -1, np.int64)
+    leaf_rank[leaves] = np.arange(len(leaves))
+    leaf = leaf_rank[_route(tree, cells)]
+    kept = np.bincount(leaf, minlength=len(leaves)) >= ctx.k
     new = np.where(kept, np.cumsum(kept) - 1, -1)
     return _classes(grid, lo[kept], hi[kept], new[leaf], ctx.k)
 
