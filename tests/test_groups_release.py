@@ -72,6 +72,7 @@ def test_nonoverlapping_publishes_a_place_dataset_with_od_groups_and_ga_classes(
     assert od and {kind for _, kind, *_ in od} == {"origin", "destination"}
     assert classes and all(lo < hi and (lo % 5) == 0 for _, lo, hi, *_ in classes)
     assert 0 < metrics["tg_preserved_ratio"] <= 1
+    assert "tg_classes_suppressed_by_hiding" in metrics
     # Counts in metrics go through the interval filter (k = 5, I_s = 5).
     assert metrics["tg_od_groups"] <= len(od) < metrics["tg_od_groups"] + 5
 

@@ -7,11 +7,12 @@
 --   tg_od, tg_od_places, tg_od_members: common origin / destination groups (§4.3.3),
 --     their places (a centre and its neighbours) and who is in them;
 --   tg_classes, tg_class_members: demographic classes per group (§4.4), the unhidden box
---     (lower/upper, one entry per attribute) and the hidden one that is published (§4.4.5).
+--     (lower/upper, one entry per attribute) and the hidden one that is published (§4.4.5);
+--   tg_class_summary: classes not published because their hidden box held fewer than k.
 -- Identifiers: work.
 DROP TABLE IF EXISTS {work}.tg_groups, {work}.tg_group_places, {work}.tg_assignment,
     {work}.tg_od, {work}.tg_od_places, {work}.tg_od_members, {work}.tg_classes,
-    {work}.tg_class_members;
+    {work}.tg_class_members, {work}.tg_class_summary;
 CREATE TABLE {work}.tg_groups (
     group_index    integer PRIMARY KEY,
     n_persons      integer NOT NULL,
@@ -61,4 +62,7 @@ CREATE TABLE {work}.tg_class_members (
     group_index  integer NOT NULL,
     class_index  integer NOT NULL,
     person_index integer NOT NULL
+);
+CREATE TABLE {work}.tg_class_summary (
+    suppressed_by_hiding integer NOT NULL
 );

@@ -1,6 +1,7 @@
 -- Trajectory groups (seed 004): the figures of a release's metrics, one row, exact (the
 -- shared writer filters counts): the input's and the groups' total lengths for the ratio
--- of eq. 33, visits and persons covered, demographic classes.
+-- of eq. 33, visits and persons covered, demographic classes (and those boundary hiding
+-- left below k).
 -- Identifiers: work, build.
 WITH published AS (
     SELECT g.group_index, g.n_persons, g.n_trajectories,
@@ -25,4 +26,6 @@ SELECT (SELECT count(*) FROM {work}.tg_visits) AS visits_in,
        (SELECT count(*) FROM {build}.od_groups) AS od_groups,
        (SELECT count(*) FROM {build}.demographic_classes) AS classes,
        (SELECT count(DISTINCT group_id) FROM {build}.demographic_classes) AS groups_with_classes,
-       (SELECT count(*) FROM {build}.places) AS places;
+       (SELECT count(*) FROM {build}.places) AS places,
+       (SELECT coalesce(sum(suppressed_by_hiding), 0) FROM {work}.tg_class_summary)
+           AS classes_suppressed_by_hiding;

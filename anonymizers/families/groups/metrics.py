@@ -42,5 +42,8 @@ def measure_release(conn: psycopg.Connection, release: Any) -> Metrics:
         ("tg_groups_with_classes", int(found["groups_with_classes"]), "count",
          "Published groups with at least one demographic class"),
         ("tg_places", int(found["places"]), "count", "Published places"),
+        ("tg_classes_suppressed_by_hiding", int(found["classes_suppressed_by_hiding"]),
+         "count", "Demographic classes not published: boundary hiding (§4.4.5) left fewer "
+         "than k of the group's persons in their box, which the thesis would publish"),
     ]
     return Metrics(rows)

@@ -249,6 +249,8 @@ def demographic_classes(spec: dict[str, Any]) -> dict[str, int]:
             members, values, grid, release.k, method, _seed(release))
         copy_frame(conn, work, "tg_classes", classes)
         copy_frame(conn, work, "tg_class_members", class_members)
+        copy_frame(conn, work, "tg_class_summary",
+                   pd.DataFrame({"suppressed_by_hiding": [suppressed]}))
     return {"classes": len(classes), "suppressed_by_hiding": suppressed}
 
 
