@@ -130,3 +130,38 @@ def test_the_verifier_refuses_planted_violations(built_metro, conn):
 def test_bad_parameters_are_refused_with_what_to_do(loaded_city, params, message):
     with pytest.raises(InputError, match=message):
         run_steps({"dataset": loaded_city, **params}, until="build_places_release")
+
+
+@pytest.mark.slow
+def test_places_can_be_the_cells_of_a_published_generalization_release(loaded_city, conn):
+    """places=voronoi: a GPS window mapped onto the cells another release published (here
+    grid_kam_cut's, on the first half of the day; the groups on the second half)."""
+    t_min, t_max = conn.execute("SELECT t_min, t_max FROM raw.datasets WHERE name = %s",
+                                (loaded_city,)).fetchone()
+    middle = t_min + (t_max - t_min) / 2
+    run_steps({"dataset": loaded_city, "method": "grid_kam_cut", "k": 3, "cell_size": 500.0,
+               "end": middle.isoformat()})
+    cells_release = catalog_rows(conn)[0][0]
+    spec = ReleaseSpec.from_dict(run_steps({
+        "dataset": loaded_city, "method": "tg_nonoverlapping", "k": 3, "places": "voronoi",
+        "places_release": cells_release, "demographics": "mondrian",
+        "start": middle.isoformat()}, until="verify"))
+    result = verify_release(conn, spec.build_schema)
+    assert result.passed, result.violations
+    published = dict(_rows(conn, "SELECT place_id, ST_AsText(geom) FROM {s}.places",
+                           spec.build_schema))
+    cells = dict(conn.execute(sql.SQL("SELECT cell_id::text, ST_AsText(geom) FROM {}").format(
+        sql.Identifier(cells_release, "cells"))).fetchall())
+    assert published and all(cells[place] == geom for place, geom in published.items())
+    assert_plants_refused(conn, spec.build_schema, {
+        "a place that is no cell": (
+            "UPDATE {s}.places SET place_id = 'x' || place_id", "")})
+
+
+def test_voronoi_places_need_a_published_generalization_release(loaded_city):
+    with pytest.raises(InputError, match="places=voronoi and places_release"):
+        run_steps({"dataset": loaded_city, "method": "tg_overlapping", "k": 4,
+                   "places": "voronoi"}, until="map_places")
+    with pytest.raises(InputError, match="no published generalization release"):
+        run_steps({"dataset": loaded_city, "method": "tg_overlapping", "k": 4,
+                   "places": "voronoi", "places_release": "release_nope"}, until="map_places")

@@ -278,8 +278,12 @@ _GROUPS = FamilyEntry(
 _GROUPS_COMMON = (
     ParamSpec("places", str, "auto", "What a place is: 'dataset' (the places file the "
               "dataset was loaded with), 'grid' (cells of a fixed grid of cell_size metres), "
+              "'voronoi' (the cells of the published generalization release places_release), "
               "'auto' (dataset if it has places, else grid)",
-              choices=("auto", "dataset", "grid")),
+              choices=("auto", "dataset", "grid", "voronoi")),
+    ParamSpec("places_release", str, None, "With places=voronoi: the published "
+              "generalization release (kam_cut, kam_rec, grid_kam_cut) whose cells are the "
+              "places", nullable=True),
     _positive("cell_size", 500.0, "Side (m) of the grid cells when places=grid"),
     ParamSpec("interval_size", int, None, "Interval filter size I_s of the groups' and "
               "classes' counts (seed 004 §4.2; default k; tg_overlapping needs at least "

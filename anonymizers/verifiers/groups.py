@@ -91,6 +91,7 @@ class Settings:
     od_groups: bool
     demographics: str
     grid: tuple[Attribute, ...]
+    places_release: str | None = None  # places=voronoi: the release whose cells are places
 
     @property
     def nonoverlapping(self) -> bool:
@@ -156,13 +157,33 @@ def _settings(conn: psycopg.Connection, release: ReleaseUnderTest,
         result.violations.append(f"the manifest's parameters cannot be checked: {error}")
         return None
     od = str(params.get("od_groups", "false")).lower() == "true"
+    cells_release = None
+    if places == "voronoi":
+        cells_release = _cells_release(conn, params.get("places_release"), result)
+        if cells_release is None:
+            return None
     return Settings(release.manifest["method"], places, cell_size, interval, od, demographics,
-                    grid)
+                    grid, cells_release)
+
+
+GENERALIZATION_METHODS = frozenset({"grid_kam_cut", "kam_cut", "kam_rec"})
+
+
+def _cells_release(conn: psycopg.Connection, name: Any, result: VerifierResult) -> str | None:
+    """The published generalization release whose cells are the places, or None with a
+    violation."""
+    row = conn.execute("SELECT method FROM catalog.releases WHERE release_name = %s",
+                       (str(name),)).fetchone()
+    if row is None or row[0] not in GENERALIZATION_METHODS:
+        result.violations.append(f"places_release {name!r} is no published generalization "
+                                 "release: the places cannot be checked")
+        return None
+    return str(name)
 
 
 def _place_mode(conn: psycopg.Connection, release: ReleaseUnderTest, declared: str) -> str:
-    if declared not in ("auto", "dataset", "grid"):
-        raise InputError(f"places {declared!r} is none of auto, dataset, grid")
+    if declared not in ("auto", "dataset", "grid", "voronoi"):
+        raise InputError(f"places {declared!r} is none of auto, dataset, grid, voronoi")
     if declared != "auto":
         return declared
     has_places = run_sql_file(conn, "verify/groups_dataset_has_places.sql",
@@ -263,9 +284,15 @@ def _derive_visits(conn: psycopg.Connection, release: ReleaseUnderTest,
     params: dict[str, Any] = {"dataset_id": release.dataset_id, "srid": srid,
                               "window_start": manifest["window_start"],
                               "window_end": manifest["window_end"]}
+    identifiers: dict[str, tuple[str, str]] = {}
     if settings.places == "grid":
         params |= {"cell_size": settings.cell_size, **area_of_use(srid)}
-    run_sql_file(conn, f"verify/groups_fixes_{settings.places}.sql", params)
+    if settings.places_release is not None:
+        identifiers["cells"] = (settings.places_release, "cells")
+        found = conn.execute("SELECT Find_SRID(%s, 'cells', 'geom')",
+                             (settings.places_release,)).fetchone()
+        params["cells_srid"] = int(found[0]) if found else 0
+    run_sql_file(conn, f"verify/groups_fixes_{settings.places}.sql", params, **identifiers)
     run_sql_file(conn, "verify/groups_visits.sql")
     run_sql_file(conn, f"verify/groups_neighbours_{settings.places}.sql")
 

@@ -39,6 +39,7 @@ __all__ = [
     "map_places",
     "parse_demographic_grid",
     "places_mode",
+    "release_cells",
 ]
 
 log = logging.getLogger(__name__)
@@ -61,9 +62,15 @@ def interval_size(release: Any) -> int:
 
 
 def places_mode(conn: psycopg.Connection, release: Any) -> str:
-    """'dataset' or 'grid': the ``places`` parameter, 'auto' resolved by whether the dataset
-    was loaded with a places file."""
+    """'dataset', 'grid' or 'voronoi': the ``places`` parameter, 'auto' resolved by whether
+    the dataset was loaded with a places file."""
     mode = str(release.params.get("places", "auto"))
+    if mode == "voronoi" or release.params.get("places_release") is not None:
+        if mode != "voronoi" or not release.params.get("places_release"):
+            raise InputError("places=voronoi and places_release=RELEASE go together: name "
+                             "the published generalization release whose cells are the "
+                             "places (`anonymizers releases` lists them)")
+        return mode
     has_places = _dataset_has_places(conn, release.dataset_id)
     if mode == "auto":
         return "dataset" if has_places else "grid"
@@ -80,6 +87,20 @@ def _dataset_has_places(conn: psycopg.Connection, dataset_id: int) -> bool:
     row = conn.execute("SELECT EXISTS (SELECT 1 FROM raw.places WHERE dataset_id = %s)",
                        (dataset_id,)).fetchone()
     return bool(row and row[0])
+
+
+def release_cells(conn: psycopg.Connection, name: str) -> tuple[tuple[str, str], int]:
+    """The cells table of the published generalization release ``name`` and its SRID;
+    InputError if it is none."""
+    from anonymizers.families.registry import method_entry
+
+    row = conn.execute("SELECT method FROM catalog.releases WHERE release_name = %s",
+                       (name,)).fetchone()
+    if row is None or method_entry(row[0]).family != "generalization":
+        raise InputError(f"places_release={name!r} is no published generalization release "
+                         "(kam_cut, kam_rec, grid_kam_cut); `anonymizers releases` lists them")
+    srid = conn.execute("SELECT Find_SRID(%s, 'cells', 'geom')", (name,)).fetchone()
+    return (name, "cells"), int(srid[0]) if srid else 0
 
 
 @dataclass(frozen=True, eq=False)
@@ -129,6 +150,11 @@ def map_places(spec: dict[str, Any]) -> dict[str, Any]:
         params = {**release.window_params(), "srid": release.srid}
         if mode == "dataset":
             run_sql_file(conn, "groups/010_dataset_places.sql", params, work=release.work_schema)
+        elif mode == "voronoi":
+            cells, cells_srid = release_cells(conn, str(release.params["places_release"]))
+            run_sql_file(conn, "groups/012_release_cell_places.sql",
+                         {**params, "cells_srid": cells_srid},
+                         work=release.work_schema, cells=cells)
         else:
             run_sql_file(conn, "groups/011_grid_places.sql",
                          {**params, **area_of_use(release.srid),
