@@ -80,7 +80,7 @@ def test_nonoverlapping_publishes_a_place_dataset_with_od_groups_and_ga_classes(
 @pytest.mark.slow
 def test_overlapping_publishes_a_gps_city_on_grid_cells(loaded_city, conn, capsys,
                                                          analyst_url):
-    name = _release(loaded_city, "tg_overlapping", 4, capsys, "demographics=mondrian",
+    name = _release(loaded_city, "tg_overlapping", 4, capsys, "demographics=none",
                     "interval_size=2", "cell_size=400")
     assert cli.main(["verify", name]) == 0
     with psycopg.connect(analyst_url) as analyst:
@@ -121,6 +121,7 @@ def test_the_verifier_refuses_planted_violations(built_metro, conn):
 
 @pytest.mark.parametrize(("params", "message"), [
     ({"method": "tg_overlapping", "k": 6, "interval_size": 2}, "below k/2"),
+    ({"method": "tg_overlapping", "k": 6, "interval_size": 3}, "with demographic classes"),
     ({"method": "tg_nonoverlapping", "k": 4, "demographic_grid": "age:0:120"},
      "attribute:lower:upper:bins"),
     ({"method": "tg_nonoverlapping", "k": 4, "demographic_grid": "age:0:50:10"},

@@ -625,6 +625,15 @@ def test_the_overlapping_interval_must_be_at_least_half_k(conn, grid):
     assert_caught(result, "below ceil(k/2)")
 
 
+def test_overlapping_groups_with_classes_need_an_interval_of_k(conn, grid):
+    """§4.5.1, Figure 13: with I_s = k/2 two nested groups' classes tell what the persons
+    between them are (the scenario's k = 3: ceil(k/2) = 2 passes the first rule only)."""
+    built = build_overlapping(grid)
+    result = planted(conn, built, [
+        "UPDATE {s}.manifest SET parameters = parameters || '{{\"interval_size\": 2}}'"])
+    assert_caught(result, "with demographic classes")
+
+
 def test_nothing_raw_identifies_a_person_in_the_violations(conn, grid):
     built = build_nonoverlapping(grid)
     plants = nonoverlapping_plants(grid, built)

@@ -287,7 +287,7 @@ _GROUPS_COMMON = (
     _positive("cell_size", 500.0, "Side (m) of the grid cells when places=grid"),
     ParamSpec("interval_size", int, None, "Interval filter size I_s of the groups' and "
               "classes' counts (seed 004 §4.2; default k; tg_overlapping needs at least "
-              "ceil(k/2), §4.5.1)", minimum=1, nullable=True),
+              "ceil(k/2), and k with demographic classes, §4.5.1)", minimum=1, nullable=True),
     ParamSpec("demographics", str, "ga", "Demographic classes per group: 'ga' (the thesis' "
               "genetic algorithm, §4.4.4), 'mondrian' (strict Mondrian, the baseline of §5.2) "
               "or 'none'", choices=("ga", "mondrian", "none")),

@@ -358,6 +358,12 @@ def _check_interval_size(release: ReleaseUnderTest, settings: Settings,
         result.violations.append(f"interval_size {settings.interval} is below ceil(k/2) = "
                                  f"{math.ceil(release.k / 2)}: the overlapping anonymizer's "
                                  "counts then differ by fewer than k - 1 persons (§4.5.1)")
+    elif (not settings.nonoverlapping and settings.demographics != "none"
+          and settings.interval < release.k):
+        result.violations.append(f"interval_size {settings.interval} is below k = {release.k} "
+                                 "with demographic classes: two nested groups' classes tell "
+                                 "what the fewer than k persons between them are (§4.5.1, "
+                                 "Figure 13)")
 
 
 def _check_assignment(conn: psycopg.Connection, release: ReleaseUnderTest, settings: Settings,

@@ -50,14 +50,23 @@ KNOWN_COLUMNS = ("age", "income")  # numeric columns of raw.persons; others: att
 
 
 def interval_size(release: Any) -> int:
-    """I_s of the release (default k); tg_overlapping needs at least ceil(k/2) (§4.5.1)."""
+    """I_s of the release (default k). tg_overlapping needs at least ceil(k/2), and k when
+    it publishes demographic classes (§4.5.1: with k/2, nested groups' classes tell what the
+    fewer than k persons between them are, Figure 13)."""
     value = release.params.get("interval_size")
     size = release.k if value is None else int(value)
-    if release.method == "tg_overlapping" and 2 * size < release.k:
+    if release.method != "tg_overlapping":
+        return size
+    if 2 * size < release.k:
         raise InputError(f"interval_size={size} is below k/2 = {release.k / 2:g}: the "
                          "overlapping anonymizer's nested groups would let their counts be "
                          "subtracted (seed 004 §4.5.1); use at least "
                          f"{-(-release.k // 2)} (the thesis recommends k)")
+    if size < release.k and release.params.get("demographics", "ga") != "none":
+        raise InputError(f"interval_size={size} is below k = {release.k} with demographic "
+                         "classes: two nested groups' classes would tell what the persons "
+                         "between them are (seed 004 §4.5.1, Figure 13); use interval_size="
+                         f"{release.k}, or demographics=none")
     return size
 
 
