@@ -78,21 +78,24 @@ def test_nonoverlapping_publishes_a_place_dataset_with_od_groups_and_ga_classes(
 
 
 @pytest.mark.slow
-def test_overlapping_publishes_a_gps_city_on_grid_cells(loaded_city, conn, capsys,
-                                                         analyst_url):
-    name = _release(loaded_city, "tg_overlapping", 4, capsys, "demographics=none",
-                    "interval_size=2", "cell_size=400")
+def test_overlapping_publishes_a_gps_city_on_grid_cells_with_mondrian_classes(
+        loaded_city, conn, capsys, analyst_url):
+    name = _release(loaded_city, "tg_overlapping", 4, capsys, "demographics=mondrian",
+                    "cell_size=400")
     assert cli.main(["verify", name]) == 0
     with psycopg.connect(analyst_url) as analyst:
         groups = _rows(analyst, "SELECT places, n_lo, n_hi FROM {s}.groups", name)
         cells = _rows(analyst, "SELECT place_id, ST_XMin(geom), ST_YMin(geom), ST_XMax(geom), "
                       "ST_YMax(geom) FROM {s}.places", name)
         manifest = _rows(analyst, "SELECT parameters FROM {s}.manifest", name)[0][0]
-    assert groups and all(n_hi == n_lo + 1 for _, n_lo, n_hi in groups)
+        classes = _rows(analyst, "SELECT age_lo, age_hi, n_lo FROM {s}.demographic_classes",
+                        name)
+    assert groups and all(n_hi == n_lo + 3 for _, n_lo, n_hi in groups)
+    assert classes and all(lo < hi and n_lo >= 4 for lo, hi, n_lo in classes)
     for place, x0, y0, x1, y1 in cells:
         column, row = map(int, place.split(":"))
         assert (x0, y0, x1, y1) == (column * 400, row * 400, (column + 1) * 400, (row + 1) * 400)
-    assert manifest["places"] == "auto" and manifest["interval_size"] == 2
+    assert manifest["places"] == "auto" and manifest["demographics"] == "mondrian"
 
 
 @pytest.fixture
