@@ -5,14 +5,12 @@
 --     group's sequence and are counted in it (overlapping: every occurrence; nonoverlapping:
 --     the greedy's moves, Algorithm 4, never two overlapping ranges of one trajectory);
 --   tg_od, tg_od_places, tg_od_members: common origin / destination groups (§4.3.3),
---     their places (a centre and its neighbours) and who is in them;
---   tg_classes, tg_class_members: demographic classes per group (§4.4), the unhidden box
---     (lower/upper, one entry per attribute) and the hidden one that is published (§4.4.5);
---   tg_class_summary: classes not published because their hidden box held fewer than k.
+--     their places (a centre and its neighbours) and who is in them
+-- (the demographic classes' tables are 045_class_tables.sql). Run at the start of the step
+-- that fills them, so a re-run starts from empty tables.
 -- Identifiers: work.
 DROP TABLE IF EXISTS {work}.tg_groups, {work}.tg_group_places, {work}.tg_assignment,
-    {work}.tg_od, {work}.tg_od_places, {work}.tg_od_members, {work}.tg_classes,
-    {work}.tg_class_members, {work}.tg_class_summary;
+    {work}.tg_od, {work}.tg_od_places, {work}.tg_od_members;
 CREATE TABLE {work}.tg_groups (
     group_index    integer PRIMARY KEY,
     n_persons      integer NOT NULL,
@@ -47,22 +45,4 @@ CREATE TABLE {work}.tg_od_members (
     od_index     integer NOT NULL,
     traj_index   integer NOT NULL,
     person_index integer NOT NULL
-);
-CREATE TABLE {work}.tg_classes (
-    group_index  integer NOT NULL,
-    class_index  integer NOT NULL,
-    lower        float8[] NOT NULL,
-    upper        float8[] NOT NULL,
-    hidden_lower float8[] NOT NULL,
-    hidden_upper float8[] NOT NULL,
-    n_persons    integer NOT NULL,
-    PRIMARY KEY (group_index, class_index)
-);
-CREATE TABLE {work}.tg_class_members (
-    group_index  integer NOT NULL,
-    class_index  integer NOT NULL,
-    person_index integer NOT NULL
-);
-CREATE TABLE {work}.tg_class_summary (
-    suppressed_by_hiding integer NOT NULL
 );

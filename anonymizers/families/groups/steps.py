@@ -171,7 +171,6 @@ def map_places(spec: dict[str, Any]) -> dict[str, Any]:
                          work=release.work_schema)
         run_sql_file(conn, "groups/020_visits.sql", {"window_start": release.window_start},
                      work=release.work_schema)
-        run_sql_file(conn, "groups/040_work_tables.sql", work=release.work_schema)
     return {"places": mode}
 
 
@@ -192,6 +191,7 @@ def group_trajectories(spec: dict[str, Any]) -> dict[str, int]:
     with step("group_trajectories", spec) as (release, conn):
         work = release.work_schema
         interval_size(release)  # refuse a bad I_s before the work
+        run_sql_file(conn, "groups/040_work_tables.sql", work=work)
         visits = _read_visits(conn, work)
         if visits.empty:
             raise InputError("the window has no visits of any place; widen the window, or "
@@ -273,11 +273,12 @@ def demographic_classes(spec: dict[str, Any]) -> dict[str, int]:
     then boundary hiding (§4.4.5); a hidden box holding fewer than k of the group's persons
     is not published (the thesis would; DESIGN rule 1 does not)."""
     with step("demographic_classes", spec) as (release, conn):
+        work = release.work_schema
+        run_sql_file(conn, "groups/045_class_tables.sql", work=work)
         method = str(release.params.get("demographics", "ga"))
         if method == "none":
             return {"classes": 0}
         grid = parse_demographic_grid(str(release.params["demographic_grid"]))
-        work = release.work_schema
         members = _group_persons(conn, work)
         values = _person_values(conn, work, release.dataset_id, grid)
         classes, class_members, suppressed = _all_classes(
