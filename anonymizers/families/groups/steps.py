@@ -302,8 +302,11 @@ def _group_persons(conn: psycopg.Connection, work: str) -> pd.DataFrame:
 def _person_values(conn: psycopg.Connection, work: str, dataset_id: int,
                    grid: DemographicGrid) -> pd.DataFrame:
     """Every window person's attribute values (NaN where unknown), by person_index."""
+    # A non-numeric value of attributes is unknown (NULL), never a failed cast.
     columns = [(sql.SQL("p.{}::float8").format(sql.Identifier(name)) if name in KNOWN_COLUMNS
-                else sql.SQL("(p.attributes ->> {})::float8").format(sql.Literal(name)))
+                else sql.SQL("CASE WHEN jsonb_typeof(p.attributes -> {name}) = 'number' "
+                             "THEN (p.attributes ->> {name})::float8 END").format(
+                    name=sql.Literal(name)))
                for name in grid.names]
     query = sql.SQL(
         "COPY (SELECT DISTINCT t.person_index, {} FROM {} AS t "
@@ -392,8 +395,13 @@ def _group_classes(points: np.ndarray, atomic: Any, k: int, method: str,
 
 
 def _check_domain(values: pd.DataFrame, grid: DemographicGrid) -> None:
+    """Every attribute known for someone, every known value inside its public domain."""
     for j, name in enumerate(grid.names):
         column = values[name].dropna().to_numpy(float)
+        if values.shape[0] and column.size == 0:
+            raise InputError(f"no person of the window has a numeric {name!r}: "
+                             "demographic_grid names raw.persons columns (age, income) or "
+                             "numeric keys of its attributes; or set demographics=none")
         lo, hi = grid.domain[j]
         outside = int(((column < lo) | (column >= hi)).sum())
         if outside:
