@@ -191,3 +191,20 @@ def test_rerunning_the_steps_gives_the_same_release(loaded_metro, conn):
         steps.run_step(name, spec)
     assert _rows(conn, query, schema) == first
     assert all(part for part in first[0])
+
+
+def test_grid_od_groups_name_all_eight_cells_around_their_centre(loaded_city, conn):
+    """A common group names its centre and the 8 lattice cells around it, visited or not:
+    which neighbours somebody visited must not show (rule 1)."""
+    spec = ReleaseSpec.from_dict(run_steps({
+        "dataset": loaded_city, "method": "tg_nonoverlapping", "k": 3, "demographics": "none",
+        "cell_size": 500.0}, until="verify"))
+    od = _rows(conn, "SELECT places FROM {s}.od_groups", spec.build_schema)
+    assert od
+    for (places,) in od:
+        cells = sorted(tuple(map(int, p.split(":"))) for p in places)
+        col, row = cells[4]
+        assert cells == [(col + dc, row + dr) for dc in (-1, 0, 1) for dr in (-1, 0, 1)]
+    unvisited = _rows(conn, "SELECT count(*) FROM {s}.places WHERE place_id NOT IN "
+                      "(SELECT unnest(places) FROM {s}.groups)", spec.build_schema)[0][0]
+    assert unvisited > 0 and verify_release(conn, spec.build_schema).passed

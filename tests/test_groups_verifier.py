@@ -127,6 +127,9 @@ class Scenario:
         return [self.place_names[c] for c in letters]
 
     def hood(self, centre: str) -> list[str]:
+        if self.mode == "grid":  # the 8 lattice cells around, visited or not
+            col, row = map(int, self.place_names[centre].split(":"))
+            return sorted(f"{col + dc}:{row + dr}" for dc in (-1, 0, 1) for dr in (-1, 0, 1))
         return sorted(self.places(centre + "".join(sorted(self.neighbours[centre]))))
 
 
@@ -288,8 +291,7 @@ def write_manifest(sc: Scenario, schema: str, method: str, params: dict) -> None
 
 def insert_places(sc: Scenario, schema: str, names: set[str]) -> None:
     if sc.mode == "grid":
-        cells = [(sc.place_names[c], BASE[0] + x, BASE[1] + y) for c, (x, y) in CELLS.items()
-                 if sc.place_names[c] in names]
+        cells = [(n, *map(int, n.split(":"))) for n in sorted(names)]
         with sc.conn.cursor() as cur:
             cur.executemany(sql.SQL(
                 "INSERT INTO {}.places VALUES (%s, ST_MakeEnvelope(%s * {c}, %s * {c}, "

@@ -20,7 +20,7 @@ derived again by ``sql/verify/groups_*.sql``. First the machinery's shared rules
    trajectory is counted once per group, and every group has k distinct assigned persons;
 4. **origin / destination groups** (§4.3.3): of a published group; their places are a place
    and all its neighbours (Delaunay edges of the dataset's places, or the 8 cells around a
-   cell among the visited ones); with the private members: assigned to the group, starting
+   cell, visited or not); with the private members: assigned to the group, starting
    (origin) / ending (destination) their whole window sequence there, at most one origin
    and one destination group per trajectory, k distinct persons, count in the interval;
    without them: k distinct persons could be members;
@@ -305,7 +305,7 @@ def _check_places(conn: psycopg.Connection, release: ReleaseUnderTest, tables: d
     faults: dict[str, list[str]] = defaultdict(list)
     for fault, place in rows:
         faults[fault].append(f"place {place}")
-    texts = {"not_a_place": "is no place of the dataset (nor a visited cell of the grid)",
+    texts = {"not_a_place": "is no place of the dataset (nor a grid cell near a visited one)",
              "moved": "its geometry is not the place's (moved, or another type or SRID)",
              "unused": "published but named by no group or od group",
              "unpublished": "named by a group or od group but not published"}

@@ -4,7 +4,7 @@
 -- (cells are half-open, [x0, x0 + size) x [y0, y0 + size)); place_id is 'column:row'.
 -- Only fixes inside the CRS's area of use are mapped. Of several fixes of a trajectory at
 -- one instant the one of the first place (by name) is kept. Neighbours are cells sharing
--- an edge or a corner (as ST_Touches), among the cells any fix of the window visited.
+-- an edge or a corner (as ST_Touches).
 -- Params: dataset_id, window_start, window_end, srid, cell_size, lon_min, lon_max,
 -- lat_min, lat_max. Identifiers: work.
 DROP TABLE IF EXISTS {work}.tg_fix_places, {work}.tg_places, {work}.tg_neighbours;
@@ -25,23 +25,37 @@ SELECT DISTINCT ON (traj_id, t) traj_id, user_id, t, place_id
 FROM cells
 ORDER BY traj_id, t, place_id;
 
+-- The places are the visited cells and every cell up to two cells away: a common origin or
+-- destination group names a cell and all 8 cells around it (a lattice relation, whether
+-- anybody visited them or not: which neighbours were visited must not show), and its
+-- centre is a visited cell or one next to a visited cell.
 CREATE TABLE {work}.tg_places AS
-SELECT c.place_id,
-       ST_MakeEnvelope(c.col * %(cell_size)s::float8, c.row * %(cell_size)s::float8,
-                       (c.col + 1) * %(cell_size)s::float8, (c.row + 1) * %(cell_size)s::float8,
+WITH visited AS (
+    SELECT DISTINCT split_part(place_id, ':', 1)::bigint AS col,
+                    split_part(place_id, ':', 2)::bigint AS row
+    FROM {work}.tg_fix_places
+), near AS (
+    SELECT DISTINCT v.col + dc AS col, v.row + dr AS row
+    FROM visited AS v, generate_series(-2, 2) AS dc, generate_series(-2, 2) AS dr
+)
+SELECT n.col || ':' || n.row AS place_id,
+       ST_MakeEnvelope(n.col * %(cell_size)s::float8, n.row * %(cell_size)s::float8,
+                       (n.col + 1) * %(cell_size)s::float8, (n.row + 1) * %(cell_size)s::float8,
                        %(srid)s) AS geom,
-       c.col, c.row
-FROM (SELECT DISTINCT place_id,
-             split_part(place_id, ':', 1)::bigint AS col,
-             split_part(place_id, ':', 2)::bigint AS row
-      FROM {work}.tg_fix_places) AS c;
+       n.col, n.row
+FROM near AS n;
 ALTER TABLE {work}.tg_places ADD PRIMARY KEY (place_id);
-CREATE INDEX ON {work}.tg_places (col, row);
 
+-- Every cell within one cell of a visited one, with all 8 cells around it.
 CREATE TABLE {work}.tg_neighbours AS
-SELECT a.place_id AS a, b.place_id AS b
-FROM {work}.tg_places AS a
-JOIN {work}.tg_places AS b
-  ON b.col BETWEEN a.col - 1 AND a.col + 1
- AND b.row BETWEEN a.row - 1 AND a.row + 1
- AND b.place_id <> a.place_id;
+WITH visited AS (
+    SELECT DISTINCT split_part(place_id, ':', 1)::bigint AS col,
+                    split_part(place_id, ':', 2)::bigint AS row
+    FROM {work}.tg_fix_places
+), centres AS (
+    SELECT DISTINCT v.col + dc AS col, v.row + dr AS row
+    FROM visited AS v, generate_series(-1, 1) AS dc, generate_series(-1, 1) AS dr
+)
+SELECT c.col || ':' || c.row AS a, (c.col + dc) || ':' || (c.row + dr) AS b
+FROM centres AS c, generate_series(-1, 1) AS dc, generate_series(-1, 1) AS dr
+WHERE (dc, dr) <> (0, 0);

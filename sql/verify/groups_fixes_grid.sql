@@ -3,8 +3,9 @@
 -- cells are the fixed lattice of cell_size metres of the release's CRS, anchored at its
 -- origin, half-open ([x0, x0 + size) x [y0, y0 + size)), named 'column:row'. Only fixes
 -- inside the CRS's area of use count. Of several fixes of a trajectory at one instant the
--- one in the first cell (by name) is kept. tgv_places holds every cell some fix of the
--- window visited, with its square: the cells the neighbours are taken among.
+-- one in the first cell (by name) is kept. tgv_places holds every cell up to two cells
+-- from one some fix of the window visited, with its square: a common origin/destination
+-- group names a cell next to a visited one with all 8 cells around it.
 -- Params: dataset_id, window_start, window_end (half-open), srid, cell_size, lon_min,
 -- lon_max, lat_min, lat_max.
 DROP TABLE IF EXISTS pg_temp.tgv_fixes, pg_temp.tgv_places;
@@ -24,11 +25,13 @@ FROM (SELECT p.traj_id AS traj, p.user_id AS person, p.t,
 ORDER BY c.traj, c.t, place;
 
 CREATE TEMP TABLE tgv_places ON COMMIT DROP AS
-SELECT place, col, row,
+SELECT col || ':' || row AS place, col, row,
        ST_MakeEnvelope(col * %(cell_size)s::float8, row * %(cell_size)s::float8,
                        (col + 1) * %(cell_size)s::float8, (row + 1) * %(cell_size)s::float8,
                        %(srid)s) AS geom
-FROM (SELECT DISTINCT place, col, row FROM tgv_fixes) AS cells;
+FROM (SELECT DISTINCT f.col + dc AS col, f.row + dr AS row
+      FROM (SELECT DISTINCT col, row FROM tgv_fixes) AS f,
+           generate_series(-2, 2) AS dc, generate_series(-2, 2) AS dr) AS cells;
 ALTER TABLE tgv_places ADD PRIMARY KEY (place);
 CREATE INDEX ON tgv_places (col, row);
 ANALYZE tgv_places;

@@ -1,5 +1,5 @@
 -- Verifier of trajectory groups (seed 004): the published places against the verifier's own
--- (tgv_places: the dataset's places, or the visited cells of the grid, in the release's
+-- (tgv_places: the dataset's places, or the grid cells near visited ones, in the release's
 -- CRS). Returns (fault, place_id), one row per fault:
 --   not_a_place  a published place that is no place of the dataset (or no visited cell);
 --   moved        its geometry is not that place's (another type or SRID, or further than
