@@ -25,37 +25,31 @@ SELECT DISTINCT ON (traj_id, t) traj_id, user_id, t, place_id
 FROM cells
 ORDER BY traj_id, t, place_id;
 
--- The places are the visited cells and every cell up to two cells away: a common origin or
--- destination group names a cell and all 8 cells around it (a lattice relation, whether
--- anybody visited them or not: which neighbours were visited must not show), and its
--- centre is a visited cell or one next to a visited cell.
+-- The places are the visited cells and every cell up to two cells away (ring: the lattice
+-- distance to the nearest visited cell, 0-2): a common origin or destination group names a
+-- cell and all 8 cells around it (a lattice relation, whether anybody visited them or not:
+-- which neighbours were visited must not show), and its centre is a visited cell or one
+-- next to a visited cell (ring 0 or 1).
 CREATE TABLE {work}.tg_places AS
 WITH visited AS (
     SELECT DISTINCT split_part(place_id, ':', 1)::bigint AS col,
                     split_part(place_id, ':', 2)::bigint AS row
     FROM {work}.tg_fix_places
 ), near AS (
-    SELECT DISTINCT v.col + dc AS col, v.row + dr AS row
+    SELECT v.col + dc AS col, v.row + dr AS row, min(greatest(abs(dc), abs(dr))) AS ring
     FROM visited AS v, generate_series(-2, 2) AS dc, generate_series(-2, 2) AS dr
+    GROUP BY 1, 2
 )
 SELECT n.col || ':' || n.row AS place_id,
        ST_MakeEnvelope(n.col * %(cell_size)s::float8, n.row * %(cell_size)s::float8,
                        (n.col + 1) * %(cell_size)s::float8, (n.row + 1) * %(cell_size)s::float8,
                        %(srid)s) AS geom,
-       n.col, n.row
+       n.col, n.row, n.ring
 FROM near AS n;
 ALTER TABLE {work}.tg_places ADD PRIMARY KEY (place_id);
 
 -- Every cell within one cell of a visited one, with all 8 cells around it.
 CREATE TABLE {work}.tg_neighbours AS
-WITH visited AS (
-    SELECT DISTINCT split_part(place_id, ':', 1)::bigint AS col,
-                    split_part(place_id, ':', 2)::bigint AS row
-    FROM {work}.tg_fix_places
-), centres AS (
-    SELECT DISTINCT v.col + dc AS col, v.row + dr AS row
-    FROM visited AS v, generate_series(-1, 1) AS dc, generate_series(-1, 1) AS dr
-)
-SELECT c.col || ':' || c.row AS a, (c.col + dc) || ':' || (c.row + dr) AS b
-FROM centres AS c, generate_series(-1, 1) AS dc, generate_series(-1, 1) AS dr
-WHERE (dc, dr) <> (0, 0);
+SELECT c.place_id AS a, (c.col + dc) || ':' || (c.row + dr) AS b
+FROM {work}.tg_places AS c, generate_series(-1, 1) AS dc, generate_series(-1, 1) AS dr
+WHERE c.ring <= 1 AND (dc, dr) <> (0, 0);

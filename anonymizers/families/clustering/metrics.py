@@ -12,6 +12,7 @@ import psycopg
 
 from anonymizers.db.sqlfiles import copy_out, fetch_columns
 from anonymizers.families.base import MetricRow, Metrics
+from anonymizers.metrics.shares import share
 
 __all__ = ["measure_release"]
 
@@ -33,7 +34,7 @@ def _measure_aligned(conn: psycopg.Connection, release: Any) -> Metrics:
         conn, "clustering/065_aligned_measures.sql", work=release.work_schema,
         build=release.build_schema).items()}
     rows: list[MetricRow] = [
-        ("mla_loss_ratio", _share(found["loss_bits"], found["full_suppression_bits"]), "ratio",
+        ("mla_loss_ratio", share(found["loss_bits"], found["full_suppression_bits"]), "ratio",
          "Information loss in bits (seed 001 eq. 4 over x, y and time, suppressed points at "
          "the root) over the loss of suppressing every point of the window"),
         ("mla_loss_bits", int(found["loss_bits"]), "bits",
@@ -53,7 +54,7 @@ def _measure_aligned(conn: psycopg.Connection, release: Any) -> Metrics:
         ("mla_below_k_share_before_repair", _float(found["below_k_share"]), "ratio",
          "Share of trajectories the clustering put in clusters of fewer than k persons, which "
          "seed 001 would publish; here merged into their nearest cluster or suppressed"),
-        ("fixes_published_share", _share(found["points_published"], found["points_in"]),
+        ("fixes_published_share", share(found["points_published"], found["points_in"]),
          "ratio", "Share of the window's fixes generalized into a published region (the "
          "others: aligned with gaps, in columns or clusters below k, outside the grid, after "
          "the last whole time bin)"),
@@ -65,15 +66,11 @@ def _measure_aligned(conn: psycopg.Connection, release: Any) -> Metrics:
     return Metrics(rows + _published_rows(found))
 
 
-def _share(part: Any, whole: Any) -> float:
-    return int(part) / int(whole) if int(whole) else float("nan")
-
-
 def _published_rows(found: dict[str, Any]) -> list[MetricRow]:
-    share = _share(found["persons_published"], found["persons_in"])
+    persons = share(found["persons_published"], found["persons_in"])
     return [("area_per_region_m2", _float(found["area_per_region_m2"]), "m2",
              "Average area of a published group region"),
-            ("persons_published_share", share, "ratio",
+            ("persons_published_share", persons, "ratio",
              "Share of the window's persons who are in a published group"),
             ("groups_regions", int(found["regions"]), "count",
              "Published group regions")]
@@ -88,7 +85,7 @@ def _measure_synchronized(conn: psycopg.Connection, release: Any) -> Metrics:
         conn, "clustering/060_measures.sql", slices, work=work,
         build=release.build_schema).items()}
     rows: list[MetricRow] = [_information_loss(conn, work), *_published_rows(found)]
-    rows.append(("fixes_published_share", _share(found["points_published"], found["points_in"]),
+    rows.append(("fixes_published_share", share(found["points_published"], found["points_in"]),
                  "ratio", "Share of the window's fixes inside the slice of a piece that is in a "
                  "published group (what the group's rectangles stand for)"))
     rows.append(("tcaa_pieces", int(found["pieces"]), "count",

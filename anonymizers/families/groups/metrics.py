@@ -9,12 +9,9 @@ import psycopg
 
 from anonymizers.db.sqlfiles import fetch_columns
 from anonymizers.families.base import MetricRow, Metrics
+from anonymizers.metrics.shares import share
 
 __all__ = ["measure_release"]
-
-
-def _share(part: Any, whole: Any) -> float:
-    return int(part) / int(whole) if int(whole) else float("nan")
 
 
 def measure_release(conn: psycopg.Connection, release: Any) -> Metrics:
@@ -24,14 +21,14 @@ def measure_release(conn: psycopg.Connection, release: Any) -> Metrics:
         conn, "groups/080_measures.sql", work=release.work_schema,
         build=release.build_schema).items()}
     rows: list[MetricRow] = [
-        ("tg_preserved_ratio", _share(found["group_visits"], found["visits_in"]), "ratio",
+        ("tg_preserved_ratio", share(found["group_visits"], found["visits_in"]), "ratio",
          "Seed 004 §5.1: total length of the published groups times their trajectories, over "
          "the total length of the window's place sequences (the text's reading; eq. 33 as "
          "printed is its inverse). At most 1 under tg_nonoverlapping; above 1 is possible "
          "under tg_overlapping, whose groups share visits"),
-        ("visits_published_share", _share(found["visits_covered"], found["visits_in"]),
+        ("visits_published_share", share(found["visits_covered"], found["visits_in"]),
          "ratio", "Share of the window's visits counted in at least one published group"),
-        ("persons_published_share", _share(found["persons_published"], found["persons_in"]),
+        ("persons_published_share", share(found["persons_published"], found["persons_in"]),
          "ratio", "Share of the window's persons counted in at least one published group"),
         ("tg_group_length_mean", float(found["length_mean"]), "places",
          "Mean number of places of a published group's sequence"),

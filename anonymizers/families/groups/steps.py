@@ -292,11 +292,9 @@ def demographic_classes(spec: dict[str, Any]) -> dict[str, int]:
 
 def _group_persons(conn: psycopg.Connection, work: str) -> pd.DataFrame:
     """Distinct (group_index, person_index) of the assignment (who is in which group)."""
-    query = sql.SQL("COPY (SELECT DISTINCT group_index, person_index FROM {} ORDER BY 1, 2) "
-                    "TO STDOUT (FORMAT csv)").format(sql.Identifier(work, "tg_assignment"))
-    with conn.cursor().copy(query) as copy:
-        data = b"".join(bytes(chunk) for chunk in copy)
-    return pd.read_csv(io.BytesIO(data), names=["group_index", "person_index"])
+    return pd.read_csv(io.BytesIO(copy_out(conn, "groups/046_read_group_persons.sql",
+                                           work=work)),
+                       names=["group_index", "person_index"])
 
 
 def _person_values(conn: psycopg.Connection, work: str, dataset_id: int,
