@@ -48,6 +48,9 @@ class FamilyEntry:
     steps: tuple[str, ...]  # every step of the family, in DAG order
     module: str  # the family's plug-in (anonymizers.families.base.Family subclass)
     verifier: str  # module with verify_release(conn, schema); never imports the family
+    # Module with attack_input(conn, schema): the release as the attack suite sees it
+    # (anonymizers.attacks.adapters); None while the family has none.
+    attack: str | None = None
     published_unit: str = "trajectories"  # what manifest.trajectories_out counts
     tags: tuple[str, ...] = ()
     # Inputs besides the window's fixes that decide the release (e.g. the QID set): a
@@ -150,6 +153,7 @@ _GENERALIZATION = FamilyEntry(
            "build_release"),
     module="anonymizers.families.generalization.family",
     verifier="anonymizers.verifiers.generalization",
+    attack="anonymizers.attacks.adapters.generalization",
     tags=("seed-000",),
 )
 
@@ -272,6 +276,7 @@ _GROUPS = FamilyEntry(
     steps=_GROUPS_STEPS,
     module="anonymizers.families.groups.family",
     verifier="anonymizers.verifiers.groups",
+    attack="anonymizers.attacks.adapters.groups",
     published_unit="groups",
     tags=("seed-004",),
 )

@@ -140,7 +140,8 @@ def manifest(spec: dict[str, Any]) -> None:
 
 
 def metrics(spec: dict[str, Any]) -> None:
-    """The family's utility and risk measures, stored by the shared writer."""
+    """The family's utility and risk measures and the attack suite's measured risk, stored
+    by the shared writer; a covered attack beating 1/k stops the release here."""
     from anonymizers.families.base import load_family
     from anonymizers.metrics import writer
 
@@ -148,8 +149,29 @@ def metrics(spec: dict[str, Any]) -> None:
     with step("metrics", spec) as (release, conn):
         writer.reset(conn, release.build_schema)
         measured = family.measure(conn, release)
-        writer.write(conn, release.build_schema, measured.rows, measured.series, release.k,
+        rows, series = list(measured.rows), list(measured.series)
+        if family.entry.attack is not None:
+            attack_rows, attack_series = _attack(conn, release.build_schema)
+            rows, series = rows + attack_rows, series + attack_series
+        writer.write(conn, release.build_schema, rows, series, release.k,
                      release.count_interval)
+
+
+def _attack(conn: psycopg.Connection, build: str) -> tuple[list[Any], list[Any]]:
+    """The attack suite on the build schema; raises PrivacyViolation on a covered breach."""
+    from anonymizers.attacks.release import AT_RELEASE, attack_metrics, attack_release
+
+    started = time.monotonic()
+    attack = attack_release(conn, build, AT_RELEASE)
+    log.info("attack suite: %d runs in %.1f s", len(attack.result.runs),
+             time.monotonic() - started)
+    if breaches := attack.breaches():
+        worst = max(breaches, key=lambda s: s["prosecutor_max"])
+        raise PrivacyViolation(
+            f"the {worst['model']} attack with {worst['knowledge_length']} known points "
+            f"re-identifies with probability {worst['prosecutor_max']:.3f} > 1/k = "
+            f"{1 / attack.k:.3f}; not published")
+    return attack_metrics(attack)
 
 
 def verify(spec: dict[str, Any]) -> dict[str, Any]:

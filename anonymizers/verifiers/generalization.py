@@ -50,16 +50,19 @@ from anonymizers.verifiers.base import (
 from anonymizers.verifiers.containment import SupportIndex
 from anonymizers.verifiers.rederive import OUTSIDE, Derived, derive_visits
 
-__all__ = ["VerifierResult", "verify_generalization_release", "verify_release"]
+__all__ = ["VerifierResult", "derive_release_visits", "verify_generalization_release",
+           "verify_release"]
 
 # Methods whose membership includes the cells crossed between fixes (the verifier keeps its
 # own list: it never reads the anonymizer's registry of steps).
 CROSSING_METHODS = {"kam_cut", "kam_rec"}
 
 
-def _derive(conn: psycopg.Connection, schema: str, dataset_id: int,
-            manifest: dict[str, Any]) -> tuple[Derived, tuple[np.ndarray, np.ndarray, np.ndarray]]:
-    """The verifier's visits, and the fixes (x, y, owner) they come from."""
+def derive_release_visits(conn: psycopg.Connection, schema: str, dataset_id: int,
+                          manifest: dict[str, Any]
+                          ) -> tuple[Derived, tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """The verifier's visits of the window's fixes over the published cells of ``schema``,
+    and the fixes (x, y, owner) they come from (the attack suite reads them too)."""
     params = {"dataset_id": dataset_id, "window_start": manifest["window_start"],
               "window_end": manifest["window_end"], "srid": manifest["srid"],
               **area_of_use(manifest["srid"])}
@@ -215,7 +218,7 @@ def verify_generalization_release(conn: psycopg.Connection, schema: str) -> Veri
     result = VerifierResult(schema, release.k)
     if not check_shared_rules(conn, release, _lattice(release), result):
         return result
-    derived, fixes = _derive(conn, schema, release.dataset_id, release.manifest)
+    derived, fixes = derive_release_visits(conn, schema, release.dataset_id, release.manifest)
     result.checks["input_trajectories"] = derived.n_trajectories
     index = _check_trajectories(conn, schema, derived, release.k, result)
     exact = release.manifest["method"] not in CROSSING_METHODS

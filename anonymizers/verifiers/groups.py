@@ -54,7 +54,7 @@ from anonymizers.verifiers.base import (
     read_release,
 )
 
-__all__ = ["GROUPS_METHODS", "Attribute", "parse_demographic_grid",
+__all__ = ["GROUPS_METHODS", "Attribute", "derive_place_sequences", "parse_demographic_grid",
            "verify_groups_release", "verify_release"]
 
 # The methods this verifier judges (its own list: it never reads the anonymizer's registry).
@@ -274,6 +274,21 @@ def _private_tables(conn: psycopg.Connection, schema: str,
 
 
 # --------------------------------------------------------------------------- derivation
+
+
+def derive_place_sequences(conn: psycopg.Connection, schema: str
+                           ) -> tuple[list[str], list[str], list[list[str]]]:
+    """Trajectory, person and place sequence of every trajectory of the window of release
+    ``schema``, as this verifier derives them (the attack suite reads them too)."""
+    release = read_release(conn, schema)
+    result = VerifierResult(schema, release.k)
+    settings = _settings(conn, release, result)
+    if settings is None:
+        raise InputError(f"{schema}: {'; '.join(result.violations)}")
+    with conn.transaction():
+        _derive_visits(conn, release, settings)
+        rows = run_sql_file(conn, "verify/groups_sequences.sql")
+    return [r[0] for r in rows], [r[1] for r in rows], [list(r[2]) for r in rows]
 
 
 def _derive_visits(conn: psycopg.Connection, release: ReleaseUnderTest,

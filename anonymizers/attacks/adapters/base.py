@@ -1,0 +1,64 @@
+"""Shared pieces of the attack adapters: dense keys, records from sequences."""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from anonymizers.attacks.knowledge import NO_TIME, Observations, Records
+
+__all__ = ["AttackInput", "KeyCoder", "observations_from_sequences", "records_from_sequences"]
+
+
+@dataclass(frozen=True)
+class AttackInput:
+    """Targets and published records of one release, and the models that apply to it.
+
+    ``models`` are the attacks the release's form supports; ``covered`` those its privacy
+    model bounds by 1/k (the others are measured and reported, not bounded).
+    """
+
+    observations: Observations
+    records: Records
+    models: tuple[str, ...]
+    covered: tuple[str, ...]
+    unit: str  # what a target unit is: "person" or "trajectory"
+    note: str
+
+
+class KeyCoder:
+    """Dense integer keys for location labels, shared by targets and records."""
+
+    def __init__(self) -> None:
+        self._codes: dict[Hashable, int] = {}
+
+    def encode(self, labels: Sequence[Hashable]) -> np.ndarray:
+        codes = self._codes
+        return np.fromiter((codes.setdefault(label, len(codes)) for label in labels),
+                           dtype=np.int64, count=len(labels))
+
+
+def observations_from_sequences(persons: np.ndarray,
+                                sequences: Sequence[np.ndarray]) -> Observations:
+    """One target unit per sequence, of person ``persons[i]`` (units sorted by person)."""
+    lengths = np.fromiter((len(s) for s in sequences), dtype=np.int64, count=len(sequences))
+    unit = np.repeat(np.arange(len(sequences), dtype=np.int64), lengths)
+    person = np.repeat(np.asarray(persons, dtype=np.int64), lengths)
+    location = np.concatenate(sequences) if sequences else np.zeros(0, dtype=np.int64)
+    return Observations(unit, person, location.astype(np.int64), np.full(unit.size, NO_TIME))
+
+
+def records_from_sequences(sequences: Sequence[np.ndarray],
+                           anonymity_sets: Sequence[np.ndarray]) -> Records:
+    """Records whose items are the given location keys, without times."""
+    lengths = np.fromiter((len(s) for s in sequences), dtype=np.int64, count=len(sequences))
+    record = np.repeat(np.arange(len(sequences), dtype=np.int64), lengths)
+    location = np.concatenate(sequences) if sequences else np.zeros(0, dtype=np.int64)
+    sizes = np.fromiter((len(a) for a in anonymity_sets), dtype=np.int64,
+                        count=len(anonymity_sets))
+    offsets = np.concatenate(([0], np.cumsum(sizes))).astype(np.int64)
+    persons = (np.concatenate(anonymity_sets) if anonymity_sets else np.zeros(0)).astype(np.int64)
+    return Records(record, location.astype(np.int64), np.full(record.size, NO_TIME), offsets,
+                   persons)

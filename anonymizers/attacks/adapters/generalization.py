@@ -1,0 +1,66 @@
+"""The generalization family (seed 000) as an attacker sees it.
+
+Targets are the window's trajectories, each as the sequence of published cells its fixes
+visit (the verifier's derivation: fixes and, for the Voronoi methods, the cells crossed
+between them; consecutive repeats collapsed; fixes outside every cell dropped): the
+attacker maps what they observed onto the published cells, as in Monreale's Definition 4.
+Records are the published trajectories; a record stands for every person with a
+trajectory whose cell sequence contains it (Definition 9's support, counted in persons).
+The release publishes no time and no per-person linkage, so location-and-time knowledge
+is location knowledge, and frequencies are those within one trajectory.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import psycopg
+
+from anonymizers.attacks.adapters.base import (
+    AttackInput,
+    KeyCoder,
+    observations_from_sequences,
+    records_from_sequences,
+)
+from anonymizers.attacks.index import RecordIndex
+from anonymizers.attacks.models import MODELS
+from anonymizers.db.sqlfiles import run_sql_file
+from anonymizers.verifiers.base import read_release
+from anonymizers.verifiers.generalization import derive_release_visits
+
+__all__ = ["attack_input", "containing_persons"]
+
+# Every model reads a sequence of cells; the privacy model (k-anonymity of every published
+# sequence in persons) bounds all of them by 1/k.
+COVERED = tuple(MODELS)
+
+
+def attack_input(conn: psycopg.Connection, schema: str) -> AttackInput:
+    release = read_release(conn, schema)
+    derived, _ = derive_release_visits(conn, schema, release.dataset_id, release.manifest)
+    inputs, owners = derived.sequences(drop_outside=True)
+    coder = KeyCoder()
+    order = np.argsort(np.asarray(owners, dtype=np.int64), kind="stable")
+    targets = [coder.encode(inputs[i]) for i in order.tolist()]
+    observations = observations_from_sequences(np.asarray(owners)[order], targets)
+    published = [coder.encode(tuple(row[0])) for row in
+                 run_sql_file(conn, "attacks/published_sequences.sql", release=schema)]
+    holders = containing_persons(published, targets, np.asarray(owners)[order])
+    return AttackInput(observations, records_from_sequences(published, holders), COVERED,
+                       COVERED, "trajectory",
+                       "targets: the window's trajectories over the published cells; "
+                       "records: the published trajectories")
+
+
+def containing_persons(patterns: list[np.ndarray], sequences: list[np.ndarray],
+                       owners: np.ndarray) -> list[np.ndarray]:
+    """For each pattern, the persons owning a sequence that contains it as a subsequence."""
+    as_records = records_from_sequences(sequences, [np.zeros(0)] * len(sequences))
+    index = RecordIndex(as_records.record, as_records.location)
+    memo: dict[tuple[int, ...], np.ndarray] = {}
+    found = []
+    for pattern in patterns:
+        key = tuple(pattern.tolist())
+        if key not in memo:
+            memo[key] = np.unique(owners[index.containing(pattern)])
+        found.append(memo[key])
+    return found

@@ -1,0 +1,193 @@
+"""Inverted indexes over published records: which records hold a key, how often, and who
+they stand for.
+
+The attack models ask three questions many times: which records hold location key ``x``
+at least ``m`` times (:meth:`RecordIndex.holding`), where the next ``x`` after a matched
+position lies (:meth:`RecordIndex.advance`, for ordered knowledge), and how many persons a
+set of records stands for (:meth:`AnonymitySets.count`).  Each is a slice of a sorted
+array or one ``np.searchsorted``, instead of skmob's groupby over every person per
+knowledge instance.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from anonymizers.attacks.knowledge import Records, group_bounds
+
+__all__ = ["BITSET_BUDGET", "AnonymitySets", "RecordIndex", "intersect"]
+
+_EMPTY = np.zeros(0, dtype=np.int64)
+# Largest person bitset table (records x 64-bit words) kept in memory: 256 MB.
+BITSET_BUDGET = 32 * 1024 * 1024
+
+
+def intersect(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Intersection of two sorted arrays of distinct ids (binary search of the shorter in
+    the longer: no concatenation and sort as in np.intersect1d)."""
+    if a.size == 0 or b.size == 0:
+        return _EMPTY
+    if a.size > b.size:
+        a, b = b, a
+    at = np.searchsorted(b, a)
+    at[at == b.size] = 0
+    return a[b[at] == a]
+
+
+class RecordIndex:
+    """Records by item key: for each key the records holding it, their counts and positions.
+
+    Parameters
+    ----------
+    record, keys : np.ndarray of int64
+        Record id and key of each item (records contiguous, items in order).
+    """
+
+    def __init__(self, record: np.ndarray, keys: np.ndarray) -> None:
+        self.record = record
+        self.keys = keys
+        self.record_bounds = group_bounds(record)
+        self.totals = np.diff(self.record_bounds)
+        self._pairs(record, keys)
+        self._positions(keys)
+        self._holding: dict[tuple[int, int], np.ndarray] = {}
+
+    def _pairs(self, record: np.ndarray, keys: np.ndarray) -> None:
+        order = np.lexsort((record, keys))
+        k_sorted, r_sorted = keys[order], record[order]
+        new = np.concatenate(([True], (k_sorted[1:] != k_sorted[:-1])
+                              | (r_sorted[1:] != r_sorted[:-1]))) if keys.size else _EMPTY
+        starts = np.flatnonzero(new)
+        self.pair_key = k_sorted[starts]
+        self.pair_record = r_sorted[starts]
+        self.pair_count = np.diff(np.concatenate((starts, [keys.size]))).astype(np.int64)
+        self.key_values, self.key_starts = self._key_slices(self.pair_key)
+
+    @staticmethod
+    def _key_slices(sorted_keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        bounds = group_bounds(sorted_keys)
+        return sorted_keys[bounds[:-1]], bounds
+
+    def _positions(self, keys: np.ndarray) -> None:
+        # Positions of each key in the concatenation of all records, grouped by key; a
+        # stable sort keeps each key's positions increasing, as advance() needs.
+        self.position_order = np.argsort(keys, kind="stable")
+        self.position_values, self.position_starts = self._key_slices(keys[self.position_order])
+
+    def _slice(self, values: np.ndarray, starts: np.ndarray, key: int) -> slice:
+        at = int(np.searchsorted(values, key))
+        if at == values.size or values[at] != key:
+            return slice(0, 0)
+        return slice(int(starts[at]), int(starts[at + 1]))
+
+    def holding(self, key: int, at_least: int = 1) -> np.ndarray:
+        """Sorted records holding ``key`` at least ``at_least`` times (memoized: the same
+        keys come back for target after target)."""
+        found = self._holding.get((key, at_least))
+        if found is None:
+            part = self._slice(self.key_values, self.key_starts, key)
+            records, counts = self.pair_record[part], self.pair_count[part]
+            found = records if at_least <= 1 else records[counts >= at_least]
+            self._holding[(key, at_least)] = found
+        return found
+
+    def counts(self, key: int) -> tuple[np.ndarray, np.ndarray]:
+        """Records holding ``key`` and how many times each does."""
+        part = self._slice(self.key_values, self.key_starts, key)
+        return self.pair_record[part], self.pair_count[part]
+
+    def start(self, key: int) -> tuple[np.ndarray, np.ndarray]:
+        """Records holding ``key`` and the position of its first occurrence in each."""
+        positions = self.position_order[self._slice(self.position_values,
+                                                    self.position_starts, key)]
+        records = self.record[positions]
+        first = np.concatenate(([True], records[1:] != records[:-1])) if records.size else _EMPTY
+        return records[first], positions[first]
+
+    def advance(self, records: np.ndarray, positions: np.ndarray,
+                key: int) -> tuple[np.ndarray, np.ndarray]:
+        """Of ``records`` matched up to ``positions``, those holding ``key`` later, and where.
+
+        Greedy leftmost matching decides subsequence containment, so the next occurrence
+        after the matched position is the one to take.
+        """
+        occurrences = self.position_order[self._slice(self.position_values,
+                                                      self.position_starts, key)]
+        if occurrences.size == 0 or records.size == 0:
+            return _EMPTY, _EMPTY
+        nxt = np.searchsorted(occurrences, positions, side="right")
+        found = nxt < occurrences.size
+        candidate = occurrences[np.minimum(nxt, occurrences.size - 1)]
+        ends = self.record_bounds[records + 1]
+        keep = found & (candidate < ends)
+        return records[keep], candidate[keep]
+
+    def containing(self, pattern: np.ndarray) -> np.ndarray:
+        """Sorted records holding ``pattern`` as a subsequence (in order, gaps allowed)."""
+        if pattern.size == 0:
+            return _EMPTY
+        records, positions = self.start(int(pattern[0]))
+        for key in pattern[1:].tolist():
+            records, positions = self.advance(records, positions, key)
+        return records
+
+
+class AnonymitySets:
+    """The persons behind sets of records (the union of their anonymity sets).
+
+    Unions are bitwise ORs of one bitset of persons per record when those fit in
+    :data:`BITSET_BUDGET` words (else concatenations), and are memoized by record set:
+    many instances of knowledge match the same records.
+    """
+
+    def __init__(self, records: Records) -> None:
+        self.offsets = records.set_offsets
+        self.persons = records.set_persons
+        sizes = np.diff(self.offsets)
+        self.singletons = bool(np.all(sizes == 1))
+        owner_records = np.repeat(np.arange(sizes.size, dtype=np.int64), sizes)
+        order = np.lexsort((owner_records, self.persons))
+        self._by_person = owner_records[order]
+        self._person_values, self._person_starts = RecordIndex._key_slices(self.persons[order])
+        self._bits = self._bitsets(owner_records, sizes.size)
+        self._memo: dict[bytes, int] = {}
+
+    def _bitsets(self, owner_records: np.ndarray, n_records: int) -> np.ndarray | None:
+        dense = np.searchsorted(self._person_values, self.persons)
+        words = (self._person_values.size + 63) // 64
+        if self.singletons or n_records * words > BITSET_BUDGET:
+            return None
+        bits = np.zeros((n_records, words), dtype=np.uint64)
+        np.bitwise_or.at(bits, (owner_records, dense // 64),
+                         np.left_shift(np.uint64(1), (dense % 64).astype(np.uint64)))
+        return bits
+
+    def members(self, records: np.ndarray) -> np.ndarray:
+        """Distinct persons of the anonymity sets of ``records``."""
+        if self.singletons:
+            return np.unique(self.persons[records])
+        parts = [self.persons[self.offsets[r]:self.offsets[r + 1]] for r in records.tolist()]
+        return np.unique(np.concatenate(parts)) if parts else _EMPTY
+
+    def count(self, records: np.ndarray) -> int:
+        if records.size == 0:
+            return 0
+        if self.singletons:
+            return int(np.unique(self.persons[records]).size)
+        key = records.tobytes()
+        found = self._memo.get(key)
+        if found is None:
+            if self._bits is not None:
+                union = np.bitwise_or.reduce(self._bits[records], axis=0)
+                found = int(np.unpackbits(union.view(np.uint8)).sum())
+            else:
+                found = int(self.members(records).size)
+            self._memo[key] = found
+        return found
+
+    def records_of(self, person: int) -> np.ndarray:
+        """Sorted records whose anonymity set holds ``person``."""
+        at = int(np.searchsorted(self._person_values, person))
+        if at == self._person_values.size or self._person_values[at] != person:
+            return _EMPTY
+        return np.sort(self._by_person[self._person_starts[at]:self._person_starts[at + 1]])

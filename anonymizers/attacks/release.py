@@ -1,0 +1,113 @@
+"""The attack suite against one release: run it, judge it, turn it into metrics.
+
+Every release records the result in its metrics (the pipeline's ``metrics`` step), and
+``anonymizers attack RELEASE`` runs it again, with other settings if asked, on a published
+release. A model the family's privacy model covers must never beat 1/k; a model it does
+not cover is measured and reported, not bounded.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import psycopg
+
+from anonymizers.attacks.adapters import attack_input
+from anonymizers.attacks.models import MODELS
+from anonymizers.attacks.suite import AttackResult, run_attacks
+from anonymizers.families.base import MetricRow, SeriesRow
+from anonymizers.verifiers.base import read_release
+
+__all__ = ["AT_RELEASE", "DEFAULTS", "AttackSettings", "ReleaseAttack", "attack_metrics",
+           "attack_release"]
+
+# Slack for floating point in "risk <= 1/k".
+_EPSILON = 1e-12
+
+
+@dataclass(frozen=True)
+class AttackSettings:
+    """How much of the release to attack: knowledge lengths, targets, instances per target."""
+
+    lengths: tuple[int, ...] = (1, 2, 3, 4)
+    max_targets: int | None = 200
+    max_instances: int | None = 1_000
+    seed: int = 0
+
+
+# On demand (`anonymizers attack`): the settings above. At every release (the metrics
+# step) a lighter pass, a few seconds on the small city: the gate's verifier proves the
+# model; this measures what an attacker gets from it.
+DEFAULTS = AttackSettings()
+AT_RELEASE = AttackSettings(lengths=(1, 2, 3), max_targets=50, max_instances=100)
+
+
+@dataclass(frozen=True)
+class ReleaseAttack:
+    """The attack suite's result on one release."""
+
+    schema: str
+    k: int
+    unit: str
+    note: str
+    covered: tuple[str, ...]
+    result: AttackResult
+
+    def summaries(self) -> list[dict[str, Any]]:
+        return [{**s, "covered": s["model"] in self.covered}
+                for s in self.result.summaries()]
+
+    def breaches(self) -> list[dict[str, Any]]:
+        """Covered models whose measured risk exceeds 1/k: the release breaks its model."""
+        bound = 1.0 / self.k + _EPSILON
+        return [s for s in self.summaries() if s["covered"] and s["prosecutor_max"] > bound]
+
+
+def attack_release(conn: psycopg.Connection, schema: str,
+                   settings: AttackSettings = DEFAULTS,
+                   models: Sequence[str] | None = None) -> ReleaseAttack:
+    """Run the attack suite on release (or build) schema ``schema`` against its raw window."""
+    release = read_release(conn, schema)
+    given = attack_input(conn, schema, release.manifest["method"])
+    chosen = [m for m in (models or MODELS) if m in given.models]
+    result = run_attacks(given.observations, given.records, models=chosen,
+                         lengths=settings.lengths, threshold=1.0 / release.k,
+                         max_units=settings.max_targets, max_instances=settings.max_instances,
+                         seed=settings.seed)
+    return ReleaseAttack(schema, release.k, given.unit, given.note, given.covered, result)
+
+
+def attack_metrics(attack: ReleaseAttack) -> tuple[list[MetricRow], list[SeriesRow]]:
+    """Scalars (each model at its riskiest knowledge length) and per-length series."""
+    rows: list[MetricRow] = []
+    series: list[SeriesRow] = []
+    for name in dict.fromkeys(run.model for run in attack.result.runs):
+        worst = attack.result.worst(name)
+        model = MODELS[name]
+        bound = ("bounded by 1/k by the privacy model" if name in attack.covered
+                 else "not bounded by the privacy model")
+        what = f"attacker who {model.description} ({bound}); targets: {attack.unit}s"
+        rows += [
+            (f"attack_{name}_prosecutor_max", worst["prosecutor_max"], "probability",
+             f"Largest re-identification probability of an {what}"),
+            (f"attack_{name}_prosecutor_share_above", worst["prosecutor_share_above"], "ratio",
+             f"Share of attacked persons whose probability exceeds 1/k, {what}"),
+            (f"attack_{name}_journalist_max", worst["journalist_max"], "probability",
+             f"Largest probability that the pick is the right person, {what}"),
+            (f"attack_{name}_marketer", worst["marketer"], "probability",
+             f"Average re-identification probability over attacked persons, {what}"),
+        ]
+        for summary in (s for s in attack.result.summaries() if s["model"] == name):
+            x = float(summary["knowledge_length"])
+            series += [
+                (f"attack.{name}.max", x, summary["prosecutor_max"], "probability",
+                 f"Largest re-identification probability when the {what}; x = j known points"),
+                (f"attack.{name}.mean", x, summary["marketer"], "probability",
+                 f"Average re-identification probability when the {what}; x = j known points"),
+            ]
+    persons = max((int(run.persons.size) for run in attack.result.runs), default=0)
+    rows.append(("attack_persons", persons, "count", "Persons attacked (seeded sample of the "
+                 "window's targets)"))
+    return rows, series

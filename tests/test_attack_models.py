@@ -1,0 +1,106 @@
+"""The attack engine against a literal transcription of skmob's attacks (attack_reference)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from anonymizers.attacks.knowledge import NO_TIME, Observations, Records, time_keys
+from anonymizers.attacks.models import MODELS
+from anonymizers.attacks.suite import run_attacks
+from anonymizers.errors import InputError
+from tests.attack_reference import reference_risks
+
+
+def random_data(seed: int, users: int = 9, locations: int = 5,
+                max_points: int = 8) -> dict[int, list[tuple[int, int]]]:
+    rng = np.random.default_rng(seed)
+    return {u: [(int(rng.integers(locations)), int(rng.integers(3)))
+                for _ in range(int(rng.integers(1, max_points + 1)))] for u in range(users)}
+
+
+def observations_of(data: dict[int, list[tuple[int, int]]]) -> Observations:
+    unit = np.array([u for u, rows in data.items() for _ in rows], dtype=np.int64)
+    location = np.array([r[0] for rows in data.values() for r in rows], dtype=np.int64)
+    time = np.array([r[1] for rows in data.values() for r in rows], dtype=np.int64)
+    return Observations(unit, unit.copy(), location, time)
+
+
+def engine_risks(data: dict[int, list[tuple[int, int]]], model: str, j: int,
+                 tolerance: float = 0.0, max_instances: int | None = None) -> dict[int, float]:
+    observed = observations_of(data)
+    options = {model: {"tolerance": tolerance}} if "_f" in model or "_p" in model else {}
+    result = run_attacks(observed, Records.of_persons(observed), models=[model],
+                         lengths=[j], threshold=0.5, max_instances=max_instances,
+                         options=options)
+    run = result.runs[0]
+    return dict(zip(run.persons.tolist(), run.risk.tolist(), strict=True))
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2, 3])
+@pytest.mark.parametrize("j", [1, 2, 3])
+@pytest.mark.parametrize("model", ["location", "location_time", "location_sequence",
+                                   "unique_location", "location_frequency",
+                                   "location_probability", "location_proportion"])
+def test_engine_gives_the_reference_risks(model: str, j: int, seed: int) -> None:
+    data = random_data(seed)
+    assert engine_risks(data, model, j) == pytest.approx(reference_risks(data, model, j))
+
+
+@pytest.mark.parametrize("model", ["location_frequency", "location_probability",
+                                   "location_proportion"])
+@pytest.mark.parametrize("tolerance", [0.2, 0.5])
+def test_tolerances_match_the_reference(model: str, tolerance: float) -> None:
+    data = random_data(7, users=12, locations=4, max_points=10)
+    for j in (1, 2):
+        assert engine_risks(data, model, j, tolerance) == pytest.approx(
+            reference_risks(data, model, j, tolerance))
+
+
+@pytest.mark.parametrize("seed", [0, 5])
+def test_home_work_takes_the_two_most_frequent_locations(seed: int) -> None:
+    data = random_data(seed, users=10, locations=4, max_points=9)
+    assert engine_risks(data, "home_work", 2) == pytest.approx(
+        reference_risks(data, "home_work", 2))
+    # One user, home 0 (3 visits), work 1 (2), once at 2: only {0, 1} is known.
+    data = {0: [(0, 0)] * 3 + [(1, 0)] * 2 + [(2, 0)], 1: [(0, 0), (1, 0)], 2: [(2, 0), (1, 0)]}
+    assert engine_risks(data, "home_work", 2)[0] == pytest.approx(0.5)
+
+
+def test_a_sample_of_instances_never_exceeds_the_exhaustive_risk() -> None:
+    data = random_data(11, users=8, locations=6, max_points=12)
+    for model in ("location", "location_sequence", "unique_location"):
+        full = engine_risks(data, model, 3)
+        sampled = engine_risks(data, model, 3, max_instances=5)
+        assert all(sampled[u] <= full[u] + 1e-12 for u in full)
+
+
+def test_persons_are_counted_through_anonymity_sets() -> None:
+    """Two published records, each standing for 3 persons: every match is 1/3 or 1/6."""
+    observed = Observations(np.array([0, 0, 1, 1]), np.array([10, 10, 11, 11]),
+                            np.array([0, 1, 0, 2]), np.full(4, NO_TIME))
+    records = Records(np.array([0, 0, 1, 1]), np.array([0, 1, 0, 2]), np.full(4, NO_TIME),
+                      np.array([0, 3, 6]), np.array([10, 12, 13, 11, 12, 14]))
+    result = run_attacks(observed, records, models=["unique_location"], lengths=[1, 2],
+                         threshold=1 / 3)
+    one, two = (run.summary(1 / 3) for run in result.runs)
+    assert one["prosecutor_max"] == pytest.approx(1 / 3)  # location 1 (or 2): one record
+    assert two["prosecutor_max"] == pytest.approx(1 / 3)
+    assert two["prosecutor_share_above"] == 0.0
+    assert one["marketer"] == pytest.approx(1 / 3)
+
+
+def test_time_keys_truncate_without_collisions() -> None:
+    # 2011-01-11 and 2011-11-01 collide in skmob's digit concatenation, not here.
+    days = np.array(["2011-01-11T10:00", "2011-11-01T10:00"], dtype="datetime64[s]")
+    assert len(set(time_keys(days.astype(np.int64), "day").tolist())) == 2
+    hours = np.array(["2011-01-11T10:00", "2011-01-11T11:59"], dtype="datetime64[s]")
+    assert len(set(time_keys(hours.astype(np.int64), "hour").tolist())) == 2
+    with pytest.raises(InputError, match="precision"):
+        time_keys(hours.astype(np.int64), "fortnight")
+
+
+def test_every_model_is_registered() -> None:
+    assert set(MODELS) == {"location", "location_sequence", "location_time",
+                           "unique_location", "location_frequency", "location_probability",
+                           "location_proportion", "home_work", "prefix"}
