@@ -104,13 +104,12 @@ def parse_page_check(dom: str) -> PageCheck:
 
 def check_page(page: Path, screenshot: Path, browser: Path | None = None,
                width: int = 1280, height: int = 2000, timeout: float = 120.0) -> PageCheck:
-    """Open ``page`` (a local HTML file) in headless chromium: its self-check from the DOM,
-    and a screenshot of ``width`` x ``height`` pixels written to ``screenshot``."""
+    """Open ``page`` (a local HTML file) in headless chromium once: its self-check from the
+    dumped DOM, and a screenshot of ``width`` x ``height`` pixels written to ``screenshot``."""
     browser = browser or ensure_chromium()
-    url = page.resolve().as_uri()
-    dom = _run_chromium(browser, "--dump-dom", url, timeout=timeout)
-    _run_chromium(browser, f"--screenshot={screenshot.resolve()}",
-                  f"--window-size={width},{height}", url, timeout=timeout)
+    dom = _run_chromium(browser, "--dump-dom", f"--screenshot={screenshot.resolve()}",
+                        f"--window-size={width},{height}", page.resolve().as_uri(),
+                        timeout=timeout)
     if not screenshot.is_file():
         raise ReportError(f"chromium wrote no screenshot to {screenshot}")
     return parse_page_check(dom)
