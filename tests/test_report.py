@@ -16,10 +16,10 @@ from pipeline_helpers import run_steps
 
 from anonymizers.cli import main
 from anonymizers.families.registry import FAMILIES, METHODS
+from anonymizers.release.spec import ReleaseSpec
 from anonymizers.reports.browser import check_page, ensure_chromium, is_blank
 from anonymizers.reports.density import DensityBin, choose_view, k_supported, read_density
 from anonymizers.reports.page import Paragraph, Section, Table, render_page
-from anonymizers.release.spec import ReleaseSpec
 
 K = 3
 # One method per family (and MLA, the clustering family's aligned variant: its regions
