@@ -154,7 +154,8 @@ def _before_after_section(data: ReleaseData, density: DensityView | None,
     return Section("Before and after", [
         FigureRef(src, "raw density before, published geometry after",
                   "Left: the raw window as an aggregate; right: what the release publishes, "
-                  "over the same extent."),
+                  "over the same extent: that of the drawn squares, where the data is (the "
+                  "map above shows all that was published)."),
         Paragraph(rule)])
 
 

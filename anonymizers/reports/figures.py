@@ -17,12 +17,13 @@ import shapely
 from matplotlib.axes import Axes
 from matplotlib.collections import LineCollection, PolyCollection
 from matplotlib.figure import Figure
+from matplotlib.ticker import MaxNLocator
 
 from anonymizers.reports.density import DensityView
 from anonymizers.reports.release_data import LayerRows, Series
 
-__all__ = ["Extent", "before_after_figure", "extent_of", "map_figure", "risk_figure",
-           "series_figure", "small_multiples_figure", "time_panels"]
+__all__ = ["Extent", "before_after_figure", "density_extent", "extent_of", "map_figure",
+           "risk_figure", "series_figure", "small_multiples_figure", "time_panels"]
 
 Extent = tuple[float, float, float, float]  # xmin, ymin, xmax, ymax
 COLOURS = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2")
@@ -34,7 +35,18 @@ def extent_of(layers: Sequence[LayerRows], density: DensityView | None) -> Exten
     boxes = [shapely.total_bounds(np.asarray(rows.geometries, dtype=object))
              for rows in layers if rows.geometries]
     if density is not None and density.bins:
-        boxes += [np.array(b.bounds) for b in density.bins]
+        boxes.append(density_extent(density))
+    return _padded(boxes)
+
+
+def density_extent(density: DensityView) -> np.ndarray:
+    """The box of the shown squares (lattice edges: it depends on no single fix)."""
+    corners = np.array([b.bounds for b in density.bins])
+    return np.array([corners[:, 0].min(), corners[:, 1].min(),
+                     corners[:, 2].max(), corners[:, 3].max()])
+
+
+def _padded(boxes: list[np.ndarray]) -> Extent | None:
     boxes = [box for box in boxes if np.all(np.isfinite(box))]
     if not boxes:
         return None
@@ -102,6 +114,8 @@ def _frame(ax: Axes, extent: Extent, srid: int) -> None:
     ax.set_ylim(extent[1], extent[3])
     ax.set_aspect("equal")
     ax.ticklabel_format(style="plain", useOffset=False)
+    ax.xaxis.set_major_locator(MaxNLocator(4))
+    ax.yaxis.set_major_locator(MaxNLocator(5))
     ax.tick_params(labelsize=7)
     ax.set_xlabel(f"x (m, EPSG:{srid})", fontsize=8)
     ax.set_ylabel(f"y (m, EPSG:{srid})", fontsize=8)
@@ -138,13 +152,20 @@ def _draw_density(ax: Axes, density: DensityView) -> None:
     collection = PolyCollection(rings, array=values, cmap="viridis", norm=norm,
                                 edgecolors="none")
     ax.add_collection(collection)
-    bar = ax.figure.colorbar(collection, ax=ax, shrink=0.7)
-    bar.set_label("fixes per square (interval-filtered)", fontsize=8)
+    # Inside the axes, so that the before and after panels keep the same size.
+    bar = ax.figure.colorbar(collection, cax=ax.inset_axes((0.55, 0.05, 0.4, 0.025)),
+                             orientation="horizontal")
+    bar.set_label("fixes per square (interval-filtered)", fontsize=7)
+    bar.ax.tick_params(labelsize=6)
 
 
 def before_after_figure(density: DensityView | None, layers: Sequence[LayerRows],
                         extent: Extent, srid: int, path: Path) -> Path:
-    """Left: the raw window as squares of at least k persons; right: what was published."""
+    """Left: the raw window as squares of at least k persons; right: what was published.
+    Both over the shown squares' extent when there are some (where the data is: a few
+    far-away regions, e.g. of GPS outliers, would shrink it to a dot), else ``extent``."""
+    if density is not None and density.bins:
+        extent = _padded([density_extent(density)]) or extent
     figure = Figure(figsize=(14, 7))
     before, after = figure.subplots(1, 2)
     if density is not None:
