@@ -24,6 +24,7 @@ __all__ = ["RISK_PREFIXES", "Report", "build_report", "is_attack_metric", "is_ri
 
 RISK_PREFIXES = ("reid.", "attack.")
 FIGURES = "figures"
+OWN_FIGURES = ("map.png", "before_after.png", "risk.png", "over_time_*.png", "series_*.png")
 
 
 @dataclass(frozen=True)
@@ -47,7 +48,31 @@ def is_attack_metric(name: str) -> bool:
 def build_report(conn: psycopg.Connection, release: str, out: Path,
                  log: Callable[[str], None] | None = None) -> Report:
     """Read release ``release``, draw its figures into ``out/figures`` and write
-    ``out/index.html``; the raw window is read only as k-supported density squares."""
+    ``out/index.html``.
+
+    Parameters
+    ----------
+    conn : psycopg.Connection
+        A connection of the pipeline's role: it reads the release and, for the density
+        view only, the raw fixes of the release's window, as squares of at least k persons.
+    release : str
+        The release schema (or a build schema: anything with a manifest).
+    out : Path
+        The report's folder, created if missing; figures of an earlier report in
+        ``out/figures`` are replaced.
+    log : callable, optional
+        Receives one line per stage.
+
+    Returns
+    -------
+    Report
+        The page and the figures written.
+
+    Raises
+    ------
+    InputError
+        If ``release`` has no manifest (not a release).
+    """
     from anonymizers.families.base import load_family
 
     say = log or (lambda message: None)
@@ -57,7 +82,7 @@ def build_report(conn: psycopg.Connection, release: str, out: Path,
     say(f"read {release}: {sum(len(r.geometries) for r in data.layers)} geometries in "
         f"{len(data.layers)} layers, {len(data.metrics)} metrics, {len(data.series)} series")
     density = read_density(conn, data.manifest)
-    (out / FIGURES).mkdir(parents=True, exist_ok=True)
+    _clear_figures(out / FIGURES)
     sections, drawn = _sections(data, density, family.entry.title, out)
     page = out / "index.html"
     page.write_text(render_page(f"Release report: {release}",
@@ -65,6 +90,14 @@ def build_report(conn: psycopg.Connection, release: str, out: Path,
                                 f"k = {data.k}", sections), encoding="utf-8")
     say(f"wrote {page} and {len(drawn)} figures")
     return Report(page, tuple(drawn))
+
+
+def _clear_figures(folder: Path) -> None:
+    """An empty figures folder: no figure of an earlier report stays beside this one."""
+    folder.mkdir(parents=True, exist_ok=True)
+    for pattern in OWN_FIGURES:
+        for stale in folder.glob(pattern):
+            stale.unlink()
 
 
 def _sections(data: ReleaseData, density: DensityView | None, family_title: str,

@@ -60,9 +60,28 @@ def k_supported(bins: Iterable[DensityBin], k: int) -> list[DensityBin]:
 def choose_view(bins: Sequence[DensityBin], total_fixes: int | None, k: int,
                 sizes: Sequence[float] = SIZES_M, min_share: float = MIN_SHARE
                 ) -> DensityView | None:
-    """The finest size whose k-supported squares hold ``min_share`` of ``total_fixes``
-    (else the size whose squares hold the largest share); None when no square anywhere
-    holds k persons."""
+    """The squares to draw: those of at least k persons, at the finest size at which they
+    hold ``min_share`` of the fixes.
+
+    Parameters
+    ----------
+    bins : sequence of DensityBin
+        Squares of every size (those below k persons are dropped here whatever the SQL did).
+    total_fixes : int or None
+        The window's fixes (interval-filtered; None: fewer than k).
+    k : int
+        The release's k: a square is drawn only with at least k distinct persons.
+    sizes : sequence of float
+        The lattice sizes to consider, in metres.
+    min_share : float
+        The share of ``total_fixes`` the drawn squares must hold.
+
+    Returns
+    -------
+    DensityView or None
+        The finest size reaching ``min_share``, else the size whose squares hold the largest
+        share; None when no square of any size holds k persons.
+    """
     best: DensityView | None = None
     for size in sorted(sizes):
         shown = tuple(k_supported((b for b in bins if b.size == size), k))
