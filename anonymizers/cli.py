@@ -1,4 +1,5 @@
-"""The ``anonymizers`` command: database, synthetic data, loading, releases, verification.
+"""The ``anonymizers`` command: database, synthetic data, loading, releases, verification,
+reports.
 
 User mistakes (AnonymizerError) print one clear line and exit 2, without a traceback;
 a failed privacy check exits 3; anything else is a bug and keeps its traceback.
@@ -194,6 +195,18 @@ def cmd_verify(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_report(args: argparse.Namespace) -> int:
+    """A static HTML page with PNG figures of a release, readable offline (issue 11)."""
+    from anonymizers.db.connection import connect
+    from anonymizers.reports.build import build_report
+
+    url = _ensure_database()
+    with connect(url) as conn:
+        report = build_report(conn, args.release, args.out, log=_echo)
+    print(report.page)
+    return 0
+
+
 def cmd_releases(args: argparse.Namespace) -> int:
     from anonymizers.db.connection import connect
 
@@ -315,6 +328,10 @@ def _parser() -> argparse.ArgumentParser:
     ver = sub.add_parser("verify", help="independently re-check a published release")
     ver.add_argument("release")
     ver.set_defaults(func=cmd_verify)
+    rep = sub.add_parser("report", help="HTML page + PNG figures of a release, readable offline")
+    rep.add_argument("release")
+    rep.add_argument("--out", type=Path, required=True, help="folder for index.html and figures/")
+    rep.set_defaults(func=cmd_report)
     sub.add_parser("releases", help="list the catalog").set_defaults(func=cmd_releases)
     demo = sub.add_parser("demo", help="generate, load and release a synthetic city end to end")
     demo.add_argument("--points", type=int, default=200_000)

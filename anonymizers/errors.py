@@ -8,6 +8,7 @@ __all__ = [
     "InputError",
     "PrivacyViolation",
     "ReleaseError",
+    "ReportError",
 ]
 
 
@@ -29,3 +30,7 @@ class DatabaseSetupError(AnonymizerError):
 
 class ReleaseError(AnonymizerError):
     """A release run failed for a reason that is not a privacy violation."""
+
+
+class ReportError(AnonymizerError):
+    """A release report could not be made or checked (e.g. no browser to render it)."""

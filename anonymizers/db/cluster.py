@@ -34,7 +34,6 @@ import pwd
 import secrets
 import shutil
 import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -45,6 +44,7 @@ import psycopg
 
 from anonymizers.db.sqlfiles import sql_dir
 from anonymizers.errors import DatabaseSetupError
+from anonymizers.system_packages import apt_install
 
 __all__ = ["ADMIN", "ANALYST", "DATABASE", "OWNER", "EmbeddedCluster", "default_home",
            "passfile_beside"]
@@ -498,15 +498,5 @@ def find_or_install_binaries(log=print) -> Path:
 
 
 def _apt_install(packages: tuple[str, ...]) -> None:
-    prefix = [] if _is_root() else ["sudo", "-n"]
-    env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
-    started = time.monotonic()
-    for cmd in (["apt-get", "update", "-qq"], ["apt-get", "install", "-y", "-qq", *packages]):
-        result = subprocess.run([*prefix, *cmd], capture_output=True, text=True, env=env,
-                                check=False)
-        if result.returncode != 0:
-            raise DatabaseSetupError(
-                f"`{' '.join(cmd)}` failed (exit {result.returncode}); install "
-                f"{' '.join(packages)} yourself or set DATABASE_URL.\n{result.stderr[-1500:]}"
-            )
-    print(f"installed {' '.join(packages)} in {time.monotonic() - started:.0f} s", file=sys.stderr)
+    apt_install(packages, DatabaseSetupError,
+                f"install {' '.join(packages)} yourself or set DATABASE_URL.")

@@ -74,12 +74,29 @@ class Metrics:
 
 @dataclass(frozen=True)
 class ReportLayer:
-    """A geometry table of the release that a report draws (issue 11)."""
+    """A geometry layer of the release that the report draws (issue 11).
+
+    Either a table of the release (``table``, its ``geometry`` column, optionally a count
+    column ``weight`` that scales the drawing: line width, marker size, fill, and the time
+    columns ``time_start`` / ``time_end`` that put it in small multiples over the window), or
+    ``query``: a file under ``sql/`` with the identifier ``{release}`` that returns the columns
+    ``wkb`` (the geometry as WKB, in the release's SRID), ``weight``, ``t_start``, ``t_end``
+    (each may be NULL), for layers no single table holds (e.g. groups drawn through their
+    places). Polygons are outlined, lines and points drawn as they are.
+    """
 
     table: str
     geometry: str
     label: str
     weight: str | None = None  # a count column that scales the drawing
+    time_start: str | None = None
+    time_end: str | None = None  # the same column as time_start for instants
+    query: str | None = None
+
+    @property
+    def over_time(self) -> bool:
+        """Whether the layer varies over the window (drawn as small multiples)."""
+        return self.time_start is not None
 
 
 class Family(ABC):
@@ -111,6 +128,8 @@ class Family(ABC):
 
     @property
     def report_layers(self) -> tuple[ReportLayer, ...]:
+        """What ``anonymizers report`` draws of a release of this family (none by default:
+        the report still shows the manifest, metrics and tables)."""
         return ()
 
     def privacy_model(self, k: int) -> str:

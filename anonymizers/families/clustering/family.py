@@ -49,7 +49,8 @@ class ClusteringFamily(Family):
 
     @property
     def report_layers(self) -> tuple[ReportLayer, ...]:
-        return (ReportLayer("group_regions", "geom", "group regions in sequence order"),)
+        return (ReportLayer("group_regions", "geom", "regions of the groups' trajectories",
+                            time_start="t_start", time_end="t_end"),)
 
 
 FAMILY = ClusteringFamily()

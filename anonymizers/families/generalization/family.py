@@ -49,7 +49,8 @@ class GeneralizationFamily(Family):
     @property
     def report_layers(self) -> tuple[ReportLayer, ...]:
         return (ReportLayer("cells", "geom", "published cells"),
-                ReportLayer("flows", "geom", "flows between cells", weight="n_persons"))
+                ReportLayer("flows", "geom", "flows between cells (width: persons)",
+                            weight="n_persons"))
 
 
 FAMILY = GeneralizationFamily()

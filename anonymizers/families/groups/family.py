@@ -41,7 +41,13 @@ class GroupsFamily(Family):
 
     @property
     def report_layers(self) -> tuple[ReportLayer, ...]:
-        return (ReportLayer("places", "geom", "places of the published groups"),)
+        # Drawn in this order: neighbourhoods under places under the groups' lines.
+        return (ReportLayer("od_groups", "places",
+                            "common origin/destination groups (hull of their places)",
+                            weight="n_lo", query="groups/101_report_od_groups.sql"),
+                ReportLayer("places", "geom", "places of the published groups"),
+                ReportLayer("groups", "places", "groups through their places (width: n_lo)",
+                            weight="n_lo", query="groups/100_report_group_lines.sql"))
 
 
 FAMILY = GroupsFamily()

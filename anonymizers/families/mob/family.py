@@ -40,7 +40,8 @@ class MobFamily(Family):
 
     @property
     def report_layers(self) -> tuple[ReportLayer, ...]:
-        return (ReportLayer("positions", "geom", "regions of the objects per time point"),)
+        return (ReportLayer("positions", "geom", "regions of the objects per time point",
+                            time_start="t", time_end="t"),)
 
 
 FAMILY = MobFamily()

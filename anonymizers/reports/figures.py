@@ -1,0 +1,261 @@
+"""The report's PNG figures (matplotlib, no display, no tiles): maps, small multiples, curves.
+
+Every function draws published data (a release's layers, metrics and series) or the
+k-supported squares of the density view, and writes one PNG. Coordinates are the release's
+metric CRS; there is no basemap, so the page needs no tile server or network.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from datetime import datetime
+from pathlib import Path
+
+import numpy as np
+import shapely
+from matplotlib.axes import Axes
+from matplotlib.collections import LineCollection, PolyCollection
+from matplotlib.figure import Figure
+from matplotlib.ticker import MaxNLocator
+
+from anonymizers.reports.density import DensityView
+from anonymizers.reports.release_data import LayerRows, Series
+
+__all__ = ["Extent", "before_after_figure", "density_extent", "extent_of", "map_figure",
+           "risk_figure", "series_figure", "small_multiples_figure", "time_panels"]
+
+Extent = tuple[float, float, float, float]  # xmin, ymin, xmax, ymax
+COLOURS = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2")
+DPI = 100
+
+
+def extent_of(layers: Sequence[LayerRows], density: DensityView | None) -> Extent | None:
+    """The box around every drawn geometry and shown square, with a 3 % margin."""
+    boxes = [shapely.total_bounds(np.asarray(rows.geometries, dtype=object))
+             for rows in layers if rows.geometries]
+    if density is not None and density.bins:
+        boxes.append(density_extent(density))
+    return _padded(boxes)
+
+
+def density_extent(density: DensityView) -> np.ndarray:
+    """The box of the shown squares (lattice edges: it depends on no single fix)."""
+    corners = np.array([b.bounds for b in density.bins])
+    return np.array([corners[:, 0].min(), corners[:, 1].min(),
+                     corners[:, 2].max(), corners[:, 3].max()])
+
+
+def _padded(boxes: list[np.ndarray]) -> Extent | None:
+    boxes = [box for box in boxes if np.all(np.isfinite(box))]
+    if not boxes:
+        return None
+    stacked = np.vstack(boxes)
+    xmin, ymin = stacked[:, 0].min(), stacked[:, 1].min()
+    xmax, ymax = stacked[:, 2].max(), stacked[:, 3].max()
+    pad = 0.03 * max(xmax - xmin, ymax - ymin, 1.0)
+    return (xmin - pad, ymin - pad, xmax + pad, ymax + pad)
+
+
+def _widths(weights: Sequence[float | None], low: float = 0.4, high: float = 4.0) -> np.ndarray:
+    """Line widths (or marker scales) growing linearly with the weights."""
+    values = np.array([np.nan if w is None else w for w in weights], dtype=float)
+    if values.size == 0 or np.all(np.isnan(values)):
+        return np.full(values.size, 1.0)
+    lo, hi = np.nanmin(values), np.nanmax(values)
+    scaled = (values - lo) / (hi - lo) if hi > lo else np.full(values.size, 0.5)
+    return np.where(np.isnan(scaled), low, low + (high - low) * scaled)
+
+
+def _parts(rows: LayerRows, keep: np.ndarray | None = None
+           ) -> tuple[list[np.ndarray], list[np.ndarray], list[np.ndarray], np.ndarray]:
+    """Polygon rings, lines and points of a layer (multi-parts exploded), with the width
+    of each line and point."""
+    polygons: list[np.ndarray] = []
+    lines: list[np.ndarray] = []
+    points: list[np.ndarray] = []
+    line_widths: list[float] = []
+    widths = _widths(rows.weights)
+    for index, geometry in enumerate(rows.geometries):
+        if keep is not None and not keep[index]:
+            continue
+        for part in shapely.get_parts(geometry):
+            kind = part.geom_type
+            if kind == "Polygon":
+                polygons.append(np.asarray(part.exterior.coords))
+            elif kind == "LineString":
+                lines.append(np.asarray(part.coords))
+                line_widths.append(float(widths[index]))
+            elif kind == "Point":
+                points.append(np.asarray(part.coords[0]))
+                line_widths.append(float(widths[index]))
+    return polygons, lines, points, np.asarray(line_widths)
+
+
+def _draw_layer(ax: Axes, rows: LayerRows, colour: str, keep: np.ndarray | None = None,
+                fill_alpha: float = 0.08) -> None:
+    polygons, lines, points, widths = _parts(rows, keep)
+    if polygons:
+        ax.add_collection(PolyCollection(polygons, facecolors=colour, edgecolors=colour,
+                                         linewidths=0.4, alpha=max(fill_alpha, 0.02)))
+        ax.add_collection(PolyCollection(polygons, facecolors="none", edgecolors=colour,
+                                         linewidths=0.4, alpha=0.5))
+    if lines:
+        ax.add_collection(LineCollection(lines, colors=colour, alpha=0.6,
+                                         linewidths=widths[:len(lines)]))
+    if points:
+        xy = np.vstack(points)
+        ax.scatter(xy[:, 0], xy[:, 1], s=6 * widths[len(lines):] ** 2, color=colour,
+                   alpha=0.7, linewidths=0)
+
+
+def _frame(ax: Axes, extent: Extent, srid: int) -> None:
+    ax.set_xlim(extent[0], extent[2])
+    ax.set_ylim(extent[1], extent[3])
+    ax.set_aspect("equal")
+    ax.ticklabel_format(style="plain", useOffset=False)
+    ax.xaxis.set_major_locator(MaxNLocator(4))
+    ax.yaxis.set_major_locator(MaxNLocator(5))
+    ax.tick_params(labelsize=7)
+    ax.set_xlabel(f"x (m, EPSG:{srid})", fontsize=8)
+    ax.set_ylabel(f"y (m, EPSG:{srid})", fontsize=8)
+
+
+def _save(figure: Figure, path: Path) -> Path:
+    figure.savefig(path, dpi=DPI, bbox_inches="tight")
+    return path
+
+
+def map_figure(layers: Sequence[LayerRows], extent: Extent, srid: int, path: Path) -> Path:
+    """Every layer of the release over the extent, one colour per layer (a legend)."""
+    figure = Figure(figsize=(8, 8))
+    ax = figure.add_subplot()
+    for index, rows in enumerate(layers):
+        colour = COLOURS[index % len(COLOURS)]
+        fill = 0.02 if rows.layer.over_time else 0.08  # many overlapping regions
+        _draw_layer(ax, rows, colour, fill_alpha=fill)
+        ax.plot([], [], color=colour, linewidth=3, label=rows.layer.label)
+    if layers:
+        ax.legend(loc="upper left", fontsize=8, framealpha=0.8)
+    _frame(ax, extent, srid)
+    ax.set_title("Published geometry", fontsize=10)
+    return _save(figure, path)
+
+
+def _draw_density(ax: Axes, density: DensityView) -> None:
+    from matplotlib.colors import LogNorm
+
+    rings = [np.array([(x0, y0), (x1, y0), (x1, y1), (x0, y1)])
+             for x0, y0, x1, y1 in (b.bounds for b in density.bins)]
+    values = np.array([b.n_fixes for b in density.bins], dtype=float)
+    norm = LogNorm(vmin=max(values.min(), 1.0), vmax=max(values.max(), 2.0))
+    collection = PolyCollection(rings, array=values, cmap="viridis", norm=norm,
+                                edgecolors="none")
+    ax.add_collection(collection)
+    # Inside the axes, so that the before and after panels keep the same size.
+    bar = ax.figure.colorbar(collection, cax=ax.inset_axes((0.55, 0.05, 0.4, 0.025)),
+                             orientation="horizontal")
+    bar.set_label("fixes per square (interval-filtered)", fontsize=7)
+    bar.ax.tick_params(labelsize=6)
+
+
+def before_after_figure(density: DensityView | None, layers: Sequence[LayerRows],
+                        extent: Extent, srid: int, path: Path) -> Path:
+    """Left: the raw window as squares of at least k persons; right: what was published.
+    Both over the shown squares' extent when there are some (where the data is: a few
+    far-away regions, e.g. of GPS outliers, would shrink it to a dot), else ``extent``."""
+    if density is not None and density.bins:
+        extent = _padded([density_extent(density)]) or extent
+    figure = Figure(figsize=(14, 7))
+    before, after = figure.subplots(1, 2)
+    if density is not None:
+        _draw_density(before, density)
+        before.set_title(f"Before: raw fixes in {density.size:g} m squares of at least "
+                         f"k = {density.k} persons", fontsize=10)
+    else:
+        before.set_title("Before: no square holds k persons", fontsize=10)
+    for index, rows in enumerate(layers):
+        _draw_layer(after, rows, COLOURS[index % len(COLOURS)],
+                    fill_alpha=0.02 if rows.layer.over_time else 0.08)
+    after.set_title("After: the published geometry", fontsize=10)
+    for ax in (before, after):
+        _frame(ax, extent, srid)
+    return _save(figure, path)
+
+
+def time_panels(start: datetime, end: datetime, n_times: int,
+                most: int = 12) -> list[tuple[datetime, datetime]]:
+    """The window cut into at most ``most`` equal half-open panels (fewer when the layer
+    has fewer distinct times)."""
+    count = max(1, min(most, n_times))
+    step = (end - start) / count
+    return [(start + i * step, start + (i + 1) * step) for i in range(count)]
+
+
+def _in_panel(rows: LayerRows, low: datetime, high: datetime) -> np.ndarray:
+    """Rows whose time span [t_start, t_end] meets the panel [low, high)."""
+    return np.array([s is None or (s < high and (e or s) >= low)
+                     for s, e in zip(rows.starts, rows.ends, strict=True)], dtype=bool)
+
+
+def small_multiples_figure(rows: LayerRows, window: tuple[datetime, datetime],
+                           extent: Extent, srid: int, path: Path, colour: str = COLOURS[0]
+                           ) -> Path:
+    """A layer that varies over time, one small map per equal part of the window."""
+    distinct = len({s for s in rows.starts if s is not None})
+    panels = time_panels(window[0], window[1], distinct)
+    columns = min(4, len(panels))
+    lines = math.ceil(len(panels) / columns)
+    figure = Figure(figsize=(3.6 * columns, 3.6 * lines))
+    axes = np.atleast_1d(figure.subplots(lines, columns, squeeze=False)).ravel()
+    for ax, (low, high) in zip(axes, panels, strict=False):
+        keep = _in_panel(rows, low, high)
+        _draw_layer(ax, rows, colour, keep=keep, fill_alpha=0.05)
+        _frame(ax, extent, srid)
+        ax.set_xlabel("")
+        ax.set_ylabel("")
+        ax.set_xticks([])
+        ax.set_yticks([])
+        ax.set_title(f"{low:%Y-%m-%d %H:%M} – {high:%H:%M} UTC ({int(keep.sum())})",
+                     fontsize=8)
+    for ax in axes[len(panels):]:
+        ax.set_axis_off()
+    figure.suptitle(f"{rows.layer.label}, over the window", fontsize=10)
+    return _save(figure, path)
+
+
+def _plot_series(ax: Axes, series: Series) -> None:
+    x = np.array(series.x, dtype=float)
+    y = np.array([np.nan if v is None else v for v in series.values], dtype=float)
+    ax.plot(x, y, marker="o", markersize=3, linewidth=1.2, label=series.name)
+
+
+def risk_figure(series: Sequence[Series], k: int, path: Path) -> Path:
+    """Monreale et al. Fig. 15-16 style: probability of re-identification against the
+    number of observations the attacker knows, with the 1/k bound."""
+    figure = Figure(figsize=(8, 5))
+    ax = figure.add_subplot()
+    for one in series:
+        _plot_series(ax, one)
+    ax.axhline(1.0 / k, color="black", linestyle="--", linewidth=1, label=f"1/k = 1/{k}")
+    ax.set_ylim(0, 1.05)
+    ax.set_xlabel("number of known observations", fontsize=9)
+    ax.set_ylabel("probability of re-identification", fontsize=9)
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8)
+    ax.set_title("Re-identification risk", fontsize=10)
+    return _save(figure, path)
+
+
+def series_figure(series: Sequence[Series], title: str, path: Path) -> Path:
+    """Other series of the release (e.g. per iteration, per length bin), one line each."""
+    figure = Figure(figsize=(8, 4.5))
+    ax = figure.add_subplot()
+    for one in series:
+        _plot_series(ax, one)
+    ax.set_xlabel("x (see the table below)", fontsize=9)
+    ax.set_ylabel(", ".join(sorted({one.unit for one in series})), fontsize=9)
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8)
+    ax.set_title(title, fontsize=10)
+    return _save(figure, path)
