@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from anonymizers.errors import AnonymizerError, PrivacyViolation
+from anonymizers.errors import AnonymizerError, InputError, PrivacyViolation
 
 __all__ = ["main"]
 
@@ -207,6 +207,38 @@ def cmd_report(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_attack(args: argparse.Namespace) -> int:
+    """The attack suite against a release and the raw data of its window."""
+    from anonymizers.attacks.models import MODELS
+    from anonymizers.attacks.release import AttackSettings, attack_release, format_table
+    from anonymizers.db.connection import connect
+
+    models = args.models.split(",") if args.models else list(MODELS)
+    if unknown := sorted(set(models) - set(MODELS)):
+        raise InputError(f"unknown attack model(s) {', '.join(unknown)}; choose among "
+                         f"{', '.join(MODELS)}")
+    settings = AttackSettings(lengths=_int_list(args.lengths, "--lengths"),
+                              max_targets=args.targets or None,
+                              max_instances=args.instances or None, seed=args.seed)
+    url = _ensure_database()
+    with connect(url) as conn:
+        attack = attack_release(conn, args.release, settings, models)
+    print(json.dumps(attack.summaries(), indent=2) if args.json else format_table(attack))
+    if breaches := attack.breaches():
+        raise PrivacyViolation(f"{len(breaches)} attack(s) the privacy model covers beat 1/k")
+    return 0
+
+
+def _int_list(text: str, option: str) -> tuple[int, ...]:
+    try:
+        values = tuple(int(part) for part in text.split(","))
+    except ValueError:
+        raise InputError(f"{option} takes comma-separated integers, e.g. 1,2,3") from None
+    if not values or min(values) < 1:
+        raise InputError(f"{option} takes integers of at least 1")
+    return values
+
+
 def cmd_releases(args: argparse.Namespace) -> int:
     from anonymizers.db.connection import connect
 
@@ -332,6 +364,20 @@ def _parser() -> argparse.ArgumentParser:
     rep.add_argument("release")
     rep.add_argument("--out", type=Path, required=True, help="folder for index.html and figures/")
     rep.set_defaults(func=cmd_report)
+    att = sub.add_parser("attack", help="the attack suite against a release: measured "
+                         "re-identification risk (exit 3 if a covered attack beats 1/k)")
+    att.add_argument("release")
+    att.add_argument("--models", help="comma-separated attack models (default: all)")
+    att.add_argument("--lengths", default="1,2,3,4",
+                     help="knowledge lengths j, comma-separated (default 1,2,3,4)")
+    att.add_argument("--targets", type=int, default=200,
+                     help="attack a seeded sample of this many targets (0: all; default 200)")
+    att.add_argument("--instances", type=int, default=1000,
+                     help="instances of knowledge per target before sampling (0: all; "
+                     "default 1000)")
+    att.add_argument("--seed", type=int, default=0, help="seed of the samples")
+    att.add_argument("--json", action="store_true", help="print the summaries as JSON")
+    att.set_defaults(func=cmd_attack)
     sub.add_parser("releases", help="list the catalog").set_defaults(func=cmd_releases)
     demo = sub.add_parser("demo", help="generate, load and release a synthetic city end to end")
     demo.add_argument("--points", type=int, default=200_000)

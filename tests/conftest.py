@@ -114,3 +114,62 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         reporter.write_line(f"CI: {skipped} test(s) skipped; a skipped test is a failure here",
                             red=True)
         session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+# --------------------------------------------------------------------------- published city
+
+PUBLISHED_K = 3
+# One method per family (and MLA, the clustering family's aligned variant: its regions
+# span intervals where TCAA's are instants), with parameters that suit the small city.
+PUBLISHED_CITY: dict[str, dict[str, object]] = {
+    "grid_kam_cut": {"cell_size": 500.0},
+    "mob_symmetric": {},
+    "tcaa": {"slice_seconds": 600, "interval": 60},
+    "mla_iterative_kmeans": {},
+    "tg_nonoverlapping": {"demographics": "mondrian"},
+}
+PUBLISHED_FIRST = "grid_kam_cut"  # published without accepting composition risk
+
+
+@pytest.fixture(scope="session")
+def published_city_db(server_url: str, template_db: str, small_city: tuple[Path, Path]
+                      ) -> Iterator[str]:
+    """One database for the session: the small city with QIDs (MOB), shared by the tests
+    that read published releases (report, attack) without changing them."""
+    from anonymizers.loading import load_dataset
+    from anonymizers.loading.qids import generate_and_store_qids
+
+    name = f"test_published_{uuid.uuid4().hex[:10]}"
+    with psycopg.connect(server_url, autocommit=True) as conn:
+        conn.execute(f"CREATE DATABASE {name} TEMPLATE {TEMPLATE}")
+    url = with_database(server_url, name)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("DATABASE_URL", url)
+        load_dataset(small_city[0], "city", persons=small_city[1], url=url)
+        generate_and_store_qids("city", "graph", 6, seed=1, url=url)
+        yield url
+    with psycopg.connect(server_url, autocommit=True) as conn:
+        conn.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+
+
+@pytest.fixture(scope="session")
+def published_city(published_city_db: str) -> dict[str, str]:
+    """A published release of each method of PUBLISHED_CITY, by method."""
+    from pipeline_helpers import run_steps
+
+    from anonymizers.families.generalization import metrics
+    from anonymizers.release.spec import ReleaseSpec
+
+    names = {}
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("DATABASE_URL", published_city_db)
+        # Cluster preservation of 1,500 routes (OPTICS) took 19 s of the city's 20 s of
+        # grid_kam_cut metrics here; these tests only read its figure (test_release_metrics
+        # tests it at full size).
+        patch.setattr(metrics, "CLUSTER_SAMPLE", 100)
+        for method, extra in PUBLISHED_CITY.items():
+            risk = {} if method == PUBLISHED_FIRST else {
+                "accept_composition_risk": "test: <every family> on one window & more"}
+            params = {"dataset": "city", "method": method, "k": PUBLISHED_K, **extra, **risk}
+            names[method] = ReleaseSpec.from_dict(run_steps(params, run_id=method)).release_name
+    return names

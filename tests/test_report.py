@@ -4,34 +4,21 @@ code when missing: this test skips nowhere); the density view's k rule; HTML esc
 
 from __future__ import annotations
 
-import uuid
-from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
 import psycopg
 import pytest
-from conftest import TEMPLATE, with_database
-from pipeline_helpers import run_steps
+from conftest import PUBLISHED_CITY, PUBLISHED_FIRST, PUBLISHED_K
 
 from anonymizers.cli import main
 from anonymizers.families.registry import FAMILIES, METHODS
-from anonymizers.release.spec import ReleaseSpec
 from anonymizers.reports.browser import check_page, ensure_chromium, is_blank
 from anonymizers.reports.density import DensityBin, choose_view, k_supported, read_density
 from anonymizers.reports.page import Paragraph, Section, Table, render_page
 
-K = 3
-# One method per family (and MLA, the clustering family's aligned variant: its regions
-# span intervals where TCAA's are instants), with parameters that suit the small city.
-REPORTED: dict[str, dict[str, object]] = {
-    "grid_kam_cut": {"cell_size": 500.0},
-    "mob_symmetric": {},
-    "tcaa": {"slice_seconds": 600, "interval": 60},
-    "mla_iterative_kmeans": {},
-    "tg_nonoverlapping": {"demographics": "mondrian"},
-}
-FIRST = "grid_kam_cut"  # published without accepting composition risk; the rest accept it
+K = PUBLISHED_K
+REPORTED = PUBLISHED_CITY
 
 
 @pytest.fixture(scope="session")
@@ -40,45 +27,14 @@ def chromium() -> Path:
     return ensure_chromium()
 
 
-@pytest.fixture(scope="module")
-def city_db(server_url: str, template_db: str, small_city: tuple[Path, Path]
-            ) -> Iterator[str]:
-    """One database for the module: the small city with QIDs (MOB), shared by every
-    family's release (a fresh database per release would load the city five times)."""
-    from anonymizers.loading import load_dataset
-    from anonymizers.loading.qids import generate_and_store_qids
-
-    name = f"test_report_{uuid.uuid4().hex[:10]}"
-    with psycopg.connect(server_url, autocommit=True) as conn:
-        conn.execute(f"CREATE DATABASE {name} TEMPLATE {TEMPLATE}")
-    url = with_database(server_url, name)
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setenv("DATABASE_URL", url)
-        load_dataset(small_city[0], "city", persons=small_city[1], url=url)
-        generate_and_store_qids("city", "graph", 6, seed=1, url=url)
-        yield url
-    with psycopg.connect(server_url, autocommit=True) as conn:
-        conn.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+@pytest.fixture
+def city_db(published_city_db: str) -> str:
+    return published_city_db
 
 
-@pytest.fixture(scope="module")
-def releases(city_db: str) -> dict[str, str]:
-    """A published release of each method of REPORTED, by method."""
-    from anonymizers.families.generalization import metrics
-
-    names = {}
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setenv("DATABASE_URL", city_db)
-        # Cluster preservation of 1,500 routes (OPTICS) took 19 s of the city's 20 s of
-        # grid_kam_cut metrics here; the report only shows its figure (test_release_metrics
-        # tests it at full size).
-        patch.setattr(metrics, "CLUSTER_SAMPLE", 100)
-        for method, extra in REPORTED.items():
-            risk = {} if method == FIRST else {
-                "accept_composition_risk": "test: <every family> on one window & more"}
-            params = {"dataset": "city", "method": method, "k": K, **extra, **risk}
-            names[method] = ReleaseSpec.from_dict(run_steps(params, run_id=method)).release_name
-    return names
+@pytest.fixture
+def releases(published_city: dict[str, str]) -> dict[str, str]:
+    return published_city
 
 
 def test_every_family_has_a_reported_method():
@@ -100,11 +56,13 @@ def test_report_loads_in_a_real_browser(method, releases, city_db, chromium, tmp
     assert text.count("<img ") == len(images)
     if METHODS[method].family in ("mob", "clustering"):
         assert any(name.startswith("over_time_") for name in images)  # small multiples
-    if method == "grid_kam_cut":
-        assert "risk.png" in images  # the reid.* series of the generalization family
-        assert "No composition risk was accepted" in text
+    if FAMILIES[METHODS[method].family].attack is not None:
+        assert "risk.png" in images  # the attack.* (and reid.*) series
     else:
         assert "has no risk curve" in text
+    if method == PUBLISHED_FIRST:
+        assert "No composition risk was accepted" in text
+    else:
         assert "Composition risk was ACCEPTED" in text
         assert "&lt;every family&gt; on one window &amp; more" in text
 
@@ -142,7 +100,7 @@ def test_the_density_view_draws_no_square_of_fewer_than_k_persons(releases, city
         manifest = dict(zip(("dataset", "window_start", "window_end", "srid", "k",
                              "count_interval"), conn.execute(
             f"SELECT dataset, window_start, window_end, srid, k, count_interval "
-            f"FROM {releases[FIRST]}.manifest").fetchone(), strict=True))
+            f"FROM {releases[PUBLISHED_FIRST]}.manifest").fetchone(), strict=True))
         for k in (K, 40):
             view = read_density(conn, {**manifest, "k": k}, sizes=(250.0, 500.0))
             assert view is not None

@@ -21,7 +21,7 @@ from anonymizers.families.base import MetricRow, SeriesRow
 from anonymizers.verifiers.base import read_release
 
 __all__ = ["AT_RELEASE", "DEFAULTS", "AttackSettings", "ReleaseAttack", "attack_metrics",
-           "attack_release"]
+           "attack_release", "format_table"]
 
 # Slack for floating point in "risk <= 1/k".
 _EPSILON = 1e-12
@@ -111,3 +111,18 @@ def attack_metrics(attack: ReleaseAttack) -> tuple[list[MetricRow], list[SeriesR
     rows.append(("attack_persons", persons, "count", "Persons attacked (seeded sample of the "
                  "window's targets)"))
     return rows, series
+
+
+def format_table(attack: ReleaseAttack) -> str:
+    """The summaries as an aligned text table, one row per model and knowledge length."""
+    header = ("model", "j", "persons", "prosecutor max", "share > 1/k", "journalist max",
+              "marketer", "bounded by 1/k")
+    rows = [(s["model"], str(s["knowledge_length"]), str(s["persons"]),
+             f"{s['prosecutor_max']:.4f}", f"{s['prosecutor_share_above']:.4f}",
+             f"{s['journalist_max']:.4f}", f"{s['marketer']:.4f}",
+             "yes" if s["covered"] else "no") for s in attack.summaries()]
+    widths = [max(len(row[i]) for row in [header, *rows]) for i in range(len(header))]
+    lines = ["  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True))
+             for row in [header, *rows]]
+    return "\n".join([f"{attack.schema}: k = {attack.k}, 1/k = {1 / attack.k:.4f}; "
+                      f"{attack.note}", *lines])
