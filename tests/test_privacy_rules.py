@@ -273,3 +273,24 @@ def test_a_planted_violation_is_never_published(loaded_city, conn):
     with pytest.raises(Exception, match="no passing verifier result"):
         steps.publish(spec)
     assert conn.execute("SELECT count(*) FROM catalog.releases").fetchone()[0] == 0
+
+
+@pytest.mark.parametrize("method", ["grid_kam_cut", "mob_symmetric", "tcaa",
+                                    "tg_nonoverlapping"])
+def test_the_published_verifier_result_holds_no_exact_count(method, published_city,
+                                                            published_city_db):
+    """The verifier's checks count raw inputs (the window's trajectories, suppressed
+    persons): exact, next to the manifest's interval-filtered counts, they would undo the
+    filter (rule 4). Published, every count is 0, NULL or an interval's lower end."""
+    from anonymizers.verifiers.base import interval_count
+
+    with psycopg.connect(published_city_db) as conn:
+        verdict, k, width = conn.execute(
+            f"SELECT verifier_result, k, count_interval FROM {published_city[method]}.manifest"
+        ).fetchone()
+    counts = {name: value for name, value in verdict["checks"].items()
+              if isinstance(value, int) and not isinstance(value, bool)}
+    assert counts, "the verifier reported no count to check"
+    assert verdict["count_interval"] == width
+    for name, value in counts.items():
+        assert interval_count(value, k, width) == value, (name, value)

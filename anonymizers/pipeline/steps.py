@@ -181,7 +181,8 @@ def verify(spec: dict[str, Any]) -> dict[str, Any]:
     with step("verify", spec) as (release, conn):
         result = verify_release(conn, release.build_schema)
         conn.execute(psycopg.sql.SQL("UPDATE {}.manifest SET verifier_result = %s").format(
-            psycopg.sql.Identifier(release.build_schema)), (json.dumps(result.to_json()),))
+            psycopg.sql.Identifier(release.build_schema)),
+            (json.dumps(result.to_published_json(release.count_interval)),))
     if not result.passed:
         raise PrivacyViolation(f"{release.build_schema} fails its privacy model; not "
                                f"published: {'; '.join(result.violations[:5])}")

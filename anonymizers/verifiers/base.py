@@ -80,6 +80,19 @@ class VerifierResult:
                 "checks": self.checks, "violations": self.violations[:SHOWN],
                 "n_violations": len(self.violations)}
 
+    def to_published_json(self, count_interval: int) -> dict[str, Any]:
+        """What the published manifest may say: every count of a check goes through the
+        interval filter (rule 4), as the manifest's own counts do. The checks count raw
+        inputs (trajectories of the window, suppressed persons): exact, they would undo
+        the filter of the manifest's input counts."""
+        published = self.to_json()
+        published["checks"] = {
+            name: (interval_count(value, self.k, count_interval)
+                   if isinstance(value, int) and not isinstance(value, bool) else value)
+            for name, value in self.checks.items()}
+        published["count_interval"] = count_interval
+        return published
+
 
 @dataclass(frozen=True)
 class ReleaseUnderTest:

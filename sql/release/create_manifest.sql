@@ -67,7 +67,7 @@ COMMENT ON COLUMN {build}.manifest.points_in IS 'GPS fixes in the window before 
 COMMENT ON COLUMN {build}.manifest.trajectories_out IS 'Published units, named by published_unit (exact: the size of the release''s main table).';
 COMMENT ON COLUMN {build}.manifest.published_unit IS 'What trajectories_out and suppressed count: trajectories (generalization) or the family''s unit (e.g. objects: one per person).';
 COMMENT ON COLUMN {build}.manifest.suppressed IS 'Input units (see published_unit) of which nothing was published (interval-filtered; NULL when between 1 and k - 1).';
-COMMENT ON COLUMN {build}.manifest.verifier_result IS 'The independent verifier''s findings on exactly these tables.';
+COMMENT ON COLUMN {build}.manifest.verifier_result IS 'The independent verifier''s findings on exactly these tables; its counts are interval-filtered like the manifest''s (0, NULL below k, else the lower end of the count_interval-wide interval from k).';
 COMMENT ON COLUMN {build}.manifest.code_version IS 'Version of the anonymizers package that built the release.';
 COMMENT ON TABLE {build}.metrics IS 'Utility and risk measures computed on this release.';
 COMMENT ON COLUMN {build}.metrics.name IS 'Metric name.';
