@@ -209,14 +209,15 @@ def cmd_report(args: argparse.Namespace) -> int:
 
 def cmd_attack(args: argparse.Namespace) -> int:
     """The attack suite against a release and the raw data of its window."""
-    from anonymizers.attacks.models import MODELS
+    from anonymizers.attacks.models import MODELS, OTHER_ATTACKS
     from anonymizers.attacks.release import AttackSettings, attack_release, format_table
     from anonymizers.db.connection import connect
 
-    models = args.models.split(",") if args.models else list(MODELS)
-    if unknown := sorted(set(models) - set(MODELS)):
+    known = [*MODELS, *OTHER_ATTACKS]
+    models = args.models.split(",") if args.models else None
+    if unknown := sorted(set(models or ()) - set(known)):
         raise InputError(f"unknown attack model(s) {', '.join(unknown)}; choose among "
-                         f"{', '.join(MODELS)}")
+                         f"{', '.join(known)}")
     settings = AttackSettings(lengths=_int_list(args.lengths, "--lengths"),
                               max_targets=args.targets or None,
                               max_instances=args.instances or None, seed=args.seed)

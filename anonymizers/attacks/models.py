@@ -40,6 +40,7 @@ from anonymizers.errors import InputError
 
 __all__ = [
     "MODELS",
+    "OTHER_ATTACKS",
     "AttackModel",
     "HomeWorkAttack",
     "LocationAttack",
@@ -52,6 +53,7 @@ __all__ = [
     "PrefixAttack",
     "Target",
     "UniqueLocationAttack",
+    "describe",
 ]
 
 _EMPTY = np.zeros(0, dtype=np.int64)
@@ -448,6 +450,19 @@ def _top_two(record: np.ndarray, key: np.ndarray, count: np.ndarray,
     keep = rank < 2
     tops[rec[keep], rank[keep]] = key[order][keep]
     return tops
+
+
+# Attacks a family adapter measures itself, by name: what their attacker knows.
+OTHER_ATTACKS: dict[str, str] = {
+    "yarovoy_matching": ("knows every published person's positions at their QID times and "
+                         "drops the attack graph's edges in no perfect matching (Yarovoy "
+                         "Definition 2)"),
+}
+
+
+def describe(name: str) -> str:
+    """What the attacker of model or attack ``name`` knows."""
+    return MODELS[name].description if name in MODELS else OTHER_ATTACKS[name]
 
 
 MODELS: dict[str, type[AttackModel]] = {

@@ -15,7 +15,7 @@ from typing import Any
 import psycopg
 
 from anonymizers.attacks.adapters import attack_input
-from anonymizers.attacks.models import MODELS
+from anonymizers.attacks.models import MODELS, describe
 from anonymizers.attacks.suite import AttackResult, run_attacks
 from anonymizers.families.base import MetricRow, SeriesRow
 from anonymizers.verifiers.base import read_release
@@ -76,6 +76,7 @@ def attack_release(conn: psycopg.Connection, schema: str,
                          lengths=settings.lengths, threshold=1.0 / release.k,
                          max_units=settings.max_targets, max_instances=settings.max_instances,
                          seed=settings.seed)
+    result.runs.extend(run for run in given.runs if models is None or run.model in models)
     return ReleaseAttack(schema, release.k, given.unit, given.note, given.covered, result)
 
 
@@ -85,10 +86,9 @@ def attack_metrics(attack: ReleaseAttack) -> tuple[list[MetricRow], list[SeriesR
     series: list[SeriesRow] = []
     for name in dict.fromkeys(run.model for run in attack.result.runs):
         worst = attack.result.worst(name)
-        model = MODELS[name]
         bound = ("bounded by 1/k by the privacy model" if name in attack.covered
                  else "not bounded by the privacy model")
-        what = f"attacker who {model.description} ({bound}); targets: {attack.unit}s"
+        what = f"attacker who {describe(name)} ({bound}); targets: {attack.unit}s"
         rows += [
             (f"attack_{name}_prosecutor_max", worst["prosecutor_max"], "probability",
              f"Largest re-identification probability of an {what}"),

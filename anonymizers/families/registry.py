@@ -180,6 +180,7 @@ _MOB = FamilyEntry(
     steps=_MOB_STEPS,
     module="anonymizers.families.mob.family",
     verifier="anonymizers.verifiers.mob",
+    attack="anonymizers.attacks.adapters.mob",
     published_unit="objects",
     tags=("seed-003",),
     keyed_inputs=(("qid_fingerprint", "mob/005_qid_digest.sql"),),

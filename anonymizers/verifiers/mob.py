@@ -320,6 +320,42 @@ def _check_attacker(graph: AttackGraph, published: Published, release: ReleaseUn
             f"to only {pruning.object_candidates[o]} persons (k={k})")
 
 
+# --------------------------------------------------------------------------- attack view
+
+
+@dataclass(frozen=True)
+class MobView:
+    """What the verifier derives of a MOB release, for the attack suite: every person's
+    cells on the time grid, the published regions, which objects are each person's full
+    matches (present exactly when they are, containing their cell every time), and each
+    published person's candidate objects left by the attacker of Definition 2."""
+
+    cells: Cells
+    regions: Regions
+    full_person: np.ndarray
+    full_object: np.ndarray
+    published_persons: np.ndarray
+    candidates: np.ndarray
+
+
+def derive_mob_view(conn: psycopg.Connection, schema: str) -> MobView:
+    """The verifier's derivation of release ``schema`` (raises InputError if it has none)."""
+    release = read_release(conn, schema)
+    result = VerifierResult(schema, release.k)
+    grid = _time_grid(release, result)
+    if grid is None:
+        raise InputError(f"{schema}: {'; '.join(result.violations)}")
+    object_ids = _object_ids(conn, schema)
+    regions = _read_regions(conn, release, grid, len(object_ids), result)
+    index = RegionIndex(regions)
+    cells, qid_person, qid_t = _read_persons(conn, release, grid)
+    person, obj = full_match_edges(cells, regions, index)
+    published = _match_counterparts(cells, regions, index, object_ids, release, result)
+    graph = _attack_graph(cells, qid_person, qid_t, regions, index, published)
+    pruning = prune_unmatchable(graph, np.arange(graph.n_persons))
+    return MobView(cells, regions, person, obj, published.persons, pruning.person_candidates)
+
+
 # --------------------------------------------------------------------------- entry point
 
 

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from anonymizers.attacks.knowledge import NO_TIME, Observations, Records
+from anonymizers.attacks.suite import ModelRun
 
 __all__ = ["AttackInput", "KeyCoder", "observations_from_sequences", "records_from_sequences"]
 
@@ -26,6 +27,8 @@ class AttackInput:
     covered: tuple[str, ...]
     unit: str  # what a target unit is: "person" or "trajectory"
     note: str
+    # Attacks the family measures itself (not instances of knowledge over records).
+    runs: tuple[ModelRun, ...] = ()
 
 
 class KeyCoder:
