@@ -216,6 +216,7 @@ _CLUSTERING = FamilyEntry(
     steps=_CLUSTERING_STEPS,
     module="anonymizers.families.clustering.family",
     verifier="anonymizers.verifiers.clustering",
+    attack="anonymizers.attacks.adapters.clustering",
     published_unit="groups",
     tags=("seed-002",),
 )

@@ -142,6 +142,7 @@ def manifest(spec: dict[str, Any]) -> None:
 def metrics(spec: dict[str, Any]) -> None:
     """The family's utility and risk measures and the attack suite's measured risk, stored
     by the shared writer; a covered attack beating 1/k stops the release here."""
+    from anonymizers.attacks.adapters import adapter_for
     from anonymizers.families.base import load_family
     from anonymizers.metrics import writer
 
@@ -150,7 +151,7 @@ def metrics(spec: dict[str, Any]) -> None:
         writer.reset(conn, release.build_schema)
         measured = family.measure(conn, release)
         rows, series = list(measured.rows), list(measured.series)
-        if family.entry.attack is not None:
+        if adapter_for(release.method) is not None:
             attack_rows, attack_series = _attack(conn, release.build_schema)
             rows, series = rows + attack_rows, series + attack_series
         writer.write(conn, release.build_schema, rows, series, release.k,

@@ -37,7 +37,8 @@ from anonymizers.verifiers.base import (
     read_release,
 )
 
-__all__ = ["CLUSTERING_METHODS", "verify_clustering_release", "verify_release"]
+__all__ = ["ALIGNED_METHODS", "CLUSTERING_METHODS", "support_window",
+           "verify_clustering_release", "verify_release"]
 
 SYNCHRONIZED_METHODS = frozenset({"tcaa"})  # regions at instants, interpolated positions
 ALIGNED_METHODS = frozenset({"mla_heuristic", "mla_kmeans", "mla_iterative_kmeans"})
@@ -119,12 +120,17 @@ def _check_regions(conn: psycopg.Connection, schema: str, snap: float, aligned: 
             result.violations.append(f"{n} {texts[name]}")
 
 
-def _check_support(conn: psycopg.Connection, release: Any, aligned: bool,
-                   result: VerifierResult) -> None:
+def support_window(release: Any) -> dict[str, Any]:
+    """Parameters of verify/clustering_support.sql: the release's window, CRS and its area."""
     manifest = release.manifest
     srid = int(manifest["srid"])
-    window = {"dataset_id": release.dataset_id, "window_start": manifest["window_start"],
-              "window_end": manifest["window_end"], "srid": srid, **area_of_use(srid)}
+    return {"dataset_id": release.dataset_id, "window_start": manifest["window_start"],
+            "window_end": manifest["window_end"], "srid": srid, **area_of_use(srid)}
+
+
+def _check_support(conn: psycopg.Connection, release: Any, aligned: bool,
+                   result: VerifierResult) -> None:
+    window = support_window(release)
     rows = (_sequence_support(conn, release.schema, window) if aligned
             else run_sql_file(conn, "verify/clustering_support.sql", window,
                               release=release.schema))
