@@ -212,19 +212,38 @@ class LeafCheck:
         raise NotImplementedError
 
 
-class _MultisetAttack(AttackModel):
-    """Known points as a multiset of keys: a record matches if it holds each key at least
-    as often as the knowledge does (skmob's LocationAttack and LocationTimeAttack)."""
+class _PointsAttack(AttackModel):
+    """Knowledge of j of the target's points: every j-subset of them (in time order), or
+    a sample of them when there are too many."""
 
     def search(self, target: Target, best: _Best) -> None:
         keys = self.target_keys(target)
         size = min(self.knowledge_length, keys.size)
         sample = self._choose(keys.size, size)
-        if sample is not None:
-            for chosen in sample:
-                values, counts = np.unique(keys[list(chosen)], return_counts=True)
-                self._score_multiset(values, counts, best)
+        if sample is None:
+            self.exhaustive(keys, size, best)
             return
+        for chosen in sample:
+            self.score_points(keys[list(chosen)], best)
+
+    @abstractmethod
+    def score_points(self, points: np.ndarray, best: _Best) -> None:
+        """Score the instance made of ``points`` (keys in time order)."""
+
+    @abstractmethod
+    def exhaustive(self, keys: np.ndarray, size: int, best: _Best) -> None:
+        """Score every distinct instance of ``size`` of ``keys``."""
+
+
+class _MultisetAttack(_PointsAttack):
+    """Known points as a multiset of keys: a record matches if it holds each key at least
+    as often as the knowledge does (skmob's LocationAttack and LocationTimeAttack)."""
+
+    def score_points(self, points: np.ndarray, best: _Best) -> None:
+        values, counts = np.unique(points, return_counts=True)
+        self._score_multiset(values, counts, best)
+
+    def exhaustive(self, keys: np.ndarray, size: int, best: _Best) -> None:
         values, limits = np.unique(keys, return_counts=True)
         self._multisets(values, limits, 0, size, None, best)
 
@@ -282,19 +301,15 @@ def _pack(location: np.ndarray, time: np.ndarray) -> np.ndarray:
     return (location.astype(np.int64) << _TIME_BITS) | time.astype(np.int64)
 
 
-class LocationSequenceAttack(AttackModel):
+class LocationSequenceAttack(_PointsAttack):
     name = "location_sequence"
     description = "knows j visited locations in the order of the visits"
     ordered = True
 
-    def search(self, target: Target, best: _Best) -> None:
-        keys = self.target_keys(target)
-        size = min(self.knowledge_length, keys.size)
-        sample = self._choose(keys.size, size)
-        if sample is not None:
-            for chosen in sample:
-                best.score(self.index.containing(keys[list(chosen)]))
-            return
+    def score_points(self, points: np.ndarray, best: _Best) -> None:
+        best.score(self.index.containing(points))
+
+    def exhaustive(self, keys: np.ndarray, size: int, best: _Best) -> None:
         self._sequences(keys, -1, size, None, best)
 
     def _sequences(self, keys: np.ndarray, after: int, left: int,

@@ -10,7 +10,8 @@ import numpy as np
 from anonymizers.attacks.knowledge import NO_TIME, Observations, Records
 from anonymizers.attacks.suite import ModelRun
 
-__all__ = ["AttackInput", "KeyCoder", "observations_from_sequences", "records_from_sequences"]
+__all__ = ["AttackInput", "KeyCoder", "observations_from_sequences", "records_from_sequences",
+           "sequence_input"]
 
 
 @dataclass(frozen=True)
@@ -65,3 +66,13 @@ def records_from_sequences(sequences: Sequence[np.ndarray],
     persons = (np.concatenate(anonymity_sets) if anonymity_sets else np.zeros(0)).astype(np.int64)
     return Records(record, location.astype(np.int64), np.full(record.size, NO_TIME), offsets,
                    persons)
+
+
+def sequence_input(persons: np.ndarray, targets: Sequence[np.ndarray],
+                   published: Sequence[np.ndarray], holders: Sequence[np.ndarray],
+                   covered: tuple[str, ...], note: str) -> AttackInput:
+    """Targets that are trajectories (person ``persons[i]``'s sequence ``targets[i]``) and
+    records that are published sequences with their anonymity sets, without times."""
+    return AttackInput(observations_from_sequences(persons, targets),
+                       records_from_sequences(published, holders), covered, covered,
+                       "trajectory", note)

@@ -18,8 +18,8 @@ import psycopg
 from anonymizers.attacks.adapters.base import (
     AttackInput,
     KeyCoder,
-    observations_from_sequences,
     records_from_sequences,
+    sequence_input,
 )
 from anonymizers.attacks.index import RecordIndex
 from anonymizers.attacks.models import MODELS
@@ -41,14 +41,13 @@ def attack_input(conn: psycopg.Connection, schema: str) -> AttackInput:
     coder = KeyCoder()
     order = np.argsort(np.asarray(owners, dtype=np.int64), kind="stable")
     targets = [coder.encode(inputs[i]) for i in order.tolist()]
-    observations = observations_from_sequences(np.asarray(owners)[order], targets)
+    persons = np.asarray(owners, dtype=np.int64)[order]
     published = [coder.encode(tuple(row[0])) for row in
                  run_sql_file(conn, "attacks/published_sequences.sql", release=schema)]
-    holders = containing_persons(published, targets, np.asarray(owners)[order])
-    return AttackInput(observations, records_from_sequences(published, holders), COVERED,
-                       COVERED, "trajectory",
-                       "targets: the window's trajectories over the published cells; "
-                       "records: the published trajectories")
+    return sequence_input(persons, targets, published,
+                          containing_persons(published, targets, persons), COVERED,
+                          "targets: the window's trajectories over the published cells; "
+                          "records: the published trajectories")
 
 
 def containing_persons(patterns: list[np.ndarray], sequences: list[np.ndarray],

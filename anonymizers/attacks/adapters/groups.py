@@ -15,12 +15,7 @@ from collections import defaultdict
 import numpy as np
 import psycopg
 
-from anonymizers.attacks.adapters.base import (
-    AttackInput,
-    KeyCoder,
-    observations_from_sequences,
-    records_from_sequences,
-)
+from anonymizers.attacks.adapters.base import AttackInput, KeyCoder, sequence_input
 from anonymizers.attacks.models import MODELS
 from anonymizers.db.sqlfiles import run_sql_file
 from anonymizers.verifiers.groups import derive_place_sequences
@@ -37,11 +32,10 @@ def attack_input(conn: psycopg.Connection, schema: str) -> AttackInput:
     targets = [coder.encode(sequence) for sequence in places]
     groups = [coder.encode(list(row[0])) for row in
               run_sql_file(conn, "attacks/published_groups.sql", release=schema)]
-    holders = spelling_persons(groups, targets, person_ids)
-    return AttackInput(observations_from_sequences(person_ids, targets),
-                       records_from_sequences(groups, holders), COVERED, COVERED,
-                       "trajectory", "targets: the window's trajectories as place sequences; "
-                       "records: the published trajectory groups")
+    return sequence_input(person_ids, targets, groups,
+                          spelling_persons(groups, targets, person_ids), COVERED,
+                          "targets: the window's trajectories as place sequences; "
+                          "records: the published trajectory groups")
 
 
 def spelling_persons(groups: list[np.ndarray], sequences: list[np.ndarray],
