@@ -104,3 +104,15 @@ def test_every_model_is_registered() -> None:
     assert set(MODELS) == {"location", "location_sequence", "location_time",
                            "unique_location", "location_frequency", "location_probability",
                            "location_proportion", "home_work", "prefix"}
+
+
+def test_a_record_without_items_is_no_match_and_breaks_nothing() -> None:
+    """A published record can be empty (a trajectory all outside the cells): ordered
+    matching must still find the records after it."""
+    observed = Observations(np.array([0, 0]), np.array([7, 7]), np.array([1, 2]),
+                            np.full(2, NO_TIME))
+    records = Records(np.array([0, 0, 2, 2]), np.array([1, 2, 1, 2]), np.full(4, NO_TIME),
+                      np.array([0, 1, 2, 3]), np.array([7, 8, 9]))
+    result = run_attacks(observed, records, models=["location_sequence", "prefix"],
+                         lengths=[2], threshold=0.5)
+    assert [run.summary(0.5)["prosecutor_max"] for run in result.runs] == [0.5, 0.5]

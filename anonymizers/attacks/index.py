@@ -41,12 +41,15 @@ class RecordIndex:
     ----------
     record, keys : np.ndarray of int64
         Record id and key of each item (records contiguous, items in order).
+    n_records : int
+        Number of records (ids 0..n_records-1; a record may have no item).
     """
 
-    def __init__(self, record: np.ndarray, keys: np.ndarray) -> None:
+    def __init__(self, record: np.ndarray, keys: np.ndarray, n_records: int) -> None:
         self.record = record
         self.keys = keys
-        self.record_bounds = group_bounds(record)
+        # Where each record's items start (an empty record starts where the next does).
+        self.record_bounds = np.searchsorted(record, np.arange(n_records + 1)).astype(np.int64)
         self.totals = np.diff(self.record_bounds)
         self._pairs(record, keys)
         self._positions(keys)

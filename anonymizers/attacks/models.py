@@ -139,7 +139,8 @@ class AttackModel(ABC):
         """Index the published records (once per release)."""
         self.records = records
         self.timed = bool(np.any(records.time != NO_TIME))
-        self.index = RecordIndex(records.record, self.record_keys(records))
+        self.index = RecordIndex(records.record, self.record_keys(records),
+                                 records.n_records)
         self.sets = AnonymitySets(records)
 
     def record_keys(self, records: Records) -> np.ndarray:

@@ -54,7 +54,7 @@ def containing_persons(patterns: list[np.ndarray], sequences: list[np.ndarray],
                        owners: np.ndarray) -> list[np.ndarray]:
     """For each pattern, the persons owning a sequence that contains it as a subsequence."""
     as_records = records_from_sequences(sequences, [np.zeros(0)] * len(sequences))
-    index = RecordIndex(as_records.record, as_records.location)
+    index = RecordIndex(as_records.record, as_records.location, as_records.n_records)
     memo: dict[tuple[int, ...], np.ndarray] = {}
     found = []
     for pattern in patterns:
