@@ -30,7 +30,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from math import comb
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -135,13 +135,19 @@ class AttackModel(ABC):
         self.max_instances = max_instances
         self.rng = np.random.default_rng(seed)
 
-    def prepare(self, records: Records) -> None:
-        """Index the published records (once per release)."""
+    def prepare(self, records: Records, shared: dict[str, Any] | None = None) -> None:
+        """Index the published records; ``shared`` keeps the indexes for the next model
+        over the same records (one index per kind of key, one table of anonymity sets)."""
+        shared = {} if shared is None else shared
         self.records = records
         self.timed = bool(np.any(records.time != NO_TIME))
-        self.index = RecordIndex(records.record, self.record_keys(records),
-                                 records.n_records)
-        self.sets = AnonymitySets(records)
+        keys = self.record_keys(records)
+        kind = "timed" if keys is not records.location else "location"
+        if kind not in shared:
+            shared[kind] = RecordIndex(records.record, keys, records.n_records)
+        if "sets" not in shared:
+            shared["sets"] = AnonymitySets(records)
+        self.index, self.sets = shared[kind], shared["sets"]
 
     def record_keys(self, records: Records) -> np.ndarray:
         return records.location
@@ -440,8 +446,8 @@ class HomeWorkAttack(AttackModel):
                  seed: int = 0) -> None:
         super().__init__(knowledge_length, max_instances, seed)
 
-    def prepare(self, records: Records) -> None:
-        super().prepare(records)
+    def prepare(self, records: Records, shared: dict[str, Any] | None = None) -> None:
+        super().prepare(records, shared)
         self._tops = _top_two(self.index.pair_record, self.index.pair_key,
                               self.index.pair_count, records.n_records)
 

@@ -41,7 +41,7 @@ class AttackSettings:
 # step) a lighter pass, a few seconds on the small city: the gate's verifier proves the
 # model; this measures what an attacker gets from it.
 DEFAULTS = AttackSettings()
-AT_RELEASE = AttackSettings(lengths=(1, 2, 3), max_targets=50, max_instances=100)
+AT_RELEASE = AttackSettings(lengths=(1, 2, 3), max_targets=50, max_instances=50)
 
 
 @dataclass(frozen=True)

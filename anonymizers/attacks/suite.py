@@ -100,12 +100,13 @@ def run_attacks(observations: Observations, records: Records, *,
                       observations.location[bounds[u]:bounds[u + 1]],
                       observations.time[bounds[u]:bounds[u + 1]]) for u in units.tolist()]
     result = AttackResult(threshold)
+    shared: dict[str, Any] = {}  # indexes of the records, built once for every model
     for name in models:
         model_lengths = (2,) if name == "home_work" else tuple(lengths)
         for j in model_lengths:
             model = MODELS[name](j, max_instances=max_instances, seed=seed,
                                  **(options or {}).get(name, {}))
-            model.prepare(records)
+            model.prepare(records, shared)
             result.runs.append(_run(model, targets))
     return result
 
