@@ -18,7 +18,11 @@ FROM {release}.group_regions;
 CREATE INDEX ON ml_verify_regions (group_id, step);
 ANALYZE ml_verify_regions;
 
--- The index's boxes are rounded outward (float4): the exact float8 comparison decides.
+-- The persons of each group (ml_verify_members: the attack suite reads it too), then the
+-- support. The index's boxes are rounded outward (float4): the exact float8 comparison
+-- decides.
+DROP TABLE IF EXISTS pg_temp.ml_verify_members;
+CREATE TEMP TABLE ml_verify_members ON COMMIT DROP AS
 WITH RECURSIVE chain AS (
     SELECT r.group_id, f.traj, min(f.person) AS person, 0 AS step, min(f.t) AS t
     FROM ml_verify_regions AS r
@@ -38,12 +42,13 @@ WITH RECURSIVE chain AS (
         LIMIT 1
     ) AS n
 ),
-last_step AS (SELECT group_id, max(step) AS step FROM ml_verify_regions GROUP BY group_id),
-support AS (
-    SELECT c.group_id, count(DISTINCT c.person) AS persons
-    FROM chain AS c JOIN last_step AS l USING (group_id, step)
-    GROUP BY c.group_id
-)
+last_step AS (SELECT group_id, max(step) AS step FROM ml_verify_regions GROUP BY group_id)
+SELECT DISTINCT c.group_id, c.person
+FROM chain AS c JOIN last_step AS l USING (group_id, step);
+ANALYZE ml_verify_members;
+
 SELECT g.group_id, g.n_persons, coalesce(s.persons, 0) AS support
-FROM {release}.groups AS g LEFT JOIN support AS s USING (group_id)
+FROM {release}.groups AS g
+LEFT JOIN (SELECT group_id, count(*) AS persons FROM ml_verify_members GROUP BY group_id) AS s
+  USING (group_id)
 ORDER BY g.group_id
