@@ -7,7 +7,9 @@ A database test never skips quietly: under CI (CI=true) any skipped test fails t
 from __future__ import annotations
 
 import os
+import queue
 import tempfile
+import threading
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -43,8 +45,45 @@ def server_url() -> str:
     return with_database(url, "postgres")
 
 
+class _Dropper:
+    """Drops test databases in a thread of its own, in order. DROP DATABASE waits for a
+    checkpoint of the whole server (0.5-5 s here); the next test need not wait for it."""
+
+    def __init__(self, server_url: str) -> None:
+        self.server_url = server_url
+        self.queue: queue.Queue[str | None] = queue.Queue()
+        self.errors: list[str] = []
+        self.thread = threading.Thread(target=self._run, name="drop-test-databases",
+                                       daemon=True)
+        self.thread.start()
+
+    def _run(self) -> None:
+        while (name := self.queue.get()) is not None:
+            try:
+                with psycopg.connect(self.server_url, autocommit=True) as conn:
+                    conn.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+            except psycopg.Error as error:
+                self.errors.append(f"{name}: {error}")
+
+    def drop(self, name: str) -> None:
+        self.queue.put(name)
+
+    def close(self) -> None:
+        self.queue.put(None)
+        self.thread.join()
+
+
 @pytest.fixture(scope="session")
-def template_db(server_url: str) -> Iterator[str]:
+def dropper(server_url: str) -> Iterator[_Dropper]:
+    """Every test database is dropped by the end of the session (or the session errs)."""
+    dropping = _Dropper(server_url)
+    yield dropping
+    dropping.close()
+    assert not dropping.errors, f"test databases not dropped: {dropping.errors}"
+
+
+@pytest.fixture(scope="session")
+def template_db(server_url: str, dropper: _Dropper) -> Iterator[str]:
     """A database migrated once per session; each test clones it (cheap, pgstac-style)."""
     from anonymizers.db.migrate import migrate
 
@@ -54,12 +93,12 @@ def template_db(server_url: str) -> Iterator[str]:
     url = with_database(server_url, TEMPLATE)
     migrate(url)
     yield url
-    with psycopg.connect(server_url, autocommit=True) as conn:
-        conn.execute(f"DROP DATABASE IF EXISTS {TEMPLATE} WITH (FORCE)")
+    dropper.drop(TEMPLATE)
 
 
 @pytest.fixture
-def db_url(server_url: str, template_db: str, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+def db_url(server_url: str, template_db: str, dropper: _Dropper,
+           monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
     """A fresh database for this test; DATABASE_URL points at it (the pipeline reads that)."""
     name = f"test_{uuid.uuid4().hex[:12]}"
     with psycopg.connect(server_url, autocommit=True) as conn:
@@ -67,8 +106,7 @@ def db_url(server_url: str, template_db: str, monkeypatch: pytest.MonkeyPatch) -
     url = with_database(server_url, name)
     monkeypatch.setenv("DATABASE_URL", url)
     yield url
-    with psycopg.connect(server_url, autocommit=True) as conn:
-        conn.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+    dropper.drop(name)
 
 
 @pytest.fixture
