@@ -96,34 +96,13 @@ def template_db(server_url: str, dropper: _Dropper) -> Iterator[str]:
     dropper.drop(TEMPLATE)
 
 
-@pytest.fixture(scope="session")
-def city_template(server_url: str, template_db: str, dropper: _Dropper,
-                  small_city: tuple[Path, Path]) -> Iterator[str]:
-    """The template with the small city loaded as dataset 'city', once per session: a clone
-    of it is what loading the city into a clone of the template makes (the load analyses
-    its tables itself, and pg_statistic is copied with the database)."""
-    from anonymizers.loading import load_dataset
-
-    name = f"{TEMPLATE}_city"
-    with psycopg.connect(server_url, autocommit=True) as conn:
-        conn.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
-        conn.execute(f"CREATE DATABASE {name} TEMPLATE {TEMPLATE}")
-    points, persons = small_city
-    load_dataset(points, "city", persons=persons, url=with_database(server_url, name))
-    yield name
-    dropper.drop(name)
-
-
 @pytest.fixture
-def db_url(request: pytest.FixtureRequest, server_url: str, template_db: str,
-           dropper: _Dropper, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
-    """A fresh database for this test; DATABASE_URL points at it (the pipeline reads that).
-    A test that takes loaded_city gets a clone of city_template: the city is loaded already."""
+def db_url(server_url: str, template_db: str, dropper: _Dropper,
+           monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+    """A fresh database for this test; DATABASE_URL points at it (the pipeline reads that)."""
     name = f"test_{uuid.uuid4().hex[:12]}"
-    template = (request.getfixturevalue("city_template")
-                if "loaded_city" in request.fixturenames else TEMPLATE)
     with psycopg.connect(server_url, autocommit=True) as conn:
-        conn.execute(f"CREATE DATABASE {name} TEMPLATE {template}")
+        conn.execute(f"CREATE DATABASE {name} TEMPLATE {TEMPLATE}")
     url = with_database(server_url, name)
     monkeypatch.setenv("DATABASE_URL", url)
     yield url
@@ -157,9 +136,12 @@ def small_city(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
 
 
 @pytest.fixture
-def loaded_city(db_url: str) -> str:
-    """The small city loaded as dataset 'city' into this test's database (db_url clones
-    it from city_template)."""
+def loaded_city(db_url: str, small_city: tuple[Path, Path]) -> str:
+    """The small city loaded as dataset 'city' into this test's database."""
+    from anonymizers.loading import load_dataset
+
+    points, persons = small_city
+    load_dataset(points, "city", persons=persons, url=db_url)
     return "city"
 
 
