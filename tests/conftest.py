@@ -2,12 +2,22 @@
 per test cloned from a migrated template, and an Airflow home for dag.test() runs.
 
 A database test never skips quietly: under CI (CI=true) any skipped test fails the run.
+
+The suite runs in parallel (pytest-xdist, `addopts` in pyproject.toml): every worker is its
+own process with its own template database and its own Airflow home, both named by its pid,
+so workers (and concurrent sessions) share only the database server.
 """
 
 from __future__ import annotations
 
+import fcntl
+import importlib.metadata
 import os
 import queue
+import shutil
+import sqlite3
+import subprocess
+import sys
 import tempfile
 import threading
 import uuid
@@ -20,14 +30,50 @@ from psycopg.conninfo import conninfo_to_dict, make_conninfo
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED_DATA = REPO.parent / "shared" / "data"
-# One template per session: concurrent pytest sessions on one server never collide.
+# One template per process (session or xdist worker): concurrent ones never collide.
 TEMPLATE = f"anonymizers_test_template_{os.getpid()}"
 
-# Airflow reads AIRFLOW_HOME when first imported: set it before any test imports it.
-# Kept between sessions (its metadata DB migrates once); never the user's own ~/airflow.
+# Airflow reads AIRFLOW_HOME when first imported: set it before any test imports it; never
+# the user's own ~/airflow. Its metadata DB (sqlite) is migrated once, kept between sessions,
+# in AIRFLOW_TEMPLATE_HOME (per Airflow version); each process runs dag.test() in a home of
+# its own holding a copy of it: two processes never write one sqlite file or migrate it at
+# once. (xdist workers inherit the controller's environment, so each sets its own here.)
 AIRFLOW_TEST_HOME = Path(tempfile.gettempdir()) / "anonymizers-airflow-tests"
-os.environ.setdefault("AIRFLOW_HOME", str(AIRFLOW_TEST_HOME))
+AIRFLOW_TEMPLATE_HOME = AIRFLOW_TEST_HOME / (
+    "template-" + importlib.metadata.version("apache-airflow-core"))
+AIRFLOW_PROCESS_HOME = AIRFLOW_TEST_HOME / f"process-{os.getpid()}"
+if "AIRFLOW_HOME" not in os.environ or os.environ.get("ANONYMIZERS_TEST_AIRFLOW_HOME"):
+    os.environ["AIRFLOW_HOME"] = os.environ["ANONYMIZERS_TEST_AIRFLOW_HOME"] = str(
+        AIRFLOW_PROCESS_HOME)
 os.environ.setdefault("AIRFLOW__CORE__LOAD_EXAMPLES", "False")
+
+
+@pytest.fixture(scope="session", autouse=True)
+def airflow_home() -> Iterator[Path]:
+    """This process's Airflow home, with a copy of the template's migrated metadata DB (the
+    template is migrated on first use, under a lock); removed at the end of the session."""
+    home = Path(os.environ["AIRFLOW_HOME"])
+    if home != AIRFLOW_PROCESS_HOME:  # the user's own AIRFLOW_HOME: used as it is
+        yield home
+        return
+    AIRFLOW_TEMPLATE_HOME.mkdir(parents=True, exist_ok=True)
+    with (AIRFLOW_TEMPLATE_HOME / "lock").open("a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not (AIRFLOW_TEMPLATE_HOME / ".migrated").exists():
+            env = {**os.environ, "AIRFLOW_HOME": str(AIRFLOW_TEMPLATE_HOME)}
+            subprocess.run([sys.executable, "-m", "airflow", "db", "migrate"], env=env,
+                           capture_output=True, check=True)
+            (AIRFLOW_TEMPLATE_HOME / ".migrated").touch()
+        home.mkdir(parents=True, exist_ok=True)
+        source, copy = (sqlite3.connect(AIRFLOW_TEMPLATE_HOME / "airflow.db"),
+                        sqlite3.connect(home / "airflow.db"))
+        source.backup(copy)
+        source.close()
+        copy.close()
+        fcntl.flock(lock, fcntl.LOCK_UN)
+    (home / ".migrated").touch()  # configure_airflow() migrates no further
+    yield home
+    shutil.rmtree(home, ignore_errors=True)
 
 
 def with_database(url: str, dbname: str) -> str:
@@ -146,6 +192,8 @@ def loaded_city(db_url: str, small_city: tuple[Path, Path]) -> str:
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    if hasattr(session.config, "workerinput"):
+        return  # an xdist worker: the controller receives every worker's reports and decides
     reporter = session.config.pluginmanager.get_plugin("terminalreporter")
     skipped = len(reporter.stats.get("skipped", [])) if reporter else 0
     if os.environ.get("CI") and skipped:
