@@ -2,12 +2,24 @@
 per test cloned from a migrated template, and an Airflow home for dag.test() runs.
 
 A database test never skips quietly: under CI (CI=true) any skipped test fails the run.
+
+The suite runs in parallel (pytest-xdist, `addopts` in pyproject.toml): every worker is its
+own process with its own template database and its own Airflow home, both named by its pid,
+so workers (and concurrent sessions) share only the database server.
 """
 
 from __future__ import annotations
 
+import fcntl
+import importlib.metadata
 import os
+import queue
+import shutil
+import sqlite3
+import subprocess
+import sys
 import tempfile
+import threading
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -18,14 +30,50 @@ from psycopg.conninfo import conninfo_to_dict, make_conninfo
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED_DATA = REPO.parent / "shared" / "data"
-# One template per session: concurrent pytest sessions on one server never collide.
+# One template per process (session or xdist worker): concurrent ones never collide.
 TEMPLATE = f"anonymizers_test_template_{os.getpid()}"
 
-# Airflow reads AIRFLOW_HOME when first imported: set it before any test imports it.
-# Kept between sessions (its metadata DB migrates once); never the user's own ~/airflow.
+# Airflow reads AIRFLOW_HOME when first imported: set it before any test imports it; never
+# the user's own ~/airflow. Its metadata DB (sqlite) is migrated once, kept between sessions,
+# in AIRFLOW_TEMPLATE_HOME (per Airflow version); each process runs dag.test() in a home of
+# its own holding a copy of it: two processes never write one sqlite file or migrate it at
+# once. (xdist workers inherit the controller's environment, so each sets its own here.)
 AIRFLOW_TEST_HOME = Path(tempfile.gettempdir()) / "anonymizers-airflow-tests"
-os.environ.setdefault("AIRFLOW_HOME", str(AIRFLOW_TEST_HOME))
+AIRFLOW_TEMPLATE_HOME = AIRFLOW_TEST_HOME / (
+    "template-" + importlib.metadata.version("apache-airflow-core"))
+AIRFLOW_PROCESS_HOME = AIRFLOW_TEST_HOME / f"process-{os.getpid()}"
+if "AIRFLOW_HOME" not in os.environ or os.environ.get("ANONYMIZERS_TEST_AIRFLOW_HOME"):
+    os.environ["AIRFLOW_HOME"] = os.environ["ANONYMIZERS_TEST_AIRFLOW_HOME"] = str(
+        AIRFLOW_PROCESS_HOME)
 os.environ.setdefault("AIRFLOW__CORE__LOAD_EXAMPLES", "False")
+
+
+@pytest.fixture(scope="session", autouse=True)
+def airflow_home() -> Iterator[Path]:
+    """This process's Airflow home, with a copy of the template's migrated metadata DB (the
+    template is migrated on first use, under a lock); removed at the end of the session."""
+    home = Path(os.environ["AIRFLOW_HOME"])
+    if home != AIRFLOW_PROCESS_HOME:  # the user's own AIRFLOW_HOME: used as it is
+        yield home
+        return
+    AIRFLOW_TEMPLATE_HOME.mkdir(parents=True, exist_ok=True)
+    with (AIRFLOW_TEMPLATE_HOME / "lock").open("a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not (AIRFLOW_TEMPLATE_HOME / ".migrated").exists():
+            env = {**os.environ, "AIRFLOW_HOME": str(AIRFLOW_TEMPLATE_HOME)}
+            subprocess.run([sys.executable, "-m", "airflow", "db", "migrate"], env=env,
+                           capture_output=True, check=True)
+            (AIRFLOW_TEMPLATE_HOME / ".migrated").touch()
+        home.mkdir(parents=True, exist_ok=True)
+        source, copy = (sqlite3.connect(AIRFLOW_TEMPLATE_HOME / "airflow.db"),
+                        sqlite3.connect(home / "airflow.db"))
+        source.backup(copy)
+        source.close()
+        copy.close()
+        fcntl.flock(lock, fcntl.LOCK_UN)
+    (home / ".migrated").touch()  # configure_airflow() migrates no further
+    yield home
+    shutil.rmtree(home, ignore_errors=True)
 
 
 def with_database(url: str, dbname: str) -> str:
@@ -43,8 +91,45 @@ def server_url() -> str:
     return with_database(url, "postgres")
 
 
+class _Dropper:
+    """Drops test databases in a thread of its own, in order. DROP DATABASE waits for a
+    checkpoint of the whole server (0.5-5 s here); the next test need not wait for it."""
+
+    def __init__(self, server_url: str) -> None:
+        self.server_url = server_url
+        self.queue: queue.Queue[str | None] = queue.Queue()
+        self.errors: list[str] = []
+        self.thread = threading.Thread(target=self._run, name="drop-test-databases",
+                                       daemon=True)
+        self.thread.start()
+
+    def _run(self) -> None:
+        while (name := self.queue.get()) is not None:
+            try:
+                with psycopg.connect(self.server_url, autocommit=True) as conn:
+                    conn.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+            except psycopg.Error as error:
+                self.errors.append(f"{name}: {error}")
+
+    def drop(self, name: str) -> None:
+        self.queue.put(name)
+
+    def close(self) -> None:
+        self.queue.put(None)
+        self.thread.join()
+
+
 @pytest.fixture(scope="session")
-def template_db(server_url: str) -> Iterator[str]:
+def dropper(server_url: str) -> Iterator[_Dropper]:
+    """Every test database is dropped by the end of the session (or the session errs)."""
+    dropping = _Dropper(server_url)
+    yield dropping
+    dropping.close()
+    assert not dropping.errors, f"test databases not dropped: {dropping.errors}"
+
+
+@pytest.fixture(scope="session")
+def template_db(server_url: str, dropper: _Dropper) -> Iterator[str]:
     """A database migrated once per session; each test clones it (cheap, pgstac-style)."""
     from anonymizers.db.migrate import migrate
 
@@ -54,12 +139,12 @@ def template_db(server_url: str) -> Iterator[str]:
     url = with_database(server_url, TEMPLATE)
     migrate(url)
     yield url
-    with psycopg.connect(server_url, autocommit=True) as conn:
-        conn.execute(f"DROP DATABASE IF EXISTS {TEMPLATE} WITH (FORCE)")
+    dropper.drop(TEMPLATE)
 
 
 @pytest.fixture
-def db_url(server_url: str, template_db: str, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+def db_url(server_url: str, template_db: str, dropper: _Dropper,
+           monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
     """A fresh database for this test; DATABASE_URL points at it (the pipeline reads that)."""
     name = f"test_{uuid.uuid4().hex[:12]}"
     with psycopg.connect(server_url, autocommit=True) as conn:
@@ -67,8 +152,7 @@ def db_url(server_url: str, template_db: str, monkeypatch: pytest.MonkeyPatch) -
     url = with_database(server_url, name)
     monkeypatch.setenv("DATABASE_URL", url)
     yield url
-    with psycopg.connect(server_url, autocommit=True) as conn:
-        conn.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+    dropper.drop(name)
 
 
 @pytest.fixture
@@ -108,6 +192,8 @@ def loaded_city(db_url: str, small_city: tuple[Path, Path]) -> str:
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    if hasattr(session.config, "workerinput"):
+        return  # an xdist worker: the controller receives every worker's reports and decides
     reporter = session.config.pluginmanager.get_plugin("terminalreporter")
     skipped = len(reporter.stats.get("skipped", [])) if reporter else 0
     if os.environ.get("CI") and skipped:
