@@ -141,3 +141,17 @@ def _one_persons_cells(conn: psycopg.Connection, release: str) -> list[int]:
             if len(persons) == 1 and not any(a in r and b in r for r in published):
                 return [a, b]
     raise AssertionError("every pair of consecutive cells is shared or published")
+
+
+def test_a_covered_attack_beating_1_over_k_stops_the_release(loaded_city, conn, monkeypatch):
+    """The metrics step is a gate too: a breach it measures is never published."""
+    from pipeline_helpers import catalog_rows, release_params, run_steps
+
+    from anonymizers.attacks.release import ReleaseAttack
+    from anonymizers.errors import PrivacyViolation
+
+    breach = {"model": "location", "knowledge_length": 2, "prosecutor_max": 1.0}
+    monkeypatch.setattr(ReleaseAttack, "breaches", lambda self: [breach])
+    with pytest.raises(PrivacyViolation, match="location attack with 2 known points"):
+        run_steps(release_params(loaded_city), until="publish")
+    assert catalog_rows(conn) == []
