@@ -37,6 +37,7 @@ from anonymizers.release.fingerprint import input_fingerprint, installation_secr
 
 __all__ = [
     "ALLOWED_ORDER_STATISTICS",
+    "ATTACK_PROBABILITY",
     "MIN_WINDOW_HOURS",
     "ReleaseUnderTest",
     "VerifierResult",
