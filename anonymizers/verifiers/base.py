@@ -298,8 +298,11 @@ def _check_metrics(conn: psycopg.Connection, release: ReleaseUnderTest,
     k, width = release.k, release.count_interval
     result.checks["metric_values"] = len(rows)
     for name, unit, value in rows:
+        # An attack's probability lies in [0, 1]: a raw coordinate or length under that
+        # name would not.
         allowed = name in ALLOWED_ORDER_STATISTICS or (
-            unit == "probability" and ATTACK_PROBABILITY.match(name) is not None)
+            unit == "probability" and ATTACK_PROBABILITY.match(name) is not None
+            and (value is None or 0.0 <= value <= 1.0))
         if ORDER_STATISTIC.search(name) and not allowed:
             result.violations.append(f"metric {name} is an order statistic (minimum, maximum "
                                      "or quantile): it can be one person's value (rule 3)")
