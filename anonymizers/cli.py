@@ -230,6 +230,25 @@ def cmd_attack(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_compare(args: argparse.Namespace) -> int:
+    """Every method (or --methods) on one window at one k: utility against measured risk."""
+    from anonymizers.compare.chooser import compare_methods
+    from anonymizers.compare.page import markdown_table, write_report
+    from anonymizers.families.registry import METHODS
+
+    methods = args.methods.split(",") if args.methods else None
+    if unknown := sorted(set(methods or ()) - set(METHODS)):
+        raise InputError(f"unknown method(s) {', '.join(unknown)}; choose among "
+                         f"{', '.join(METHODS)}")
+    url = _ensure_database()
+    comparison = compare_methods(url, args.dataset, args.k, args.start, args.end, methods,
+                                 args.param, args.out, _echo)
+    page = write_report(comparison, args.out)
+    print(markdown_table(comparison), end="")
+    print(page)
+    return 0
+
+
 def _int_list(text: str, option: str) -> tuple[int, ...]:
     try:
         values = tuple(int(part) for part in text.split(","))
@@ -247,17 +266,22 @@ def cmd_releases(args: argparse.Namespace) -> int:
     with connect(url) as conn:
         rows = conn.execute(
             "SELECT release_name, dataset, method, k, window_start, window_end, "
-            "trajectories_in, trajectories_out, composition_risk FROM catalog.releases "
+            "trajectories_in, trajectories_out, composition_risk, comparison "
+            "FROM catalog.releases "
             "ORDER BY published_at").fetchall()
     from anonymizers.families.registry import FAMILIES, METHODS
 
     for row in rows:
-        name, dataset, method, k, start, end, t_in, t_out, risk = row
+        name, dataset, method, k, start, end, t_in, t_out, risk, comparison = row
         unit = FAMILIES[METHODS[method].family].published_unit if method in METHODS else "items"
         line = (f"{name}  {dataset} {method} k={k}  {start:%Y-%m-%d %H:%M} .. "
                 f"{end:%Y-%m-%d %H:%M}  {t_out} {unit} published from "
                 f"{'<k' if t_in is None else t_in} trajectories")
-        print(line + (f"  composition risk accepted: {risk}" if risk else ""))
+        if comparison:
+            line += f"  [comparison {comparison}: analyst cannot read it]"
+        elif risk:
+            line += f"  composition risk accepted: {risk}"
+        print(line)
     if not rows:
         _echo("no releases yet")
     return 0
@@ -379,6 +403,18 @@ def _parser() -> argparse.ArgumentParser:
     att.add_argument("--seed", type=int, default=0, help="seed of the samples")
     att.add_argument("--json", action="store_true", help="print the summaries as JSON")
     att.set_defaults(func=cmd_attack)
+    cmp = sub.add_parser("compare", help="every method on one window at one k, each a "
+                         "verified release for this comparison only: utility against "
+                         "measured risk, run time and memory, one report")
+    cmp.add_argument("--dataset", required=True)
+    cmp.add_argument("--k", type=int, required=True)
+    cmp.add_argument("--start", help="window start, ISO-8601 (default: the data's start)")
+    cmp.add_argument("--end", help="window end, exclusive")
+    cmp.add_argument("--methods", help="comma-separated (default: every registered method)")
+    cmp.add_argument("--param", action="append", default=[], metavar="[METHOD.]KEY=VALUE",
+                     help="a parameter for every compared method that takes it, or for one")
+    cmp.add_argument("--out", type=Path, required=True, help="folder of the report")
+    cmp.set_defaults(func=cmd_compare)
     sub.add_parser("releases", help="list the catalog").set_defaults(func=cmd_releases)
     demo = sub.add_parser("demo", help="generate, load and release a synthetic city end to end")
     demo.add_argument("--points", type=int, default=200_000)

@@ -132,6 +132,20 @@ class Family(ABC):
         the report still shows the manifest, metrics and tables)."""
         return ()
 
+    @property
+    def footprint(self) -> str | None:
+        """A file under ``sql/`` (identifier ``{release}``) listing every published location
+        of every published unit, for the utility figures of ``anonymizers compare``.
+
+        Columns: ``unit`` (text: a trajectory, object or group as published), ``seq`` (the
+        location's place in the unit's order), ``n_persons`` (float8: how many the release
+        says the unit stands for, the published count as is), ``geom`` (the location's
+        geometry in the release's SRID) and ``t_start`` / ``t_end`` (the half-open span of
+        time the location stands for; NULL where the release publishes no time). None: the
+        family offers none, and ``compare`` says its utility was not measured.
+        """
+        return None
+
     def privacy_model(self, k: int) -> str:
         return self.entry.privacy_model.format(k=k)
 

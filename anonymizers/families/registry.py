@@ -86,6 +86,9 @@ MACHINERY_PARAMS: tuple[ParamSpec, ...] = (
     ParamSpec("min_window_hours", float, 1.0,
               "Shortest window; below 1 h needs accept_composition_risk",
               minimum=0, exclusive_minimum=True),
+    ParamSpec("comparison", str, None,
+              "Id of the `anonymizers compare` run this release belongs to: published for "
+              "the data owner's comparison only, analyst cannot read it", nullable=True),
 )
 
 # Steps of the shared machinery after the family's steps (prepare comes first).

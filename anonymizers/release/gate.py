@@ -128,6 +128,8 @@ def release_params(method: str, given: dict[str, Any], k: int) -> dict[str, Any]
               **parse_params(MACHINERY_PARAMS, given)}
     if chosen["count_interval"] is None:
         chosen["count_interval"] = k
+    if chosen["comparison"] is None:  # absent, so ordinary releases keep their identity
+        del chosen["comparison"]
     return chosen
 
 
@@ -220,6 +222,8 @@ def publish(conn: psycopg.Connection, spec: ReleaseSpec) -> bool:
     if not _verifier_passed(conn, spec):
         raise ReleaseError(f"{spec.build_schema} has no passing verifier result: not published")
     run_sql_file(conn, "release/publish.sql", build=spec.build_schema, release=spec.release_name)
+    if not spec.params.get("comparison"):
+        run_sql_file(conn, "release/grant_analyst.sql", release=spec.release_name)
     return True
 
 

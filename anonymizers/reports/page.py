@@ -15,7 +15,7 @@ from importlib import resources
 from string import Template
 from typing import Any
 
-__all__ = ["Definitions", "FigureRef", "Paragraph", "Section", "Table", "escape",
+__all__ = ["Definitions", "FigureRef", "Paragraph", "Part", "Section", "Table", "escape",
            "format_value", "render_page"]
 
 

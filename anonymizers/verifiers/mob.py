@@ -134,6 +134,8 @@ def _read_csv(conn: psycopg.Connection, name: str, params: dict[str, Any], names
         for data in copy:
             buffer += data
     types = {column: pa.string() if column in text else pa.int64() for column in names}
+    if not buffer:  # no rows (e.g. a dataset without QIDs): Arrow refuses an empty CSV
+        return pa.table({column: pa.array([], type=types[column]) for column in names})
     return pacsv.read_csv(pa.py_buffer(buffer),
                           read_options=pacsv.ReadOptions(column_names=names),
                           convert_options=pacsv.ConvertOptions(column_types=types))

@@ -52,5 +52,9 @@ class ClusteringFamily(Family):
         return (ReportLayer("group_regions", "geom", "regions of the groups' trajectories",
                             time_start="t_start", time_end="t_end"),)
 
+    @property
+    def footprint(self) -> str:
+        return "clustering/compare_footprint.sql"
+
 
 FAMILY = ClusteringFamily()

@@ -52,5 +52,9 @@ class GeneralizationFamily(Family):
                 ReportLayer("flows", "geom", "flows between cells (width: persons)",
                             weight="n_persons"))
 
+    @property
+    def footprint(self) -> str:
+        return "generalization/compare_footprint.sql"
+
 
 FAMILY = GeneralizationFamily()

@@ -49,5 +49,9 @@ class GroupsFamily(Family):
                 ReportLayer("groups", "places", "groups through their places (width: n_lo)",
                             weight="n_lo", query="groups/100_report_group_lines.sql"))
 
+    @property
+    def footprint(self) -> str:
+        return "groups/compare_footprint.sql"
+
 
 FAMILY = GroupsFamily()

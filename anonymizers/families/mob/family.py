@@ -43,5 +43,9 @@ class MobFamily(Family):
         return (ReportLayer("positions", "geom", "regions of the objects per time point",
                             time_start="t", time_end="t"),)
 
+    @property
+    def footprint(self) -> str:
+        return "mob/compare_footprint.sql"
+
 
 FAMILY = MobFamily()
