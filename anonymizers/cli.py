@@ -242,7 +242,8 @@ def cmd_compare(args: argparse.Namespace) -> int:
                          f"{', '.join(METHODS)}")
     url = _ensure_database()
     comparison = compare_methods(url, args.dataset, args.k, args.start, args.end, methods,
-                                 args.param, args.out, _echo)
+                                 args.param, args.out, _echo,
+                                 method_timeout=args.method_timeout)
     page = write_report(comparison, args.out)
     print(markdown_table(comparison), end="")
     print(page)
@@ -413,6 +414,9 @@ def _parser() -> argparse.ArgumentParser:
     cmp.add_argument("--methods", help="comma-separated (default: every registered method)")
     cmp.add_argument("--param", action="append", default=[], metavar="[METHOD.]KEY=VALUE",
                      help="a parameter for every compared method that takes it, or for one")
+    cmp.add_argument("--method-timeout", type=float, metavar="SECONDS",
+                     help="stop a method's release after this long (it is then a row "
+                     "without a release)")
     cmp.add_argument("--out", type=Path, required=True, help="folder of the report")
     cmp.set_defaults(func=cmd_compare)
     sub.add_parser("releases", help="list the catalog").set_defaults(func=cmd_releases)

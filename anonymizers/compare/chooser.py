@@ -108,8 +108,8 @@ def _param_names(method: str) -> set[str]:
 
 def compare_methods(url: str, dataset: str, k: int, start: str | None, end: str | None,
                     methods: Sequence[str] | None, pairs: Sequence[str], out: Path,
-                    log: Callable[[str], None], attacks: AttackSettings = ATTACKS
-                    ) -> Comparison:
+                    log: Callable[[str], None], attacks: AttackSettings = ATTACKS,
+                    method_timeout: float | None = None) -> Comparison:
     """Release every method (default: every registered one) on one window and measure."""
     chosen = list(methods or METHODS)
     params = method_params(chosen, pairs)
@@ -122,7 +122,8 @@ def compare_methods(url: str, dataset: str, k: int, start: str | None, end: str 
         log(f"[{i}/{len(chosen)}] releasing {method} ...")
         command = release_command(dataset, method, k, window_start, window_end, comparison,
                                   params[method])
-        run = run_method(command, method, url, out / "logs" / f"{method}.log")
+        run = run_method(command, method, url, out / "logs" / f"{method}.log",
+                         method_timeout)
         log(f"    {run.release or run.error} ({run.wall_s:.1f} s, {run.peak_rss_mib:.0f} MiB)")
         results.append(MethodResult(run, method_entry(method).family))
     window = _measure(url, dataset, k, window_start, window_end, srid, results, attacks, log)

@@ -11,6 +11,8 @@ result too: the reason is kept, nothing is published for it.
 from __future__ import annotations
 
 import os
+import resource
+import signal
 import subprocess
 import sys
 import time
@@ -49,26 +51,41 @@ def release_command(dataset: str, method: str, k: int, start: str, end: str,
     return command
 
 
-def run_method(command: list[str], method: str, url: str, log_path: Path) -> MethodRun:
+def run_method(command: list[str], method: str, url: str, log_path: Path,
+               timeout: float | None = None) -> MethodRun:
     """Run ``command`` (from :func:`release_command`) with ``url`` as DATABASE_URL; its
-    output goes to ``log_path``; the release is the last line it prints on success."""
+    output goes to ``log_path``; the release is the last line it prints on success. Past
+    ``timeout`` seconds its process group is killed (SIGKILL: Airflow ignores SIGTERM) and
+    the method has no release; the gate publishes nothing half-made."""
     log_path.parent.mkdir(parents=True, exist_ok=True)
+    out_path = log_path.with_suffix(".out")
     started = time.monotonic()
-    with log_path.open("w") as log:
-        child = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=log, text=True,
+    with log_path.open("w") as log, out_path.open("w") as out:
+        child = subprocess.Popen(command, stdout=out, stderr=log, start_new_session=True,
                                  env={**os.environ, "DATABASE_URL": url})
-        out = child.stdout.read() if child.stdout else ""
-        _, status, usage = os.wait4(child.pid, 0)
-        child.returncode = os.waitstatus_to_exitcode(status)  # reaped here, not by Popen
-        log.write(out)
+        status, usage = _wait(child.pid, started, timeout)
+    child.returncode = os.waitstatus_to_exitcode(status) if status is not None else -9
     wall = time.monotonic() - started
-    text = log_path.read_text()
-    lines = [line for line in out.splitlines() if line.strip()]
+    lines = [line.strip() for line in out_path.read_text().splitlines() if line.strip()]
     ok = child.returncode == 0 and bool(lines)
-    return MethodRun(method=method, release=lines[-1].strip() if ok else None,
-                     error=None if ok else _error_line(text, child.returncode),
+    error = None if ok else (f"not finished in {timeout:g} s: stopped" if status is None
+                             else _error_line(log_path.read_text(), child.returncode))
+    return MethodRun(method=method, release=lines[-1] if ok else None, error=error,
                      wall_s=round(wall, 2), peak_rss_mib=round(usage.ru_maxrss / 1024, 1),
                      log=str(log_path))
+
+
+def _wait(pid: int, started: float, timeout: float | None
+          ) -> tuple[int | None, resource.struct_rusage]:
+    """The child's wait status (None: killed at the timeout) and resource usage."""
+    while True:
+        done, status, usage = os.wait4(pid, os.WNOHANG if timeout else 0)
+        if done:
+            return status, usage
+        if timeout is not None and time.monotonic() - started > timeout:
+            os.killpg(pid, signal.SIGKILL)
+            return None, os.wait4(pid, 0)[2]
+        time.sleep(0.5)
 
 
 def _error_line(text: str, code: int) -> str:
