@@ -1,0 +1,233 @@
+"""The differencing attack (anonymizers/attacks/differencing.py): two releases of one
+dataset with nested windows, their published counts subtracted.
+
+The database tests publish grid_kam_cut releases of the small city (whose fixes run from
+04:00 to 22:02 of one day): an outer window (the day) and an inner one (00:00-18:00), each
+with exact counts (count_interval=1) and with the default interval filter (width k), and an
+evening window (18:00-24:00) on another grid.
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from collections.abc import Iterator
+from itertools import product
+from pathlib import Path
+
+import psycopg
+import pytest
+from conftest import TEMPLATE, with_database
+
+from anonymizers.attacks.differencing import (
+    A_IN_B,
+    ADJACENT,
+    B_IN_A,
+    DISJOINT,
+    EQUAL,
+    OVERLAPPING,
+    ReleaseWindow,
+    certainly_isolated,
+    difference_bounds,
+    difference_releases,
+    differencing_against_ledger,
+    possibly_differs,
+    window_relation,
+)
+from anonymizers.cli import main
+from anonymizers.verifiers.base import interval_count
+
+K = 3
+DAY = "2026-03-02T00:00:00+00:00"
+EVENING = "2026-03-02T18:00:00+00:00"
+NEXT_DAY = "2026-03-03T00:00:00+00:00"
+
+
+# --------------------------------------------------------------------------- the arithmetic
+
+
+def _published(n: int, k: int, width: int) -> tuple[int, int]:
+    low = interval_count(n, k, width)
+    assert low is not None
+    return low, low + width - 1
+
+
+@pytest.mark.parametrize("k", [2, 3, 4, 5, 8])
+def test_bounds_hold_the_true_difference_and_certainty_is_never_wrong(k):
+    """Every pair of true counts n_inner <= n_outer (both published, >= k), every pair of
+    widths: the bounds hold the difference, and 'certainly isolated' implies it is 1..k-1."""
+    for w_inner, w_outer, n_inner in product(range(1, k + 2), range(1, k + 2),
+                                             range(k, k + 3 * k)):
+        inner = _published(n_inner, k, w_inner)
+        for d in range(0, 3 * k):
+            bounds = difference_bounds(inner, _published(n_inner + d, k, w_outer))
+            assert bounds[0] <= d <= bounds[1]
+            if certainly_isolated(bounds, k):
+                assert 1 <= d <= k - 1
+            if 1 <= d <= k - 1:
+                assert possibly_differs(bounds, k) or certainly_isolated(bounds, k)
+
+
+@pytest.mark.parametrize("k", [2, 3, 4, 5, 8, 10])
+def test_the_filter_hides_certain_isolation_exactly_when_its_width_exceeds_k_over_2(k):
+    """Certain isolation needs a2 - a1 >= w and a2 - a1 <= k - w: possible iff 2w <= k. At
+    the default width (k) no pair of published counts certainly isolates anybody."""
+    for w in range(1, k + 1):
+        found = any(certainly_isolated(difference_bounds(
+            _published(n, k, w), _published(n + d, k, w)), k)
+            for n in range(k, 4 * k) for d in range(1, k))
+        assert found == (2 * w <= k), (k, w)
+
+
+def _window(start: str, end: str) -> ReleaseWindow:
+    from datetime import datetime
+
+    return ReleaseWindow("r", "city", "grid_kam_cut", K, datetime.fromisoformat(start),
+                         datetime.fromisoformat(end), 32632, {}, None)
+
+
+@pytest.mark.parametrize(("a", "b", "relation"), [
+    ((DAY, EVENING), (DAY, EVENING), EQUAL),
+    ((DAY, EVENING), (DAY, NEXT_DAY), A_IN_B),
+    ((DAY, NEXT_DAY), (EVENING, NEXT_DAY), B_IN_A),
+    ((DAY, NEXT_DAY), ("2026-03-02T12:00:00+00:00", "2026-03-03T12:00:00+00:00"),
+     OVERLAPPING),
+    ((DAY, EVENING), (EVENING, NEXT_DAY), ADJACENT),
+    ((DAY, "2026-03-02T06:00:00+00:00"), (EVENING, NEXT_DAY), DISJOINT),
+])
+def test_window_relations(a, b, relation):
+    assert window_relation(_window(*a), _window(*b)) == relation
+
+
+# --------------------------------------------------------------------------- real releases
+
+
+RELEASES = {  # name: (start, end, parameters)
+    "inner_exact": (DAY, EVENING, {"count_interval": 1}),
+    "outer_exact": (DAY, NEXT_DAY, {"count_interval": 1}),
+    "inner_filtered": (DAY, EVENING, {}),
+    "outer_filtered": (DAY, NEXT_DAY, {}),
+    "evening_other_grid": (EVENING, NEXT_DAY, {"count_interval": 1, "cell_size": 700.0}),
+}
+
+
+@pytest.fixture(scope="module")
+def ledger(server_url: str, template_db: str, small_city: tuple[Path, Path]
+           ) -> Iterator[tuple[str, dict[str, str]]]:
+    """The small city and the releases of RELEASES (grid_kam_cut, k = 3, 500 m cells unless
+    said otherwise), every one after the first accepting the composition risk."""
+    from pipeline_helpers import run_steps
+
+    from anonymizers.families.generalization import metrics
+    from anonymizers.loading import load_dataset
+    from anonymizers.release.spec import ReleaseSpec
+
+    name = f"test_differencing_{uuid.uuid4().hex[:10]}"
+    with psycopg.connect(server_url, autocommit=True) as conn:
+        conn.execute(f"CREATE DATABASE {name} TEMPLATE {TEMPLATE}")
+    url = with_database(server_url, name)
+    names = {}
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("DATABASE_URL", url)
+        patch.setattr(metrics, "CLUSTER_SAMPLE", 100)  # as conftest's published_city
+        load_dataset(small_city[0], "city", persons=small_city[1], url=url)
+        for i, (key, (start, end, extra)) in enumerate(RELEASES.items()):
+            risk = {"accept_composition_risk": "test: differencing"} if i else {}
+            params = {"dataset": "city", "method": "grid_kam_cut", "k": K, "cell_size": 500.0,
+                      "start": start, "end": end, **extra, **risk}
+            names[key] = ReleaseSpec.from_dict(run_steps(params, run_id=key)).release_name
+        yield url, names
+    with psycopg.connect(server_url, autocommit=True) as conn:
+        conn.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+
+
+def _flows(conn: psycopg.Connection, schema: str) -> dict[tuple[str, str], tuple[int, int]]:
+    """A release's flows by the text of their cells' centroids: n_persons, n_trajectories."""
+    rows = conn.execute(psycopg.sql.SQL(
+        "SELECT ST_AsText(a.centroid), ST_AsText(b.centroid), f.n_persons, f.n_trajectories "
+        "FROM {s}.flows f JOIN {s}.cells a ON a.cell_id = f.from_cell "
+        "JOIN {s}.cells b ON b.cell_id = f.to_cell").format(s=psycopg.sql.Identifier(schema)))
+    return {(r[0], r[1]): (r[2], r[3]) for r in rows}
+
+
+def test_exact_counts_of_nested_windows_isolate_groups_below_k(ledger):
+    """count_interval=1: the attack finds flows whose difference is 1 or 2 persons, and
+    each is what the two releases' own flows say (recomputed here from their tables)."""
+    url, names = ledger
+    with psycopg.connect(url) as conn:
+        result = difference_releases(conn, names["inner_exact"], names["outer_exact"])
+        inner, outer = _flows(conn, names["inner_exact"]), _flows(conn, names["outer_exact"])
+    assert result.relation == A_IN_B
+    truly = {pair for pair in inner.keys() & outer.keys()
+             if 1 <= outer[pair][0] - inner[pair][0] <= K - 1}
+    assert truly, "the outer window's evening adds a person or two to some flow"
+    kinds = {s.kind: s for s in result.kinds}
+    assert kinds["flow_persons"].monotone
+    assert kinds["flow_persons"].matched == len(inner.keys() & outer.keys())
+    assert kinds["flow_persons"].isolated == len(truly)
+    found = {f.label for f in result.findings if f.kind == "flow_persons" and f.certain}
+    assert found == {f"flow {a} -> {b}" for a, b in truly}
+    smallest = min(outer[p][0] - inner[p][0] for p in truly)
+    assert result.isolated >= len(truly)
+    assert result.smallest_group == smallest and result.risk == 1 / smallest
+    assert all(f.difference[0] == f.difference[1] for f in result.findings)  # exact counts
+
+
+def test_the_default_interval_filter_hides_what_exact_counts_give_away(ledger):
+    """Width k: no certain isolation, while the same windows' exact counts had some; every
+    flow truly isolating 1..k-1 persons, published in both filtered releases, is still
+    reported as possible differencing."""
+    url, names = ledger
+    with psycopg.connect(url) as conn:
+        exact = difference_releases(conn, names["inner_exact"], names["outer_exact"])
+        filtered = difference_releases(conn, names["outer_filtered"], names["inner_filtered"])
+        both = _flows(conn, names["inner_filtered"]).keys() & _flows(
+            conn, names["outer_filtered"]).keys()
+    assert exact.isolated > 0
+    assert filtered.relation == B_IN_A
+    assert filtered.isolated == 0 and filtered.risk == 0 and filtered.smallest_group is None
+    assert {s.kind: s.matched for s in filtered.kinds}["flow_persons"] == len(both)
+    truly = {f.label for f in exact.findings if f.kind == "flow_persons" and f.certain}
+    possible = {f.label for f in filtered.findings if f.kind == "flow_persons"}
+    published = {f"flow {a} -> {b}" for a, b in both}
+    assert truly & published, "some truly isolating flow is published in both"
+    assert truly & published <= possible
+
+
+def test_adjacent_windows_on_another_grid_match_no_flow(ledger):
+    url, names = ledger
+    with psycopg.connect(url) as conn:
+        result = difference_releases(conn, names["inner_exact"], names["evening_other_grid"])
+    assert result.relation == ADJACENT
+    assert result.items_a > 0 and result.items_b > 0
+    matched = {s.kind: s.matched for s in result.kinds}
+    assert set(matched) <= {"window_persons", "window_trajectories"}  # the manifests' counts
+    assert result.isolated == result.possible == 0 and result.risk == 0
+    assert not result.findings
+
+
+def test_the_ledger_pairs_a_release_with_every_overlapping_one(ledger):
+    url, names = ledger
+    with psycopg.connect(url) as conn:
+        results = differencing_against_ledger(conn, names["inner_exact"])
+    others = {r.release_b for r in results}
+    assert others == {names[n] for n in ("outer_exact", "inner_filtered", "outer_filtered")}
+    equal = next(r for r in results if r.release_b == names["inner_filtered"])
+    assert equal.relation == EQUAL and equal.matched > 0 and equal.isolated == 0
+
+
+def test_attack_differencing_command(ledger, monkeypatch, capsys):
+    url, names = ledger
+    monkeypatch.setenv("DATABASE_URL", url)
+    assert main(["attack", names["inner_exact"], "--differencing", "--json"]) == 3
+    results = json.loads(capsys.readouterr().out)
+    by_other = {r["release_b"]: r for r in results}
+    assert by_other[names["outer_exact"]]["isolated"] > 0
+    assert by_other[names["outer_filtered"]]["isolated"] == 0
+    assert main(["attack", names["outer_exact"], "--differencing"]) == 3
+    table = capsys.readouterr().out
+    assert f"{names['outer_exact']} vs {names['inner_exact']}: windows b inside a" in table
+    assert "isolated: flow_persons flow POINT(" in table
+    # Against a width-k release, exact counts isolate nobody for certain: exit 0.
+    assert main(["attack", names["outer_filtered"], "--differencing"]) == 0
+    assert "0 certainly isolate fewer than k persons" in capsys.readouterr().out
