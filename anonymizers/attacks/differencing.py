@@ -76,6 +76,8 @@ OVERLAPPING, ADJACENT, DISJOINT = "overlapping", "adjacent", "disjoint"
 NESTED = (EQUAL, A_IN_B, B_IN_A)
 
 _FLOWS = ("flow_persons", "flow_trajectories")
+_TRAJECTORY_COUNTS = ("flow_trajectories", "group_trajectories", "od_group_trajectories",
+                      "window_trajectories")
 _WINDOW = ("window_persons", "window_trajectories")
 _NOT_MONOTONE = {
     "flow": "flows between data-driven Voronoi cells (kam_cut, kam_rec): the cells and "
@@ -132,6 +134,13 @@ class ItemDifference:
     difference: tuple[int, int]  # bounds of (outer - inner), or of b - a when not nested
     certain: bool  # the difference certainly lies in [1, k - 1]
 
+    @property
+    def persons(self) -> tuple[int, int]:
+        """Bounds of the persons behind a certain difference: a count of trajectories may
+        be one person's (at least 1 person, at most as many as trajectories)."""
+        low, high = self.difference
+        return (min(low, 1) if self.kind in _TRAJECTORY_COUNTS else low), high
+
 
 @dataclass(frozen=True)
 class KindSummary:
@@ -149,11 +158,12 @@ class KindSummary:
 class DifferencingResult:
     """The differencing attack on one pair of releases.
 
-    ``isolated`` counts matched items whose difference certainly holds 1 to k - 1 persons;
-    ``smallest_group`` is the least upper bound among them (the smallest group certainly
-    isolated holds at most that many persons) and ``risk`` is 1 / the least lower bound (a
-    member of that group is picked with at most this probability; 0 when nothing is
-    isolated). ``possible`` counts matched items whose counts may differ by 1 to k - 1.
+    ``isolated`` counts matched items whose difference certainly holds 1 to k - 1 persons
+    (or trajectories, hence persons); ``smallest_group`` is the least upper bound among them
+    (the smallest group certainly isolated holds at most that many persons) and ``risk`` is
+    1 / the least lower bound in persons (a count of trajectories may be one person's: 1),
+    the probability of picking a member at worst; 0 when nothing is isolated. ``possible``
+    counts matched items whose counts may differ by 1 to k - 1.
     k is the larger of the two releases' (a group below it breaks that release's promise).
     """
 
@@ -317,8 +327,8 @@ def difference_releases(conn: psycopg.Connection, release_a: str,
     findings.sort(key=lambda f: (not f.certain, f.difference[1], f.kind, f.label))
     return DifferencingResult(
         release_a, release_b, relation, k, items_a, items_b, sum(s.matched for s in kinds),
-        len(certain), min((f.difference[1] for f in certain), default=None),
-        max((1.0 / f.difference[0] for f in certain), default=0.0),
+        len(certain), min((f.persons[1] for f in certain), default=None),
+        max((1.0 / f.persons[0] for f in certain), default=0.0),
         sum(s.possible for s in kinds), kinds, tuple(findings), _note(relation, a, b))
 
 
@@ -361,8 +371,9 @@ def format_differencing(results: Iterable[DifferencingResult]) -> str:
                  f"certainly isolate fewer than k persons (smallest group: {smallest}; risk "
                  f"{r.risk:.4f}); {r.possible} possible; {r.note}", *lines]
         lines += [f"  not monotone, {s.kind}: {s.reason}" for s in r.kinds if not s.monotone]
-        lines += [f"  isolated: {f.kind} {f.label}: {f.difference[0]}..{f.difference[1]} "
-                  "persons" for f in r.findings[:5] if f.certain]
+        lines += [f"  isolated: {f.kind} {f.label}: difference {f.difference[0]}.."
+                  f"{f.difference[1]}, {f.persons[0]}..{f.persons[1]} persons"
+                  for f in r.findings[:5] if f.certain]
         blocks.append("\n".join(lines))
     return "\n\n".join(blocks) if blocks else "no release of the ledger overlaps this one"
 
