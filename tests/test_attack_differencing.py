@@ -167,9 +167,16 @@ def test_exact_counts_of_nested_windows_isolate_groups_below_k(ledger):
     assert kinds["flow_persons"].isolated == len(truly)
     found = {f.label for f in result.findings if f.kind == "flow_persons" and f.certain}
     assert found == {f"flow {a} -> {b}" for a, b in truly}
-    smallest = min(outer[p][0] - inner[p][0] for p in truly)
-    assert result.isolated >= len(truly)
-    assert result.smallest_group == smallest and result.risk == 1 / smallest
+    by_trajectories = {p for p in inner.keys() & outer.keys()
+                       if 1 <= outer[p][1] - inner[p][1] <= K - 1}
+    assert kinds["flow_trajectories"].isolated == len(by_trajectories)
+    assert result.isolated == len(truly) + len(by_trajectories)  # the window counts: none
+    assert result.smallest_group == min(
+        [outer[p][0] - inner[p][0] for p in truly]
+        + [outer[p][1] - inner[p][1] for p in by_trajectories])
+    # A trajectory count isolates at least one person, a person count its difference.
+    assert result.risk == (1.0 if by_trajectories else
+                           1 / min(outer[p][0] - inner[p][0] for p in truly))
     assert all(f.difference[0] == f.difference[1] for f in result.findings)  # exact counts
 
 
@@ -231,3 +238,103 @@ def test_attack_differencing_command(ledger, monkeypatch, capsys):
     # Against a width-k release, exact counts isolate nobody for certain: exit 0.
     assert main(["attack", names["outer_filtered"], "--differencing"]) == 0
     assert "0 certainly isolate fewer than k persons" in capsys.readouterr().out
+
+
+# --------------------------------------------------------------------------- other families
+
+
+def test_every_family_on_one_window_differences_into_nothing(published_city,
+                                                               published_city_db):
+    """`anonymizers compare`'s ledger: every family on one window, composition accepted.
+    Equal windows count the same persons, so nothing is isolated; each family's items are
+    read (its SQL runs), and the window counts match across the families that read the
+    window's fixes alike (generalization, MOB, clustering)."""
+    with psycopg.connect(published_city_db) as conn:
+        for method, schema in published_city.items():
+            results = differencing_against_ledger(conn, schema)
+            assert {r.release_b for r in results} == set(published_city.values()) - {schema}
+            assert all(r.relation == EQUAL and r.isolated == 0 and r.risk == 0
+                       for r in results), method
+            assert all(r.items_a > 0 for r in results), method
+            if method != "tg_nonoverlapping":
+                fixes = [r for r in results if r.release_b != published_city["tg_nonoverlapping"]]
+                assert all({s.kind for s in r.kinds} >= {"window_persons"} for r in fixes)
+
+
+FAMILY_RELEASES = {  # name: (method, k, start, end, parameters)
+    # Trajectory groups over the 500 m grid, at the thesis' smallest overlapping width
+    # ceil(k/2) (seed 004 §4.5.1): 2 for k = 4, where 2 w <= k lets a difference certainly
+    # fall in [1, k - 1].
+    "tg_inner": ("tg_overlapping", 4, DAY, EVENING,
+                 {"demographics": "none", "interval_size": 2}),
+    "tg_outer": ("tg_overlapping", 4, DAY, NEXT_DAY,
+                 {"demographics": "none", "interval_size": 2}),
+    "tcaa_inner": ("tcaa", K, DAY, EVENING,
+                   {"slice_seconds": 600, "interval": 60, "count_interval": 1}),
+    "tcaa_outer": ("tcaa", K, DAY, NEXT_DAY,
+                   {"slice_seconds": 600, "interval": 60, "count_interval": 1}),
+}
+
+
+@pytest.fixture(scope="module")
+def family_ledger(server_url: str, template_db: str, small_city: tuple[Path, Path]
+                  ) -> Iterator[tuple[str, dict[str, str]]]:
+    """The small city and FAMILY_RELEASES, every one after the first accepting the risk."""
+    from pipeline_helpers import run_steps
+
+    from anonymizers.loading import load_dataset
+    from anonymizers.release.spec import ReleaseSpec
+
+    name = f"test_differencing_{uuid.uuid4().hex[:10]}"
+    with psycopg.connect(server_url, autocommit=True) as conn:
+        conn.execute(f"CREATE DATABASE {name} TEMPLATE {TEMPLATE}")
+    url = with_database(server_url, name)
+    names = {}
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("DATABASE_URL", url)
+        load_dataset(small_city[0], "city", persons=small_city[1], url=url)
+        for i, (key, (method, k, start, end, extra)) in enumerate(FAMILY_RELEASES.items()):
+            risk = {"accept_composition_risk": "test: differencing"} if i else {}
+            params = {"dataset": "city", "method": method, "k": k, "start": start, "end": end,
+                      **extra, **risk}
+            names[key] = ReleaseSpec.from_dict(run_steps(params, run_id=key)).release_name
+        yield url, names
+    with psycopg.connect(server_url, autocommit=True) as conn:
+        conn.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+
+
+def test_overlapping_groups_at_width_half_k_isolate_under_nesting(family_ledger):
+    """tg_overlapping counts every trajectory travelling a sequence: monotone. At I_s =
+    k/2 a group published as a1 in the inner window and a1 + 2 in the outer differs by
+    1..3 trajectories, certainly below k = 4."""
+    url, names = family_ledger
+    with psycopg.connect(url) as conn:
+        result = difference_releases(conn, names["tg_inner"], names["tg_outer"])
+    kinds = {s.kind: s for s in result.kinds}
+    assert result.relation == A_IN_B and result.k == 4
+    assert kinds["group_trajectories"].monotone and kinds["group_trajectories"].matched > 0
+    certain = [f for f in result.findings if f.certain]
+    assert certain and kinds["group_trajectories"].isolated > 0
+    assert all(f.b[0] - f.a[0] == 2 and f.difference == (1, 3) for f in certain
+               if f.kind == "group_trajectories")
+    # Three trajectories may be one person's: the risk is 1 at worst.
+    assert result.smallest_group == 3 and result.risk == 1.0
+    assert all(f.persons == (1, 3) for f in certain if f.kind == "group_trajectories")
+
+
+def test_reclustered_groups_are_not_monotone_and_isolate_nothing_for_certain(family_ledger):
+    """TCAA re-clusters every window: even with exact counts, matched groups (same regions
+    at the same times) are at most possible differencing, and the output says why."""
+    url, names = family_ledger
+    with psycopg.connect(url) as conn:
+        result = difference_releases(conn, names["tcaa_inner"], names["tcaa_outer"])
+    kinds = {s.kind: s for s in result.kinds}
+    assert result.relation == A_IN_B
+    assert result.items_a > 0 and result.items_b > 0
+    assert kinds["group_persons"].matched > 0  # slices inside both windows: same regions
+    assert not kinds["group_persons"].monotone
+    assert "re-cluster" in (kinds["group_persons"].reason or "")
+    assert kinds["group_persons"].isolated == 0
+    assert all(not f.certain for f in result.findings if f.kind == "group_persons")
+    assert all(1 <= abs(d) <= K - 1 for f in result.findings if f.kind == "group_persons"
+               for d in [f.b[0] - f.a[0]])  # exact counts: the difference itself
