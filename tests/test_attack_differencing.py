@@ -180,6 +180,59 @@ def test_exact_counts_of_nested_windows_isolate_groups_below_k(ledger):
     assert all(f.difference[0] == f.difference[1] for f in result.findings)  # exact counts
 
 
+# The raw data's flows of the 500 m grid (what grid_kam_cut counts, written again from the
+# fixes): the persons moving from one square to the next within a trajectory in a window.
+RAW_FLOWS = """
+WITH fixes AS (
+    SELECT p.traj_id, p.user_id, p.t, ST_Transform(p.geom, %(srid)s) AS xy
+    FROM raw.points AS p JOIN raw.datasets AS d USING (dataset_id)
+    WHERE d.name = 'city' AND p.t >= %(start)s AND p.t < %(end)s
+), cells AS (
+    SELECT traj_id, user_id, t, floor(ST_X(xy) / 500) AS ix, floor(ST_Y(xy) / 500) AS iy
+    FROM fixes
+), moves AS (
+    SELECT user_id, ix, iy, lag(ix) OVER w AS px, lag(iy) OVER w AS py
+    FROM cells WINDOW w AS (PARTITION BY traj_id ORDER BY t)
+)
+SELECT format('flow %%s -> %%s', ST_AsText(ST_MakePoint((px + 0.5) * 500, (py + 0.5) * 500)),
+              ST_AsText(ST_MakePoint((ix + 0.5) * 500, (iy + 0.5) * 500))),
+       array_agg(DISTINCT user_id)
+FROM moves
+WHERE px IS NOT NULL AND (px, py) <> (ix, iy)
+GROUP BY px, py, ix, iy
+"""
+
+
+def test_grid_flows_of_nested_windows_nest_in_the_raw_data(ledger):
+    """The claim the attack rests on, checked on the raw fixes: for every flow of the
+    fixed grid, the inner window's persons are a subset of the outer's, and each isolated
+    flow's difference is exactly the persons of the outer window only."""
+    url, names = ledger
+    with psycopg.connect(url) as conn:
+        srid = conn.execute(psycopg.sql.SQL("SELECT srid FROM {}.manifest").format(
+            psycopg.sql.Identifier(names["outer_exact"]))).fetchone()[0]
+        inner, outer = ({label: set(users) for label, users in conn.execute(
+            RAW_FLOWS, {"srid": srid, "start": start, "end": end})}
+            for start, end in ((DAY, EVENING), (DAY, NEXT_DAY)))
+        result = difference_releases(conn, names["inner_exact"], names["outer_exact"])
+    assert all(users <= outer[label] for label, users in inner.items())
+    isolated = [f for f in result.findings if f.kind == "flow_persons" and f.certain]
+    assert isolated
+    for f in isolated:
+        assert (len(inner[f.label]), len(outer[f.label])) == (f.a[0], f.b[0])
+        assert len(outer[f.label] - inner[f.label]) == f.difference[0] == f.difference[1]
+
+
+def test_an_analyst_can_run_the_attack(ledger):
+    """The attacker needs nothing but the analyst's access: the catalog and the releases."""
+    from anonymizers.db.connection import analyst_url
+
+    url, names = ledger
+    with psycopg.connect(analyst_url(url)) as conn:
+        results = differencing_against_ledger(conn, names["inner_exact"])
+    assert sum(r.isolated for r in results) > 0
+
+
 def test_the_default_interval_filter_hides_what_exact_counts_give_away(ledger):
     """Width k: no certain isolation, while the same windows' exact counts had some; every
     flow truly isolating 1..k-1 persons, published in both filtered releases, is still
