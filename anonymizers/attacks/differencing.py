@@ -12,7 +12,8 @@ published as ``a`` with width ``w`` lies in ``[a, a + w - 1]``), so the differen
 ``[max(0, a2 - a1 - (w1 - 1)), a2 + (w2 - 1) - a1]``; when that interval lies inside
 ``[1, k - 1]``, fewer than k persons are certainly isolated, whatever the true counts were,
 and a member is picked out of them with probability at least 1 / its upper end and at most 1
-/ its lower end, the risk figure reported (worst case).
+/ its lower end, the risk figure reported (worst case; a count of trajectories isolates at
+least one person, so its risk is 1).
 
 Which counts are monotone, and why (the release tables' ``COMMENT ON`` text):
 
@@ -40,9 +41,9 @@ Which counts are monotone, and why (the release tables' ``COMMENT ON`` text):
 
 A non-monotone count still leaks if two releases publish the same geometry with counts that
 differ by fewer than k; such items are reported as *possible differencing*, never as a risk
-figure. Windows that merely overlap, touch or are disjoint have no subset relation: two such
-releases alone difference into nothing (a third release over their union does, against each
-of them, and the ledger pairs it with both).
+figure. Windows that merely overlap, touch or are disjoint have no subset relation: the
+counts of two such releases alone isolate nobody for certain (a third release over their
+union does, against each of them, and the ledger pairs it with both).
 
 References
 ----------
