@@ -209,6 +209,8 @@ def cmd_report(args: argparse.Namespace) -> int:
 
 def cmd_attack(args: argparse.Namespace) -> int:
     """The attack suite against a release and the raw data of its window."""
+    if args.differencing:
+        return _attack_differencing(args)
     from anonymizers.attacks.models import MODELS, OTHER_ATTACKS
     from anonymizers.attacks.release import AttackSettings, attack_release, format_table
     from anonymizers.db.connection import connect
@@ -247,6 +249,26 @@ def cmd_compare(args: argparse.Namespace) -> int:
     page = write_report(comparison, args.out)
     print(markdown_table(comparison), end="")
     print(page)
+    return 0
+
+
+def _attack_differencing(args: argparse.Namespace) -> int:
+    """The differencing attack against the ledger, on request only: it reads other releases
+    (not the raw data) and its pairs are the ledger's, so the suite's output stays one
+    release's; the release's own metrics record no differencing (see attacks.differencing)."""
+    from anonymizers.attacks.differencing import (
+        differencing_against_ledger,
+        format_differencing,
+        results_json,
+    )
+    from anonymizers.db.connection import connect
+
+    with connect(_ensure_database()) as conn:
+        results = differencing_against_ledger(conn, args.release)
+    print(results_json(results) if args.json else format_differencing(results))
+    if isolated := sum(r.isolated for r in results):
+        raise PrivacyViolation(f"{isolated} published count(s) difference into fewer than k "
+                               "persons across the ledger's releases")
     return 0
 
 
@@ -403,6 +425,10 @@ def _parser() -> argparse.ArgumentParser:
                      "default 1000)")
     att.add_argument("--seed", type=int, default=0, help="seed of the samples")
     att.add_argument("--json", action="store_true", help="print the summaries as JSON")
+    att.add_argument("--differencing", action="store_true",
+                     help="instead: difference the release's counts against every release of "
+                          "the ledger whose window overlaps it (exit 3 if fewer than k "
+                          "persons are certainly isolated)")
     att.set_defaults(func=cmd_attack)
     cmp = sub.add_parser("compare", help="every method on one window at one k, each a "
                          "verified release for this comparison only: utility against "
