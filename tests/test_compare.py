@@ -74,13 +74,16 @@ def _window(conn: psycopg.Connection):
 
 def _ask(conn: psycopg.Connection, boxes: list[tuple[float, float]],
          hours: tuple[int, int] = (0, 1)) -> None:
-    """Replace the random queries by ``boxes`` over the given span of hours."""
+    """Replace the random queries by ``boxes`` over the given span of hours, and the same
+    boxes over the whole window (the hour from T0)."""
     conn.execute("TRUNCATE compare_queries")
     for i, (x0, x1) in enumerate(boxes):
-        conn.execute("INSERT INTO compare_queries (query_id, box, t_start, t_end) "
-                     "VALUES (%s, %s::geometry, %s, %s)",
+        conn.execute("INSERT INTO compare_queries (query_id, box, t_start, t_end, "
+                     "whole_window) VALUES (%s, %s::geometry, %s, %s, false)",
                      (i, _box(x0, x1), T0.replace(hour=hours[0]),
                       T0.replace(hour=hours[1]) if hours[1] < 24 else T0.replace(day=6)))
+    conn.execute("INSERT INTO compare_queries SELECT query_id + 100, box, %s, %s, true "
+                 "FROM compare_queries", (T0, T0.replace(hour=1)))
     conn.execute((Path(__file__).parents[1] / "sql/compare/025_query_truth.sql").read_text())
 
 
@@ -96,6 +99,7 @@ def test_headline_figures_on_a_release_with_known_answers(conn, four_persons):
     # L: 3 units for 3 persons; R: 2 for 2; F: none for 1 person
     assert found.range_query_error == pytest.approx((0 + 0 + 1) / 3)
     assert found.range_query_error_definitely == pytest.approx((0 + 0 + 1) / 3)
+    assert found.range_query_error_whole_window == pytest.approx((0 + 0 + 1) / 3)
     assert found.flow_preservation == pytest.approx(1.0)  # L -> R by two persons, both
 
 
@@ -128,6 +132,7 @@ def test_a_location_stands_only_for_its_time(conn, four_persons):
     assert found.fixes_published_share == pytest.approx(3 / 8)  # a, b, c at 00:10 only
     # the whole hour: 3 persons, 3 published; 00:25-00:35: c, and nothing published then
     assert found.range_query_error == pytest.approx((0 + 1) / 2)
+    assert found.range_query_error_whole_window == pytest.approx(0)  # both boxes: 3 for 3
 
 
 def test_every_family_lists_its_published_locations(published_city, published_city_db):

@@ -10,6 +10,7 @@ report.
 
 from __future__ import annotations
 
+import secrets
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -114,7 +115,8 @@ def compare_methods(url: str, dataset: str, k: int, start: str | None, end: str 
     chosen = list(methods or METHODS)
     params = method_params(chosen, pairs)
     window_start, window_end, srid = _resolve_window(url, dataset, k, start, end, chosen[0])
-    comparison = f"{dataset}_{datetime.now(UTC):%Y%m%dT%H%M%S}"
+    # The id is part of each release's identity: a fresh one gives fresh releases.
+    comparison = f"{dataset}_{datetime.now(UTC):%Y%m%dT%H%M%S}_{secrets.token_hex(2)}"
     log(f"comparison {comparison}: {len(chosen)} methods on {window_start} .. {window_end}, "
         f"k={k}")
     results = []

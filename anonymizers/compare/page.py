@@ -1,7 +1,7 @@
 """The comparison's report: one table, one utility-against-risk chart, the figures as JSON.
 
 ``index.html`` (the release report's offline page, every value escaped), ``comparison.png``
-(four panels: each headline utility against the largest measured re-identification
+(five panels: each headline utility against the largest measured re-identification
 probability, one point per method, the 1/k line), ``comparison.json`` and
 ``comparison.md`` (the table, for a note or a README).
 """
@@ -31,11 +31,14 @@ from anonymizers.reports.page import (
 __all__ = ["COLUMNS", "table_rows", "write_report"]
 
 COLUMNS = ("method", "release", "fixes published", "area per location (km²)",
-           "range-query error", "flow preservation", "largest risk (model)",
-           "covered-model risk", "run time (s)", "peak memory (MiB)")
+           "range-query error (spans)", "range-query error (whole window)",
+           "flow preservation", "largest risk (model)", "covered-model risk", "run time (s)",
+           "peak memory (MiB)")
 PANELS = (("fixes_published_share", "share of fixes published", "higher is better"),
           ("area_per_location_m2", "area per published location (km²)", "lower is better"),
-          ("range_query_error", "range-query error (possibly inside)", "lower is better"),
+          ("range_query_error", "range-query error, random spans", "lower is better"),
+          ("range_query_error_whole_window", "range-query error, whole window",
+           "lower is better"),
           ("flow_preservation", "flow preservation (weighted Jaccard)", "higher is better"))
 
 
@@ -47,13 +50,15 @@ def table_rows(comparison: Comparison) -> list[tuple[Any, ...]]:
 def _row(result: MethodResult) -> tuple[Any, ...]:
     run, h, r = result.run, result.headline, result.risk
     if run.release is None:
-        return (run.method, f"not published: {run.error}", *("—",) * 6, run.wall_s,
+        return (run.method, f"not published: {run.error}", *("—",) * 7, run.wall_s,
                 run.peak_rss_mib)
-    utility: tuple[Any, ...] = ("—",) * 4 if h is None else (
+    utility: tuple[Any, ...] = ("—",) * 5 if h is None else (
         _fixed(h.fixes_published_share), _fixed(h.area_per_location_m2 / 1e6),
-        _fixed(h.range_query_error), _fixed(h.flow_preservation))
+        _fixed(h.range_query_error), _fixed(h.range_query_error_whole_window),
+        _fixed(h.flow_preservation))
     risk: tuple[Any, ...] = ("—", "—") if r is None else (
-        f"{_fixed(r.prosecutor_max)} ({r.worst_model})", _fixed(r.covered_max))
+        _fixed(r.prosecutor_max) + (f" ({r.worst_model})" if r.worst_model else ""),
+        _fixed(r.covered_max))
     return (run.method, run.release, *utility, *risk, run.wall_s, run.peak_rss_mib)
 
 
@@ -95,9 +100,10 @@ def _sections(comparison: Comparison, chart: Path | None) -> list[Section]:
         ("utility", "measured from each release's published locations against the raw "
          "window: the share of its fixes inside a published location at a time it stands "
          "for; the mean area of a published location; the mean relative error of 200 "
-         "seeded range queries (distinct persons in a box during a span, the release "
-         "counting the persons of every unit possibly inside); the weighted Jaccard index "
-         "of raw and published flows between the squares of a lattice"),
+         "seeded range queries (distinct persons in a box during a random span, and in the "
+         "same box over the whole window, the release counting the persons of every unit "
+         "possibly inside); the weighted Jaccard index of raw and published flows between "
+         "the squares of a lattice"),
         ("risk", "the attack suite (knowledge of 1 to "
          f"{max(attacks.lengths)} observations, {attacks.max_targets} targets, "
          f"{attacks.max_instances} instances each): the largest probability of "
@@ -119,13 +125,13 @@ def _sections(comparison: Comparison, chart: Path | None) -> list[Section]:
 
 
 def utility_risk_figure(results: Sequence[MethodResult], k: int, path: Path) -> Path | None:
-    """Four panels, each headline utility against the largest measured risk."""
+    """Five panels, each headline utility against the largest measured risk."""
     measured = [r for r in results if r.headline is not None and r.risk is not None]
     if not measured:
         return None
-    figure = Figure(figsize=(11, 8.5))
+    figure = Figure(figsize=(15, 8.5))
     for i, (name, label, better) in enumerate(PANELS):
-        ax = figure.add_subplot(2, 2, i + 1)
+        ax = figure.add_subplot(2, 3, i + 1)
         scale = 1e-6 if name == "area_per_location_m2" else 1.0
         for j, result in enumerate(measured):
             x = result.risk.prosecutor_max if result.risk else math.nan

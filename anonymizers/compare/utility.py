@@ -10,7 +10,8 @@ window's raw fixes that gives four figures a data owner can compare across metho
 * **range-query error**: seeded random boxes and time spans over the central 98 % of the
   fixes, each answered from the raw data (distinct persons inside) and from the release
   (the persons of the units with a location that may lie inside: "possibly inside", and
-  that certainly do: "definitely inside"), averaged as |estimate - truth| / truth;
+  that certainly do: "definitely inside"), averaged as |estimate - truth| / truth; and the
+  same boxes over the whole window, which releases without time answer as well as any;
 * **flow preservation**: the raw and the published moves between the squares of a lattice
   over the same extent, compared as a weighted Jaccard index (1: the same flows).
 
@@ -39,7 +40,7 @@ from anonymizers.errors import InputError
 
 __all__ = ["QUERIES", "Headline", "Window", "measure_release", "prepare_window"]
 
-QUERIES = 200  # range queries per comparison
+QUERIES = 200  # range-query boxes per comparison (each asked over a span and the window)
 LATTICE_SQUARES = 8  # the flow lattice has about this many squares along the longer side
 
 
@@ -70,8 +71,9 @@ class Headline:
 
     fixes_published_share: float
     area_per_location_m2: float
-    range_query_error: float  # possibly inside
+    range_query_error: float  # possibly inside, over random spans
     range_query_error_definitely: float
+    range_query_error_whole_window: float  # possibly inside, the same boxes, whole window
     flow_preservation: float
     locations: int
     queries: int  # queries with a true answer above 0
@@ -102,7 +104,7 @@ def prepare_window(conn: psycopg.Connection, dataset: str, start: datetime, end:
 def _copy_queries(conn: psycopg.Connection, window: Window, rng: np.random.Generator,
                   n: int) -> None:
     """Boxes with sides from 1/40 to 1/4 of the extent, spans from 1/24 to 1/2 of the
-    window, placed uniformly inside both."""
+    window, placed uniformly inside both; each box also over the whole window."""
     x0, y0, x1, y1 = window.extent
     longer = max(x1 - x0, y1 - y0) or 1.0
     span = np.array([x1 - x0 or longer, y1 - y0 or longer])  # a line of fixes: square boxes
@@ -111,16 +113,17 @@ def _copy_queries(conn: psycopg.Connection, window: Window, rng: np.random.Gener
     seconds = (window.end - window.start).total_seconds()
     lengths = rng.uniform(seconds / 24, seconds / 2, size=n)
     offsets = rng.random(n) * (seconds - lengths)
-    with conn.cursor().copy(
-            "COPY compare_queries (query_id, box, t_start, t_end) FROM STDIN") as copy:
+    zone = window.start.tzinfo
+    with conn.cursor().copy("COPY compare_queries (query_id, box, t_start, t_end, "
+                            "whole_window) FROM STDIN") as copy:
         for i in range(n):
             (cx, cy), (w, h) = corners[i], sides[i]
+            box = (f"SRID={window.srid};POLYGON(({cx} {cy},{cx + w} {cy},{cx + w} {cy + h},"
+                   f"{cx} {cy + h},{cx} {cy}))")
             start = window.start.timestamp() + offsets[i]
-            copy.write_row([
-                i, f"SRID={window.srid};POLYGON(({cx} {cy},{cx + w} {cy},{cx + w} {cy + h},"
-                   f"{cx} {cy + h},{cx} {cy}))",
-                datetime.fromtimestamp(start, window.start.tzinfo),
-                datetime.fromtimestamp(start + lengths[i], window.start.tzinfo)])
+            copy.write_row([2 * i, box, datetime.fromtimestamp(start, zone),
+                            datetime.fromtimestamp(start + lengths[i], zone), False])
+            copy.write_row([2 * i + 1, box, window.start, window.end, True])
 
 
 def measure_release(conn: psycopg.Connection, window: Window, release: str,
@@ -138,6 +141,7 @@ def measure_release(conn: psycopg.Connection, window: Window, release: str,
         area_per_location_m2=_float(found["area"]),
         range_query_error=_float(found["possibly_error"]),
         range_query_error_definitely=_float(found["definitely_error"]),
+        range_query_error_whole_window=_float(found["window_error"]),
         flow_preservation=_float(found["flow_preservation"]),
         locations=int(found["locations"]), queries=int(found["queries"]))
 
