@@ -17,6 +17,7 @@ from conftest import PUBLISHED_CITY
 from anonymizers.cli import main
 from anonymizers.compare.chooser import method_params
 from anonymizers.compare.utility import measure_release, prepare_window
+from anonymizers.db.sqlfiles import run_sql_file
 from anonymizers.errors import InputError
 from anonymizers.families.base import load_family
 from anonymizers.families.registry import FAMILIES, METHODS
@@ -84,7 +85,7 @@ def _ask(conn: psycopg.Connection, boxes: list[tuple[float, float]],
                       T0.replace(hour=hours[1]) if hours[1] < 24 else T0.replace(day=6)))
     conn.execute("INSERT INTO compare_queries SELECT query_id + 100, box, %s, %s, true "
                  "FROM compare_queries", (T0, T0.replace(hour=1)))
-    conn.execute((Path(__file__).parents[1] / "sql/compare/025_query_truth.sql").read_text())
+    run_sql_file(conn, "compare/025_query_truth.sql", {"window_start": T0})
 
 
 def test_headline_figures_on_a_release_with_known_answers(conn, four_persons):

@@ -10,5 +10,6 @@ CREATE TEMP TABLE compare_queries (
     t_start  timestamptz NOT NULL,
     t_end    timestamptz NOT NULL,
     whole_window boolean NOT NULL,
-    truth    integer
+    truth    integer,
+    span     geometry
 );

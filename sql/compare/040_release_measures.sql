@@ -1,8 +1,8 @@
 -- anonymizers compare, 4/4: the headline utility of one release, from its footprint (the
 -- temporary table compare_footprint: every published location of every published unit,
 -- Family.footprint) against the window's fixes, queries and flows. One row:
---   fixes, covered     fixes of the window / those inside a published location at a time
---                      it stands for (a location without time stands for the whole window)
+--   fixes, covered     fixes of the window's sample / those inside a published location at
+--                      a time it stands for (a location without time: the whole window)
 --   locations, area    published locations / their mean area in m² (0 for points)
 --   possibly_error     mean |estimate - truth| / truth over the span queries with truth > 0, the
 --                      estimate summing n_persons over the units with a location that
@@ -18,19 +18,20 @@ WITH covered AS (
     SELECT count(*) AS fixes,
            count(*) FILTER (WHERE EXISTS (
                SELECT FROM compare_footprint AS l
-               WHERE l.geom && f.xy AND ST_Intersects(l.geom, f.xy)
+               WHERE l.span &&& f.xyt AND ST_Intersects(l.geom, f.xy)
                  AND (l.t_start IS NULL OR (f.t >= l.t_start AND f.t < l.t_end)))) AS covered
     FROM compare_fixes AS f
+    WHERE f.sampled
 ), estimates AS (
     SELECT q.query_id, q.truth, q.whole_window,
            (SELECT coalesce(sum(u.n_persons), 0) FROM (
                 SELECT DISTINCT l.unit, l.n_persons FROM compare_footprint AS l
-                WHERE l.geom && q.box AND ST_Intersects(l.geom, q.box)
+                WHERE l.span &&& q.span AND ST_Intersects(l.geom, q.box)
                   AND (l.t_start IS NULL OR (l.t_start < q.t_end AND l.t_end > q.t_start))
             ) AS u) AS possibly,
            (SELECT coalesce(sum(u.n_persons), 0) FROM (
                 SELECT DISTINCT l.unit, l.n_persons FROM compare_footprint AS l
-                WHERE l.geom && q.box AND ST_CoveredBy(l.geom, q.box)
+                WHERE l.span &&& q.span AND ST_CoveredBy(l.geom, q.box)
                   AND (l.t_start IS NULL
                        OR (l.t_start >= q.t_start AND l.t_end <= q.t_end))
             ) AS u) AS definitely
