@@ -6,17 +6,34 @@ run is skipped (the tasks after it still run: trigger rule ``none_failed``); an 
 published release short-circuits everything after ``prepare``. Params come from the
 registry's ParamSpecs (the same ones that validate a release and write the CLI's help).
 
+Scheduling (read when the DAG file is parsed, so set in the environment of the DAG
+processor): ``ANONYMIZERS_SCHEDULE`` (a cron expression or preset, default ``@daily``;
+``none`` for manual runs only), ``ANONYMIZERS_START_DATE`` (the first data interval a
+backfill may ask for, default 2000-01-01) and ``ANONYMIZERS_<FAMILY>_PARAMS`` (a JSON object
+of param defaults, e.g. ``{"dataset": "city", "k": 3}``: what a scheduled run releases).
+Airflow 3 turns a cron string into a trigger timetable whose data interval is one instant;
+a release needs the interval, so the schedule is a ``CronDataIntervalTimetable``.
+
 Cheap to import (Airflow's SDK and the registry only): the DAG processor parses it; the
 package's heavy modules are imported inside the tasks.
 """
 
 from __future__ import annotations
 
+import json
 import os
+from datetime import UTC, datetime
 from typing import Any
 
-import pendulum
-from airflow.sdk import DAG, Param, chain, dag, get_current_context, task
+from airflow.sdk import (
+    DAG,
+    CronDataIntervalTimetable,
+    Param,
+    chain,
+    dag,
+    get_current_context,
+    task,
+)
 
 from anonymizers.families.registry import (
     FAMILIES,
@@ -28,7 +45,12 @@ from anonymizers.families.registry import (
 )
 from anonymizers.release.params import ParamSpec
 
-__all__ = ["dag_params", "release_dag", "scheduled_interval"]
+__all__ = ["dag_params", "param_defaults", "release_dag", "release_schedule",
+           "scheduled_interval"]
+
+SCHEDULE_ENV = "ANONYMIZERS_SCHEDULE"
+START_DATE_ENV = "ANONYMIZERS_START_DATE"
+DEFAULT_START_DATE = "2000-01-01"
 
 
 def _param(spec: ParamSpec, described: str | None = None) -> Param:
@@ -51,7 +73,34 @@ def dag_params(family: str) -> dict[str, Param]:
         prefix = "" if len(users) == len(methods) else f"{', '.join(users)}: "
         params[spec.name] = _param(spec, prefix + spec.help)
     params.update((spec.name, _param(spec)) for spec in MACHINERY_PARAMS)
+    for name, value in param_defaults(family).items():
+        params[name] = Param(value, **params[name].schema)
     return params
+
+
+def param_defaults(family: str) -> dict[str, Any]:
+    """``ANONYMIZERS_<FAMILY>_PARAMS``: a JSON object of param defaults for this DAG (what a
+    scheduled run, which has no conf, releases). An unknown name fails the DAG's import."""
+    variable = f"ANONYMIZERS_{family.upper()}_PARAMS"
+    text = os.environ.get(variable, "").strip()
+    if not text:
+        return {}
+    given = json.loads(text)
+    if not isinstance(given, dict):
+        raise ValueError(f"{variable} must be a JSON object, e.g. {{\"dataset\": \"city\"}}")
+    known = {spec.name for spec in (*RUN_PARAMS, *family_params(family), *MACHINERY_PARAMS)}
+    if unknown := sorted(set(given) - known - {"method", "k_counts"}):
+        raise ValueError(f"{variable} names unknown params {unknown}; known: {sorted(known)}")
+    return given
+
+
+def release_schedule() -> CronDataIntervalTimetable | None:
+    """``ANONYMIZERS_SCHEDULE`` (default ``@daily``) as a timetable with data intervals, in
+    UTC: run N releases [N's start, N's end). ``none`` (or empty): manual runs only."""
+    cron = os.environ.get(SCHEDULE_ENV, "@daily").strip()
+    if cron.lower() in ("", "none"):
+        return None
+    return CronDataIntervalTimetable(cron, timezone="UTC")
 
 
 def scheduled_interval(context: Any) -> tuple[Any, Any] | None:
@@ -92,12 +141,19 @@ def _step_task(name: str, family_step: bool) -> Any:
     return run
 
 
+def _start_date() -> datetime:
+    """``ANONYMIZERS_START_DATE`` (ISO-8601, UTC when naive), default 2000-01-01: early,
+    so that a backfill over old data is possible; ``catchup=False`` keeps the scheduler
+    from creating a run for every day since."""
+    start = datetime.fromisoformat(os.environ.get(START_DATE_ENV) or DEFAULT_START_DATE)
+    return start if start.tzinfo else start.replace(tzinfo=UTC)
+
+
 def release_dag(family: str) -> DAG:
     """The release DAG of ``family`` (its dag_id is the family's name)."""
     entry = FAMILIES[family]
 
-    @dag(dag_id=family, schedule=os.environ.get("ANONYMIZERS_SCHEDULE", "@daily"),
-         start_date=pendulum.datetime(2026, 1, 1, tz="UTC"), catchup=False,
+    @dag(dag_id=family, schedule=release_schedule(), start_date=_start_date(), catchup=False,
          max_active_runs=4, doc_md=_doc(family), tags=["anonymizers", *entry.tags],
          params=dag_params(family))
     def release() -> None:
