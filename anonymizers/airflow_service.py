@@ -12,6 +12,8 @@ descendants are collected before anything is signalled). What the service uses:
 * Airflow's metadata in its own database on the pipeline's server (``airflow_meta``,
   ``ANONYMIZERS_AIRFLOW_DB``; created if missing, migrated by every ``up``), never sqlite;
   ``AIRFLOW__DATABASE__SQL_ALCHEMY_CONN``, if set, is used as it is;
+* task retries (``ANONYMIZERS_TASK_RETRIES``, default 2 here): a task lost with its worker
+  or its database connection runs again; a user mistake or privacy violation does not;
 * the project's ``dags/`` and the data connection the tasks already read (``DATABASE_URL``,
   ``AIRFLOW_CONN_ANONYMIZERS_DB`` or the embedded cluster: anonymizers.db.connection);
 * ``AIRFLOW_HOME``, if set, else ``<home>/airflow-service/home`` (not the sqlite home of
@@ -150,6 +152,8 @@ class AirflowService:
             "AIRFLOW__API__BASE_URL": self.url,
             "AIRFLOW__API__WORKERS": "1",
             "DATABASE_URL": self.data_url,
+            # A task killed with its worker, or cut off from the database, runs again.
+            "ANONYMIZERS_TASK_RETRIES": env.get("ANONYMIZERS_TASK_RETRIES") or "2",
             "PYTHONPATH": os.pathsep.join(p for p in (repo, env.get("PYTHONPATH", "")) if p),
         })
         env.update(self._secrets())

@@ -1,5 +1,6 @@
 """The real Airflow (not dag.test()): `anonymizers airflow up`, Airflow's own backfill
-command over two days of a synthetic city, and `down`.
+command over two days of a synthetic city, the scheduler killed (SIGKILL, with its workers
+and their tasks) in the middle of both runs and started again, and `down`.
 
 The service runs its components against a database of this test (the data) and a
 metadata database of its own on the same server, on a free port, with its files under
@@ -22,7 +23,8 @@ import pytest
 from conftest import with_database
 from pipeline_helpers import catalog_rows, schemas
 
-from anonymizers.airflow_service import COMPONENTS, AirflowService
+from anonymizers.airflow_service import COMPONENTS, AirflowService, sqlalchemy_url
+from anonymizers.pipeline.steps import FAULT_ENV
 
 DAYS = ("2026-03-02", "2026-03-03")
 DAG = "generalization"
@@ -60,7 +62,14 @@ def service(db_url: str, server_url: str, dropper, two_day_city: tuple[Path, Pat
         home=tmp_path / "service", airflow_home=tmp_path / "airflow-home", data_url=db_url,
         metadata_db=metadata_db, port=_free_port(),
         extra_env={"ANONYMIZERS_SCHEDULE": "@daily",
-                   f"ANONYMIZERS_{DAG.upper()}_PARAMS": json.dumps(PARAMS)})
+                   f"ANONYMIZERS_{DAG.upper()}_PARAMS": json.dumps(PARAMS),
+                   # metrics hangs (until killed) after its work, inside its transaction
+                   FAULT_ENV: "metrics:hang",
+                   # a task lost with its worker is failed after 20 s and retried 5 s later;
+                   # the dead scheduler's tasks are looked for every 10 s (default 300 s)
+                   "AIRFLOW__SCHEDULER__TASK_INSTANCE_HEARTBEAT_TIMEOUT": "20",
+                   "AIRFLOW__SCHEDULER__ORPHANED_TASKS_CHECK_INTERVAL": "10",
+                   "ANONYMIZERS_TASK_RETRIES": "2", "ANONYMIZERS_RETRY_DELAY_SECONDS": "5"})
     try:
         yield service
     finally:
@@ -104,6 +113,18 @@ def _backfill(service: AirflowService, *extra: str) -> int:
     return int(row[0])
 
 
+def _running(service: AirflowService, task_id: str) -> int:
+    with _metadata(service) as conn:
+        row = conn.execute("SELECT count(*) FROM task_instance WHERE task_id = %s "
+                           "AND state = 'running' AND run_id LIKE 'backfill%%'",
+                           (task_id,)).fetchone()
+    return int(row[0]) if row else 0
+
+
+def _tree(process: psutil.Process) -> list[psutil.Process]:
+    return [process, *process.children(recursive=True)]
+
+
 def _backfill_runs_done(service: AirflowService, backfill_id: int) -> list[tuple] | None:
     with _metadata(service) as conn:
         runs = conn.execute(
@@ -115,24 +136,54 @@ def _backfill_runs_done(service: AirflowService, backfill_id: int) -> list[tuple
     return None
 
 
-def test_a_backfill_by_the_real_scheduler_publishes_one_verified_release_per_day(
+@pytest.mark.slow
+def test_a_backfill_by_the_real_scheduler_survives_a_killed_scheduler_and_publishes_once(
         service: AirflowService, conn: psycopg.Connection):
     from anonymizers.verifiers import verify_release
 
+    clock = time.monotonic()
+    phases: list[str] = []
+
+    def phase(label: str) -> None:
+        phases.append(f"{label}: {time.monotonic() - clock:.0f} s")
+        print(phases[-1])  # shown with -s: how long the real components take here
+
     started = service.up(log=lambda _: None)
+    phase("up")
     assert set(started) == set(COMPONENTS)
     assert "scheduler: running" in service.status()
     with _metadata(service) as meta:  # the dag-processor has stored the DAG
         _wait("the DAG in the metadata DB", lambda: meta.execute(
             "SELECT 1 FROM dag WHERE dag_id = %s", (DAG,)).fetchone(), service=service)
     _airflow(service, "dags", "unpause", DAG)
+    phase("DAG stored and unpaused")
 
     first = _backfill(service)
+    phase("backfill created")
+    # Both runs hang in metrics: the scheduler, its workers and their tasks are killed.
+    _wait("both runs in their metrics step", lambda: _running(service, "metrics") == 2,
+          service=service)
+    scheduler = service.processes()[0]
+    assert scheduler.pid == service.pid("scheduler")
+    killed = _tree(scheduler)
+    for process in killed:
+        process.kill()
+    psutil.wait_procs(killed, timeout=10)
+    phase(f"both in metrics; scheduler and {len(killed) - 1} descendants killed")
+    assert catalog_rows(conn) == [] and schemas(conn, "release_") == []  # nothing partial
+    del service.extra_env[FAULT_ENV]
+    assert service.up(log=lambda _: None)["scheduler"] != scheduler.pid  # the scheduler only
+    phase("scheduler started again")
     _wait("two releases in the catalog", lambda: len(catalog_rows(conn)) == len(DAYS),
           service=service)
     runs = _wait("the backfill's runs to end", lambda: _backfill_runs_done(service, first),
                  service=service)
     assert [state for _, state in runs] == ["success"] * len(DAYS)
+    phase("two releases published")
+    with _metadata(service) as meta:  # metrics ran again, in a retry
+        tries = meta.execute("SELECT try_number FROM task_instance WHERE task_id = 'metrics' "
+                             "AND run_id LIKE 'backfill%%'").fetchall()
+    assert len(tries) == len(DAYS) and all(try_number >= 2 for try_number, in tries)
     windows = conn.execute("SELECT release_name, window_start::date::text, "
                            "(window_end - window_start)::text FROM catalog.releases "
                            "ORDER BY window_start").fetchall()
@@ -147,6 +198,7 @@ def test_a_backfill_by_the_real_scheduler_publishes_one_verified_release_per_day
     assert [state for _, state in runs] == ["success"] * len(DAYS)
     assert [row[0] for row in catalog_rows(conn)] == sorted(name for name, _, _ in windows)
     assert schemas(conn, "work_") == schemas(conn, "build_") == []
+    phase("backfill again: nothing published twice")
 
     alive = service.processes()
     stopped = service.down(log=lambda _: None)
@@ -154,3 +206,68 @@ def test_a_backfill_by_the_real_scheduler_publishes_one_verified_release_per_day
     assert not [p for p in alive if p.is_running() and p.status() != psutil.STATUS_ZOMBIE]
     assert "scheduler: not running" in service.status()
     assert not list(service.home.glob("*.pid"))
+    phase("down")
+
+
+# ------------------------------------------------------------ without the service (fast)
+
+
+def _load_dag(monkeypatch: pytest.MonkeyPatch, **env: str):
+    import runpy
+
+    from anonymizers.airflow_runner import configure_airflow, dags_folder
+
+    configure_airflow()  # before Airflow is first imported: its DAGs folder is ours
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    return runpy.run_path(str(dags_folder() / f"{DAG}.py"))["dag"]
+
+
+def test_the_schedule_releases_data_intervals_and_can_be_set_or_switched_off(monkeypatch):
+    from airflow.sdk import CronDataIntervalTimetable
+
+    dag = _load_dag(monkeypatch, ANONYMIZERS_SCHEDULE="0 6 * * *",
+                    ANONYMIZERS_START_DATE="2008-02-02")
+    assert isinstance(dag.timetable, CronDataIntervalTimetable)
+    assert dag.timetable.expression == "0 6 * * *"
+    assert dag.start_date.isoformat() == "2008-02-02T00:00:00+00:00" and not dag.catchup
+    assert type(_load_dag(monkeypatch, ANONYMIZERS_SCHEDULE="none").timetable).__name__ == (
+        "NullTimetable")
+
+
+def test_param_defaults_of_scheduled_runs_come_from_the_environment(monkeypatch):
+    variable = f"ANONYMIZERS_{DAG.upper()}_PARAMS"
+    dag = _load_dag(monkeypatch, **{variable: json.dumps(PARAMS)})
+    assert {name: dag.params[name] for name in PARAMS} == PARAMS
+    with pytest.raises(ValueError, match="unknown params"):
+        _load_dag(monkeypatch, **{variable: '{"cellsize": 500}'})
+
+
+def test_a_user_mistake_fails_a_task_for_good_anything_else_is_retried(monkeypatch):
+    """Retries are for lost workers and connections (the service sets 2): an InputError or
+    PrivacyViolation becomes Airflow's no-retry failure, with the original as its cause."""
+    import psycopg.errors
+    from airflow.sdk.exceptions import AirflowFailException
+
+    from anonymizers.errors import InputError, PrivacyViolation
+    from anonymizers.pipeline import dag_factory
+
+    for error in (InputError("fewer than k"), PrivacyViolation("k not met")):
+        with pytest.raises(AirflowFailException) as failed, \
+                dag_factory._no_retry_of_our_errors():
+            raise error
+        assert failed.value.__cause__ is error
+    with pytest.raises(psycopg.errors.AdminShutdown), dag_factory._no_retry_of_our_errors():
+        raise psycopg.errors.AdminShutdown("terminating connection")
+    assert _load_dag(monkeypatch).default_args["retries"] == 0  # dag.test(): report at once
+    retried = _load_dag(monkeypatch, ANONYMIZERS_TASK_RETRIES="2",
+                        ANONYMIZERS_RETRY_DELAY_SECONDS="5")
+    assert retried.default_args["retries"] == 2
+    assert retried.default_args["retry_delay"].total_seconds() == 5
+
+
+def test_sqlalchemy_url_keeps_the_unix_socket_of_a_libpq_url():
+    url = sqlalchemy_url("postgresql://anonymizers@/anonymizers?host=/srv/run&port=54329")
+    assert url == "postgresql+psycopg2://anonymizers@/anonymizers?host=/srv/run&port=54329"
+    assert sqlalchemy_url("postgresql://u:pw@db:5432/meta") == (
+        "postgresql+psycopg2://u:pw@/meta?host=db&port=5432")

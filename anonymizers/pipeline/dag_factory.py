@@ -10,7 +10,8 @@ Scheduling (read when the DAG file is parsed, so set in the environment of the D
 processor): ``ANONYMIZERS_SCHEDULE`` (a cron expression or preset, default ``@daily``;
 ``none`` for manual runs only), ``ANONYMIZERS_START_DATE`` (the first data interval a
 backfill may ask for, default 2000-01-01) and ``ANONYMIZERS_<FAMILY>_PARAMS`` (a JSON object
-of param defaults, e.g. ``{"dataset": "city", "k": 3}``: what a scheduled run releases).
+of param defaults, e.g. ``{"dataset": "city", "k": 3}``: what a scheduled run releases),
+``ANONYMIZERS_TASK_RETRIES`` and ``ANONYMIZERS_RETRY_DELAY_SECONDS`` (see _default_args).
 Airflow 3 turns a cron string into a trigger timetable whose data interval is one instant;
 a release needs the interval, so the schedule is a ``CronDataIntervalTimetable``.
 
@@ -22,7 +23,9 @@ from __future__ import annotations
 
 import json
 import os
-from datetime import UTC, datetime
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from airflow.sdk import (
@@ -51,6 +54,8 @@ __all__ = ["dag_params", "param_defaults", "release_dag", "release_schedule",
 SCHEDULE_ENV = "ANONYMIZERS_SCHEDULE"
 START_DATE_ENV = "ANONYMIZERS_START_DATE"
 DEFAULT_START_DATE = "2000-01-01"
+RETRIES_ENV = "ANONYMIZERS_TASK_RETRIES"
+RETRY_DELAY_ENV = "ANONYMIZERS_RETRY_DELAY_SECONDS"
 
 
 def _param(spec: ParamSpec, described: str | None = None) -> Param:
@@ -114,14 +119,38 @@ def scheduled_interval(context: Any) -> tuple[Any, Any] | None:
     return None
 
 
+@contextmanager
+def _no_retry_of_our_errors() -> Iterator[None]:
+    """A user mistake or a privacy violation fails the task for good (a retry would end the
+    same); anything else (a lost connection, a killed worker, a bug) is retried, as many
+    times as ``ANONYMIZERS_TASK_RETRIES`` says: every step is one transaction, safe to re-run.
+    The original error is the cause of Airflow's."""
+    from anonymizers.errors import InputError, PrivacyViolation, ReleaseError
+
+    try:
+        yield
+    except (InputError, PrivacyViolation, ReleaseError) as error:
+        from airflow.sdk.exceptions import AirflowFailException
+
+        raise AirflowFailException(f"{type(error).__name__}: {error}") from error
+
+
+def _default_args() -> dict[str, Any]:
+    """Retries of a failed task: none by default (``dag.test()``: a failure is reported at
+    once); ``anonymizers airflow up`` sets ``ANONYMIZERS_TASK_RETRIES`` for the scheduler."""
+    return {"retries": int(os.environ.get(RETRIES_ENV) or 0),
+            "retry_delay": timedelta(seconds=float(os.environ.get(RETRY_DELAY_ENV) or 30))}
+
+
 def _prepare_task() -> Any:
     @task.short_circuit(task_id="prepare")
     def prepare() -> dict[str, Any] | None:
         from anonymizers.pipeline import steps
 
         context = get_current_context()
-        return steps.prepare(dict(context["params"]), scheduled_interval(context),
-                             context["dag_run"].run_id)
+        with _no_retry_of_our_errors():
+            return steps.prepare(dict(context["params"]), scheduled_interval(context),
+                                 context["dag_run"].run_id)
 
     return prepare
 
@@ -135,7 +164,8 @@ def _step_task(name: str, family_step: bool) -> Any:
             from airflow.sdk.exceptions import AirflowSkipException
 
             raise AirflowSkipException(f"{spec['method']} has no step {name}")
-        steps.run_step(name, spec)
+        with _no_retry_of_our_errors():
+            steps.run_step(name, spec)
         return spec
 
     return run
@@ -155,7 +185,7 @@ def release_dag(family: str) -> DAG:
 
     @dag(dag_id=family, schedule=release_schedule(), start_date=_start_date(), catchup=False,
          max_active_runs=4, doc_md=_doc(family), tags=["anonymizers", *entry.tags],
-         params=dag_params(family))
+         params=dag_params(family), default_args=_default_args())
     def release() -> None:
         spec = _prepare_task()()
         tasks = [_step_task(name, family_step=True)(spec) for name in entry.steps]
