@@ -34,6 +34,7 @@ import json
 import os
 import secrets
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -182,6 +183,9 @@ class AirflowService:
         self.airflow_home.mkdir(parents=True, exist_ok=True)
         if self.metadata_sqlalchemy is None:
             self._create_metadata_database(log)
+        if self.pid("api-server") is None and not _port_free(self.host, self.port):
+            raise ServiceError(f"port {self.port} on {self.host} is taken by another program: "
+                               "choose another with ANONYMIZERS_AIRFLOW_PORT")
         env = self.environment()
         self._migrate(env, log)
         started = {}
@@ -334,6 +338,16 @@ class AirflowService:
             time.sleep(1)
         raise ServiceError(f"the api-server did not answer on {self.url} within "
                            f"{HEALTH_TIMEOUT_SECONDS:.0f} s; see `anonymizers airflow logs`")
+
+
+def _port_free(host: str, port: int) -> bool:
+    with socket.socket() as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as uvicorn: not TIME_WAIT
+        try:
+            probe.bind((host, port))
+        except OSError:
+            return False
+    return True
 
 
 def _answers(url: str) -> bool:
