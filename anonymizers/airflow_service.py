@@ -30,6 +30,7 @@ descendants are collected before anything is signalled). What the service uses:
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import json
 import os
 import secrets
@@ -178,8 +179,14 @@ class AirflowService:
 
     # -- lifecycle ---------------------------------------------------------------------------
     def up(self, log: Log = print) -> dict[str, int]:
-        """Start what is not running; return every component's pid once the UI answers."""
+        """Start what is not running; return every component's pid once the UI answers.
+        Two ``up`` at once start each component once (a lock in the service's home)."""
         self.home.mkdir(parents=True, exist_ok=True)
+        with (self.home / "up.lock").open("a") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            return self._up(log)
+
+    def _up(self, log: Log) -> dict[str, int]:
         self.airflow_home.mkdir(parents=True, exist_ok=True)
         if self.metadata_sqlalchemy is None:
             self._create_metadata_database(log)
