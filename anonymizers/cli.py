@@ -348,6 +348,12 @@ def _methods_help() -> str:
     return "\n".join(lines)
 
 
+def cmd_airflow(args: argparse.Namespace) -> int:
+    from anonymizers.airflow_service import cmd_airflow as handler
+
+    return handler(args)
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="anonymizers", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -446,6 +452,11 @@ def _parser() -> argparse.ArgumentParser:
     cmp.add_argument("--out", type=Path, required=True, help="folder of the report")
     cmp.set_defaults(func=cmd_compare)
     sub.add_parser("releases", help="list the catalog").set_defaults(func=cmd_releases)
+    air = sub.add_parser("airflow", help="a real Airflow (scheduler, dag-processor, api-server) "
+                         "on the embedded cluster, in the background")
+    air.add_argument("action", choices=["up", "down", "status", "logs", "env"])
+    air.add_argument("--lines", type=int, default=20, help="logs: lines of each component")
+    air.set_defaults(func=cmd_airflow)
     demo = sub.add_parser("demo", help="generate, load and release a synthetic city end to end")
     demo.add_argument("--points", type=int, default=200_000)
     demo.add_argument("--k", type=int, default=5)
