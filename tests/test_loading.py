@@ -711,19 +711,20 @@ def test_a_large_file_loads_into_leaves_that_keep_the_file_order(
         conn: psycopg.Connection, tmp_path: Path, small_leaves: None) -> None:
     result = load(write_csv(tmp_path, LEAF_ROWS))
     leaves = leaves_of(conn, result.dataset_id)
-    # Six trajectories of three rows, cut in byte order: A b, Z | a, ab | z, é; the bounds
-    # are the leaves' traj_key ranges, which depend on the leaf's number only.
+    # Six trajectories of three rows, each to the leaf that has had the fewest rows when it
+    # starts (they stream in file order: z, é, A b | a, Z, ab); the bounds are the leaves'
+    # traj_key ranges, which depend on the leaf's number only.
     assert leaves == [
         (f"points_{result.dataset_id}_0", "FOR VALUES FROM ('0') TO ('4294967296')"),
         (f"points_{result.dataset_id}_1", "FOR VALUES FROM ('4294967296') TO ('8589934592')"),
         (f"points_{result.dataset_id}_2", "FOR VALUES FROM ('8589934592') TO ('12884901888')")]
     keys = conn.execute("SELECT DISTINCT tableoid::regclass::text, traj_key, traj_id "
                         "FROM raw.points ORDER BY traj_key").fetchall()
-    # The leaf's number in the high 32 bits, the rank in byte order in the low ones.
+    # The leaf's number in the high 32 bits, the order of appearance in the low ones.
     leaf = f"raw.points_{result.dataset_id}"
-    assert keys == [(f"{leaf}_0", 0, "A b"), (f"{leaf}_0", 1, "Z"),
-                    (f"{leaf}_1", 2**32 + 2, "a"), (f"{leaf}_1", 2**32 + 3, "ab"),
-                    (f"{leaf}_2", 2 * 2**32 + 4, "z"), (f"{leaf}_2", 2 * 2**32 + 5, "é")]
+    assert keys == [(f"{leaf}_0", 0, "z"), (f"{leaf}_0", 3, "a"),
+                    (f"{leaf}_1", 2**32 + 1, "é"), (f"{leaf}_1", 2**32 + 4, "Z"),
+                    (f"{leaf}_2", 2 * 2**32 + 2, "A b"), (f"{leaf}_2", 2 * 2**32 + 5, "ab")]
     expected = [(traj, user, utc(t), lon, lat) for (traj, user, t, lon, lat) in LEAF_ROWS]
     for leaf, _ in leaves:
         stored = conn.execute(f"SELECT traj_id, user_id, t, lon, lat FROM raw.{leaf} "
@@ -761,10 +762,18 @@ def test_sort_and_drops_work_across_leaves(conn: psycopg.Connection, tmp_path: P
     rows = [*reversed(LEAF_ROWS), fix("a", "u3", minute(1), 0, 0)]  # backwards, one null island
     result = load(write_csv(tmp_path, rows), sort=True)
     assert dropped(result) == {"null_island_0_0": 1}
-    stored = conn.execute("SELECT traj_id, t FROM raw.points WHERE dataset_id = %s "
-                          "ORDER BY tableoid::regclass::text, ctid",
+    stored = conn.execute("SELECT tableoid::regclass::text, traj_id, t FROM raw.points "
+                          "WHERE dataset_id = %s ORDER BY 1, ctid",
                           (result.dataset_id,)).fetchall()
-    assert stored == sorted((traj, utc(t)) for (traj, _, t, _, _) in LEAF_ROWS)
+    # Each leaf holds its trajectories sorted (by traj_id in byte order, then time).
+    by_leaf: dict[str, list[tuple[str, datetime]]] = {}
+    for leaf, traj, t in stored:
+        by_leaf.setdefault(leaf, []).append((traj, t))
+    assert len(by_leaf) == 3
+    for rows_of_leaf in by_leaf.values():
+        assert rows_of_leaf == sorted(rows_of_leaf, key=lambda row: (row[0].encode(), row[1]))
+    assert sorted(row for rows_of_leaf in by_leaf.values() for row in rows_of_leaf) == sorted(
+        (traj, utc(t)) for (traj, _, t, _, _) in LEAF_ROWS)
 
 
 def test_replace_of_a_dataset_in_leaves(conn: psycopg.Connection, tmp_path: Path,
