@@ -5,7 +5,7 @@ put in order by looking at one chunk at a time, and holding the file is what the
 must not do. So the rows that pass the row checks (validation.RowChecks) go by binary
 COPY into a temporary table with their position in the file, and come back by
 ``COPY (SELECT ... ORDER BY traj_id COLLATE "C", t, position) TO STDOUT``, read by Arrow's
-streaming CSV reader in chunks; the sequence checks then see them as a sorted file
+CSV reader a block of whole lines at a time; the sequence checks then see them as a sorted file
 (byte order of traj_id, then time, then the file's order: a repeated instant keeps the
 file's first fix). The server sorts within work_mem and spills the rest to disk; this
 process holds a chunk. It costs the server one more write and read of the rows.
@@ -13,12 +13,11 @@ process holds a chunk. It costs the server one more write and read of the rows.
 
 from __future__ import annotations
 
-import io
 from collections.abc import Iterable, Iterator
 from types import TracebackType
+from typing import Any
 
 import numpy as np
-import psycopg
 import pyarrow as pa
 import pyarrow.csv as pacsv
 
@@ -48,26 +47,26 @@ _TYPES = {"pos": pa.int64(), "t": pa.int64(), "lon": pa.float64(), "lat": pa.flo
 _ROW_BYTES = 64  # about a staged row as CSV: sizes Arrow's blocks
 
 
-class _CopyReader(io.RawIOBase):
-    """A COPY TO STDOUT as a file Arrow can read."""
+def _line_end(buffer: bytearray) -> int:
+    """Just past the buffer's last line end outside a quoted value (0: none): in
+    PostgreSQL's CSV a value with a line break is quoted, and its quotes are doubled."""
+    end = len(buffer)
+    while (end := buffer.rfind(b"\n", 0, end)) >= 0:
+        if buffer.count(b'"', 0, end) % 2 == 0:
+            return end + 1
+    return 0
 
-    def __init__(self, copy: psycopg.Copy) -> None:
-        self.parts = iter(copy)
-        self.pending = memoryview(b"")
 
-    def readable(self) -> bool:
-        return True
-
-    def readinto(self, buffer: memoryview) -> int:  # type: ignore[override]
-        while not self.pending:
-            part = next(self.parts, None)
-            if part is None:
-                return 0
-            self.pending = memoryview(part)
-        size = min(len(buffer), len(self.pending))
-        buffer[:size] = self.pending[:size]
-        self.pending = self.pending[size:]
-        return size
+def _blocks(parts: Iterable[Any], size: int) -> Iterator[bytes]:  # parts: bytes-like
+    """The COPY's output regrouped into blocks of whole lines of about ``size`` bytes."""
+    buffer = bytearray()
+    for part in parts:
+        buffer += part
+        if len(buffer) >= size and (cut := _line_end(buffer)):
+            yield bytes(buffer[:cut])
+            del buffer[:cut]
+    if buffer:
+        yield bytes(buffer)
 
 
 class SortedRows:
@@ -102,17 +101,16 @@ class SortedRows:
 
     def rows(self, checks: RowChecks) -> Iterator[RowChunk]:
         """The staged rows by traj_id (byte order), t, position in the file, in chunks."""
-        options = pacsv.ReadOptions(column_names=list(_TYPES), use_threads=False,
-                                    block_size=max(readers.CHUNK_ROWS * _ROW_BYTES, 1 << 12))
-        parse = pacsv.ParseOptions(newlines_in_values=True)
         convert = pacsv.ConvertOptions(column_types=_TYPES, strings_can_be_null=False,
                                        quoted_strings_can_be_null=False)
+        parse = pacsv.ParseOptions(newlines_in_values=True)
         with self.conn.cursor().copy(COPY_OUT) as copy:
-            source = io.BufferedReader(_CopyReader(copy), buffer_size=1 << 20)
-            reader = pacsv.open_csv(source, read_options=options, parse_options=parse,
-                                    convert_options=convert)
-            for batch in reader:
-                yield _chunk(batch, checks)
+            for block in _blocks(copy, readers.CHUNK_ROWS * _ROW_BYTES):
+                options = pacsv.ReadOptions(column_names=list(_TYPES), use_threads=False,
+                                            block_size=len(block) + 1)
+                table = pacsv.read_csv(pa.BufferReader(block), read_options=options,
+                                       parse_options=parse, convert_options=convert)
+                yield _chunk(table.combine_chunks().to_batches()[0], checks)
 
 
 def _chunk(batch: pa.RecordBatch, checks: RowChecks) -> RowChunk:
