@@ -1042,6 +1042,23 @@ def test_geo_table_without_user_id_makes_each_trajectory_its_own_person(
     assert result.record.n_persons == 1
 
 
+@pytest.mark.parametrize("suffix", [".parquet", ".gpkg"])
+def test_geo_table_streams_in_chunks(conn: psycopg.Connection, tmp_path: Path, suffix: str,
+                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """One row per chunk: rows keep their numbers, noise and bad geometries in a late
+    chunk are found there."""
+    monkeypatch.setattr(readers_module, "CHUNK_ROWS", 1)
+    frame = geo_frame()
+    frame.loc[2, "geometry"] = Point(0, 0)
+    path = write_geo(frame, tmp_path / f"points{suffix}")
+    assert [batch.num_rows for batch in readers_module.read_points(path).batches()] == [1] * 3
+    result = load(path)
+    assert examples(result) == {"null_island_0_0": [3]} and result.record.n_points == 2
+    frame.loc[2, "geometry"] = LineString([(11.25, 43.77), (11.26, 43.78)])
+    bad = write_geo(frame, tmp_path / f"bad{suffix}")
+    expect_rejected(conn, bad, str(bad), "geometries must be Points", "LineString", dataset="y")
+
+
 def test_unreadable_geo_table_is_rejected(conn: psycopg.Connection, tmp_path: Path) -> None:
     path = tmp_path / "points.parquet"
     path.write_text(HEADER + "\n")
