@@ -71,20 +71,23 @@ def concatenated_city(points: int) -> tuple[Path, Path]:
     csv, persons = folder / f"city_{points}_cat.csv", folder / f"city_{points}_cat_persons.csv"
     if csv.exists():
         return csv, persons
-    parts, left, seed = [], points, 1
+    parts: list[tuple[str, Path, Path]] = []
+    left, seed = points, 1
     while left > 0:
         size = min(left, MAX_GENERATED)
         parts.append((f"c{seed}_", *synthetic_csv(size, seed)))
         left, seed = left - size, seed + 1
-    for target, index in ((csv, 1), (persons, 2)):
+    for target, column in ((csv, 0), (persons, 1)):
+        sources = [(prefix, (points_file, persons_file)[column])
+                   for prefix, points_file, persons_file in parts]
         with target.open("w") as out:
-            out.write(parts[0][index].open().readline())  # the header
-            for prefix, *files in parts:
-                with files[index - 1].open() as source:
+            out.write(sources[0][1].open().readline())  # the header
+            for prefix, source_path in sources:
+                with source_path.open() as source:
                     source.readline()
                     for line in source:  # prefix traj_id and user_id (points), user_id
                         out.write(prefix + (line.replace(",", "," + prefix, 1)
-                                            if index == 1 else line))
+                                            if column == 0 else line))
     return csv, persons
 
 
