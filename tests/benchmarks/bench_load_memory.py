@@ -10,11 +10,12 @@ generator, earlier loads) is counted. The child also reports the RSS it had afte
 imports, before loading, and times the load itself (not the interpreter's start). The
 ratio is bench_load.py's: the load against the mean of a bare copy before and after it.
 
-Run: .venv/bin/python tests/benchmarks/bench_load_memory.py [N ...] [--code DIR]
-(default N: 1000000 5000000; --code: the checkout whose loader the children import,
-e.g. another worktree to measure the loader before a change). Synthetic files are cached
-under tests/benchmarks/results/data; a file above the generator's 10M is made of
-copies of smaller cities with their ids prefixed (more trajectories and persons too).
+Run: .venv/bin/python tests/benchmarks/bench_load_memory.py [N ...] [--files city|tracks]
+[--code DIR] [--name NAME] (default N: 1000000 5000000; --files tracks: 182 persons whose
+ids do not grow with the file; --code: the checkout whose loader the children import,
+e.g. an export of an older commit, to measure the loader before a change). Synthetic
+files are cached under tests/benchmarks/results/data; a city above the generator's 10M is
+made of copies of smaller cities with their ids prefixed (more trajectories and persons).
 """
 
 from __future__ import annotations
@@ -91,13 +92,53 @@ def concatenated_city(points: int) -> tuple[Path, Path]:
     return csv, persons
 
 
-def city(points: int) -> tuple[Path, Path]:
+def long_tracks(points: int, persons: int = 182, per_person: int = 4) -> tuple[Path, Path]:
+    """A GPS archive of few persons and long trajectories (the issue's: 24.7M fixes of 182
+    persons): ``persons`` x ``per_person`` trajectories of a fix a second, random walks
+    around Beijing. The number of ids does not grow with the file."""
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    import pyarrow.csv as pacsv
+
+    folder = RESULTS / "data"
+    folder.mkdir(parents=True, exist_ok=True)
+    csv, persons_csv = folder / f"tracks_{points}.csv", folder / f"tracks_{points}_persons.csv"
+    if csv.exists():
+        return csv, persons_csv
+    persons_csv.write_text("user_id\n" + "".join(f"u{p:03d}\n" for p in range(persons)))
+    tracks = persons * per_person
+    lengths = np.full(tracks, points // tracks) + (np.arange(tracks) < points % tracks)
+    random = np.random.default_rng(0)
+    start = np.datetime64("2024-01-01T00:00:00", "s")
+    with pacsv.CSVWriter(csv, pa.schema([("traj_id", pa.string()), ("user_id", pa.string()),
+                                         ("t", pa.string()), ("lon", pa.float64()),
+                                         ("lat", pa.float64())]),
+                         write_options=pacsv.WriteOptions(quoting_style="none")) as out:
+        for track, length in enumerate(lengths.tolist()):
+            for first in range(0, length, 1 << 20):
+                n = min(1 << 20, length - first)
+                seconds = start + np.timedelta64(track * 86_400 // per_person + first, "s")
+                times = pa.array(seconds + np.arange(n).astype("timedelta64[s]"))
+                steps = random.normal(0, 1e-5, (n, 2)).cumsum(axis=0)
+                out.write_table(pa.table({
+                    "traj_id": pa.array([f"u{track // per_person:03d}_{track}"] * n),
+                    "user_id": pa.array([f"u{track // per_person:03d}"] * n),
+                    "t": pc.strftime(times, "%Y-%m-%dT%H:%M:%SZ"),
+                    "lon": 116.4 + (track % 7) / 100 + steps[:, 0],
+                    "lat": 39.9 + (track % 5) / 100 + steps[:, 1]}))
+    return csv, persons_csv
+
+
+def city(points: int, kind: str = "city") -> tuple[Path, Path]:
+    if kind == "tracks":
+        return long_tracks(points)
     return synthetic_csv(points) if points <= MAX_GENERATED else concatenated_city(points)
 
 
-def measure(points: int, code: Path, with_ratio: bool) -> dict:
-    csv, persons = city(points)
-    figures: dict = {"points": points, "csv_bytes": csv.stat().st_size,
+def measure(points: int, code: Path, with_ratio: bool, kind: str) -> dict:
+    csv, persons = city(points, kind)
+    figures: dict = {"points": points, "file": csv.name, "csv_bytes": csv.stat().st_size,
                      "load_average_before": os.getloadavg()}
     with scratch_database() as url:
         if with_ratio:
@@ -116,8 +157,11 @@ def main() -> None:
     parser.add_argument("points", nargs="*", type=int, default=[1_000_000, 5_000_000])
     parser.add_argument("--code", type=Path, default=REPO)
     parser.add_argument("--name", default="load_memory", help="results/<name>.json")
+    parser.add_argument("--files", choices=["city", "tracks"], default="city",
+                        help="synthetic cities (ids grow with the file: 76k trajectories "
+                        "and 32k persons per 1M fixes), or long tracks of 182 persons")
     args = parser.parse_args()
-    runs = [measure(points, args.code.resolve(), points == min(args.points))
+    runs = [measure(points, args.code.resolve(), points == min(args.points), args.files)
             for points in args.points]
     write_results(args.name, {"code": str(args.code.resolve()), "runs": runs,
                               "peak_rss_mib": {run["points"]: run["peak_rss_mib"]
