@@ -24,7 +24,6 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pyarrow as pa
-import pyarrow.compute as pc
 
 from anonymizers.errors import InputError
 from anonymizers.loading.binary_copy import PlaceRows, PointRows
@@ -182,10 +181,7 @@ def _referenced_persons(frame: pd.DataFrame, loaded: _Loaded, path: Path) -> pd.
     """The persons file's rows of the persons the kept points reference (all must be there)."""
     names = loaded.checks.user.names
     users = pa.array([names[code] for code in np.flatnonzero(loaded.tally.users)], pa.string())
-    check_referenced(frame, users.to_numpy(zero_copy_only=False), path)
-    # Arrow's is_in: pandas' isin on its string dtype takes 0.15 s for 32k persons.
-    listed = pc.is_in(pa.array(frame["user_id"], pa.string()), value_set=users)
-    return frame[listed.to_numpy(zero_copy_only=False)]
+    return frame[check_referenced(frame, users, path)]
 
 
 def _send(chunks: Iterable[RowChunk], checks: RowChecks, staging: Staging,
