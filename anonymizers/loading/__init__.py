@@ -239,12 +239,13 @@ def _stream(points: PointFile, staging: Staging, sort: bool, url: str | None) ->
     return loaded
 
 
-def _empty_trajectories(loaded: _Loaded) -> list[str]:
-    """The traj_ids read of which no row is kept."""
-    names, key = loaded.checks.traj.names, loaded.router.key
-    kept = np.zeros(len(names), bool)
-    kept[:min(len(key), len(names))] = key[:len(names)] >= 0
-    return [names[code] for code in np.flatnonzero(~kept)]
+def _empty_trajectories(loaded: _Loaded) -> np.ndarray:
+    """The hashes of the traj_ids read of which no row is kept."""
+    ids, key = loaded.checks.traj, loaded.router.key
+    kept = np.zeros(ids.size, bool)
+    known = min(len(key), ids.size)
+    kept[:known] = key[:known] >= 0
+    return ids.hashes[~kept]
 
 
 def load_dataset(path: Path | str, dataset: str, *, persons: Path | str | None = None,

@@ -56,7 +56,13 @@ from anonymizers.loading.readers import (
     estimated_csv_rows,
     read_csv_table,
 )
-from anonymizers.loading.validation import EXAMPLES, Drops, check_columns, reject_rows
+from anonymizers.loading.validation import (
+    EXAMPLES,
+    Drops,
+    check_columns,
+    hash_ids,
+    reject_rows,
+)
 
 __all__ = ["PLACES_FILE_COLUMNS", "VISIT_COLUMNS", "check_every_trajectory_kept",
            "read_places", "read_visits"]
@@ -298,22 +304,25 @@ def _at_places(batch: pa.RecordBatch, start: int, places: PlaceRows, source: str
         names=[*names, "lon", "lat"])
 
 
-def check_every_trajectory_kept(empty: list[str], drops: Drops, visits: PointFile) -> None:
-    """Refuse visits whose validation left some trajectory (``empty``) without any visit.
+def check_every_trajectory_kept(empty: np.ndarray, drops: Drops, visits: PointFile) -> None:
+    """Refuse visits whose validation left some trajectory without any visit (``empty``:
+    the hashes of their traj_ids, validation.hash_ids).
 
     A GPS trajectory of noise only just disappears; a sequence of places that the checks
-    emptied is a broken export the user should hear about. The lines of those
+    emptied is a broken export the user should hear about. The ids and lines of those
     trajectories are found by reading the file once more (only when refusing it).
     """
-    if not empty:
+    if not len(empty):
         return
-    value_set = pa.array(empty, pa.string())
-    lines, start = [], 0
+    lines, names, start = [], [], 0
     for batch in visits.batches():
-        found = pc.is_in(batch.column("traj_id"), value_set=value_set)
-        lines.append(np.flatnonzero(found.to_numpy(zero_copy_only=False)) + start)
+        encoded = pc.dictionary_encode(batch.column("traj_id"))
+        distinct = encoded.dictionary.to_pylist()
+        emptied = np.isin(hash_ids(distinct), empty)
+        names += [name for name, hit in zip(distinct, emptied, strict=True) if hit]
+        lines.append(np.flatnonzero(emptied[encoded.indices.to_numpy()]) + start)
         start += batch.num_rows
     reject_rows(visits.source, f"a trajectory that no visit is left of after the checks "
-                f"({len(empty)} trajectory id(s), e.g. {empty[0]!r}; dropped "
+                f"({len(empty)} trajectory id(s), e.g. {names[0]!r}; dropped "
                 f"{drops.summary()})", np.concatenate(lines), visits.line_offset,
                 "A trajectory is a sequence of places: fix its visits, or remove it.")

@@ -44,7 +44,7 @@ import pyarrow.compute as pc
 from anonymizers.errors import InputError
 
 __all__ = ["POINT_COLUMNS", "Drops", "RowChecks", "RowChunk", "SequenceChecks",
-           "check_columns", "reject_rows"]
+           "check_columns", "hash_ids", "reject_rows"]
 
 POINT_COLUMNS = ("traj_id", "user_id", "t", "lon", "lat")
 # user_id may be left out when the persons are unknown (each trajectory is its own person).
@@ -103,7 +103,7 @@ class RowChunk:
     """Rows of one chunk that passed the row checks, in load order."""
 
     positions: np.ndarray  # int64: each row's 0-based position in the file
-    traj: np.ndarray  # int64 codes of traj_id (RowChecks.traj.names[code] is the id)
+    traj: np.ndarray  # int64 codes of traj_id (RowChecks.traj.hashes[code]: its hash)
     user: np.ndarray  # int64 codes of user_id (the traj codes when persons are unknown)
     traj_id: pa.Array  # the ids as text, for COPY
     user_id: pa.Array  # the traj_id itself when the file names no persons
@@ -151,6 +151,11 @@ class _Ids:
         self.index: dict[str, int] = {}
         self.names: list[str] = []  # names[code]: the id
 
+    @property
+    def size(self) -> int:
+        """How many distinct ids were read."""
+        return len(self.names)
+
     def encode(self, values: pa.Array, positions: np.ndarray, source: str,
                line_offset: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Reject empty ids; (global code per row, chunk-local code per row, global code
@@ -164,8 +169,11 @@ class _Ids:
         if len(empty):
             reject_rows(source, f"an empty {self.column}", positions[empty], line_offset,
                         f"Every row needs a {self.column}; fix or remove those rows.")
-        codes = np.fromiter((self._code(name) for name in distinct), np.int64, len(distinct))
+        codes = self._codes(distinct)
         return codes[local], local, codes
+
+    def _codes(self, distinct: list[str]) -> np.ndarray:
+        return np.fromiter((self._code(name) for name in distinct), np.int64, len(distinct))
 
     def _code(self, name: str) -> int:
         code = self.index.get(name)
@@ -177,8 +185,80 @@ class _Ids:
     def lookup(self, values: pa.Array) -> np.ndarray:
         """Codes of ids already encoded (the rows --sort reads back)."""
         encoded = pc.dictionary_encode(values)
-        codes = np.fromiter((self.index[name] for name in encoded.dictionary.to_pylist()),
-                            np.int64, len(encoded.dictionary))
+        codes = self._codes(encoded.dictionary.to_pylist())
+        return codes[encoded.indices.to_numpy()]
+
+
+def hash_ids(names: list[str]) -> np.ndarray:
+    """64-bit hashes of ids (Python's SipHash of str: stable within one process)."""
+    return np.fromiter(map(hash, names), np.int64, len(names)).view(np.uint64)
+
+
+class _HashedIds(_Ids):
+    """Codes of trajectory ids kept by 64-bit hash in a numpy open-addressing table: 32
+    bytes an id instead of ~150 as a dict of Python strings (the synthetic city has 76k
+    trajectories per 1M fixes). Two ids of one hash (odds ~n^2/2^65: 1e-7 for 2M ids)
+    would count as one trajectory: a false refusal (rows not contiguous, or several
+    owners), never a wrong load."""
+
+    def __init__(self, column: str) -> None:
+        super().__init__(column)
+        self.keys = np.zeros(1 << 10, np.uint64)
+        self.slot_codes = np.full(1 << 10, -1, np.int64)  # -1: empty slot
+        self.hashes = np.zeros(0, np.uint64)  # per code: its id's hash
+        self.count = 0
+
+    @property
+    def size(self) -> int:
+        return self.count
+
+    def _codes(self, distinct: list[str]) -> np.ndarray:
+        hashes = hash_ids(distinct)
+        if 2 * (self.count + len(hashes)) > len(self.keys):
+            self._grow(2 * (self.count + len(hashes)))
+        codes, slots = self._probe(hashes)
+        fresh = np.flatnonzero(codes < 0)  # in order of appearance: the dictionary's order
+        codes[fresh] = self.count + np.arange(len(fresh))
+        self.slot_codes[slots[fresh]] = codes[fresh]
+        self.hashes = np.r_[self.hashes, hashes[fresh]]
+        self.count += len(fresh)
+        return codes
+
+    def _probe(self, hashes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(code or -1, slot) of each distinct hash; a new one's key is written in a free
+        slot (its code by the caller)."""
+        mask = np.uint64(len(self.keys) - 1)
+        slots = (hashes & mask).astype(np.int64)
+        codes = np.full(len(hashes), -1, np.int64)
+        pending = np.arange(len(hashes))
+        while len(pending):
+            at = slots[pending]
+            taken = self.slot_codes[at] != -1
+            found = taken & (self.keys[at] == hashes[pending])
+            codes[pending[found]] = self.slot_codes[at[found]]
+            free = np.flatnonzero(~taken)
+            _, first = np.unique(at[free], return_index=True)  # one new id per free slot
+            claim = pending[free[first]]
+            self.keys[slots[claim]] = hashes[claim]
+            self.slot_codes[slots[claim]] = -2  # claimed: the caller writes the code
+            done = np.zeros(len(pending), bool)
+            done[found] = True
+            done[free[first]] = True
+            pending = pending[~done]
+            slots[pending] = (slots[pending] + 1) & int(mask)
+        return codes, slots
+
+    def _grow(self, needed: int) -> None:
+        size = 1 << int(needed - 1).bit_length()
+        self.keys = np.zeros(size, np.uint64)
+        self.slot_codes = np.full(size, -1, np.int64)
+        if self.count:
+            _, slots = self._probe(self.hashes)
+            self.slot_codes[slots] = np.arange(self.count)
+
+    def lookup(self, values: pa.Array) -> np.ndarray:
+        encoded = pc.dictionary_encode(values)
+        codes, _ = self._probe(hash_ids(encoded.dictionary.to_pylist()))
         return codes[encoded.indices.to_numpy()]
 
 
@@ -197,7 +277,7 @@ class RowChecks:
 
     def __init__(self, source: str, line_offset: int, persons_known: bool) -> None:
         self.source, self.line_offset = source, line_offset
-        self.traj = _Ids("traj_id")
+        self.traj = _HashedIds("traj_id")
         self.user = _Ids("user_id") if persons_known else self.traj
         self.persons_known = persons_known
         self.owner = np.empty(0, np.int64)  # per traj code: its user code (-1: none yet)
@@ -215,7 +295,7 @@ class RowChecks:
         if self.persons_known:
             user_id = batch.column("user_id")
             user, _, _ = self.user.encode(user_id, positions, self.source, self.line_offset)
-            self._check_owners(traj, traj_local, user, positions)
+            self._check_owners(traj_id, traj, traj_local, user, positions)
         ts = _parse_timestamps(batch.column("t"), self.source, self.line_offset, positions)
         lon, lat = _coordinate(batch.column("lon")), _coordinate(batch.column("lat"))
         problems = _coordinate_problems(lon, lat)
@@ -223,8 +303,8 @@ class RowChecks:
         rows = RowChunk(positions, traj, user, traj_id, user_id, ts, lon, lat)
         return rows.take(_all_but(len(positions), problems))
 
-    def _check_owners(self, traj: np.ndarray, local: np.ndarray, user: np.ndarray,
-                      positions: np.ndarray) -> None:
+    def _check_owners(self, traj_id: pa.Array, traj: np.ndarray, local: np.ndarray,
+                      user: np.ndarray, positions: np.ndarray) -> None:
         """Reject a trajectory under several user_ids, in this chunk or against earlier
         ones (the owner of each trajectory is kept: O(trajectories))."""
         n_local = int(local.max()) + 1 if len(local) else 0
@@ -234,13 +314,14 @@ class RowChecks:
         np.maximum.at(highest, local, user)
         codes = np.full(n_local, -1)
         codes[local] = traj
-        self.owner = _grown(self.owner, len(self.traj.names), -1)
+        self.owner = _grown(self.owner, self.traj.size, -1)
         known = self.owner[codes]
         earlier = np.where(known >= 0, known, lowest)
         shared = np.flatnonzero((lowest != highest) | (earlier != lowest))
         if len(shared):
             code = codes[shared[0]]
-            reject_rows(self.source, f"traj_id {self.traj.names[code]!r} under several "
+            name = traj_id[int(np.flatnonzero(traj == code)[0])].as_py()
+            reject_rows(self.source, f"traj_id {name!r} under several "
                         f"user_ids ({len(shared)} such trajectories)",
                         positions[traj == code], self.line_offset,
                         "A trajectory belongs to one person: give each person's trips "
