@@ -565,6 +565,18 @@ def test_points_without_user_id_make_each_trajectory_its_own_person(
         assert fragment in warning
 
 
+def test_points_without_user_id_sort_in_chunks(conn: psycopg.Connection, tmp_path: Path,
+                                               small_chunks: None) -> None:
+    """--sort stages each trajectory as its own person and reads it back so."""
+    path = write_csv(tmp_path, without_user_id(list(reversed(STREAM_ROWS))),
+                     header="traj_id,t,lon,lat")
+    result = load(path, sort=True)
+    stored = stored_points(conn, result.dataset_id)
+    assert sorted(stored) == sorted((traj, traj, utc(t), lon, lat)
+                                    for (traj, _, t, lon, lat) in STREAM_ROWS)
+    assert (result.record.n_trajectories, result.record.n_persons) == (10, 10)
+
+
 def test_points_with_user_id_say_the_persons_are_known(conn: psycopg.Connection,
                                                       tmp_path: Path) -> None:
     result = load_good(tmp_path)

@@ -11,7 +11,7 @@ imports, before loading, and times the load itself (not the interpreter's start)
 ratio is bench_load.py's: the load against the mean of a bare copy before and after it.
 
 Run: .venv/bin/python tests/benchmarks/bench_load_memory.py [N ...] [--files city|tracks]
-[--code DIR] [--name NAME] (default N: 1000000 5000000; --files tracks: 182 persons whose
+[--sort] [--code DIR] [--name NAME] (default N: 1000000 5000000; --files tracks: 182 persons whose
 ids do not grow with the file; --code: the checkout whose loader the children import,
 e.g. an export of an older commit, to measure the loader before a change). Synthetic
 files are cached under tests/benchmarks/results/data; a city above the generator's 10M is
@@ -38,7 +38,8 @@ import json, resource, sys, time
 from anonymizers.loading import load_dataset
 before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 started = time.perf_counter()
-result = load_dataset(sys.argv[1], "bench", persons=sys.argv[2], url=sys.argv[3])
+result = load_dataset(sys.argv[1], "bench", persons=sys.argv[2], url=sys.argv[3],
+                      sort=sys.argv[4] == "sort")
 seconds = time.perf_counter() - started
 print(json.dumps({"loader_s": round(seconds, 3), "rss_after_imports_kib": before,
                   "points_loaded": result.record.n_points,
@@ -47,10 +48,11 @@ print(json.dumps({"loader_s": round(seconds, 3), "rss_after_imports_kib": before
 """
 
 
-def load_in_child(csv: Path, persons: Path, url: str, code: Path) -> dict:
+def load_in_child(csv: Path, persons: Path, url: str, code: Path, sort: bool = False) -> dict:
     """Load in a fresh interpreter; its figures, and its peak RSS from the kernel."""
     env = {**os.environ, "PYTHONPATH": str(code)}
-    child = subprocess.Popen([sys.executable, "-c", CHILD, str(csv), str(persons), url],
+    child = subprocess.Popen([sys.executable, "-c", CHILD, str(csv), str(persons), url,
+                              "sort" if sort else "as-is"],
                              stdout=subprocess.PIPE, env=env, cwd=code)
     assert child.stdout is not None
     output = child.stdout.read()
@@ -136,14 +138,15 @@ def city(points: int, kind: str = "city") -> tuple[Path, Path]:
     return synthetic_csv(points) if points <= MAX_GENERATED else concatenated_city(points)
 
 
-def measure(points: int, code: Path, with_ratio: bool, kind: str) -> dict:
+def measure(points: int, code: Path, with_ratio: bool, kind: str, sort: bool) -> dict:
     csv, persons = city(points, kind)
-    figures: dict = {"points": points, "file": csv.name, "csv_bytes": csv.stat().st_size,
+    figures: dict = {"points": points, "file": csv.name, "sort": sort,
+                     "csv_bytes": csv.stat().st_size,
                      "load_average_before": os.getloadavg()}
     with scratch_database() as url:
         if with_ratio:
             bare_copy(url, csv, figures, "bare_copy_before_s")
-        figures |= load_in_child(csv, persons, url, code)
+        figures |= load_in_child(csv, persons, url, code, sort)
         if with_ratio:
             bare_copy(url, csv, figures, "bare_copy_after_s")
             baseline = (figures["bare_copy_before_s"] + figures["bare_copy_after_s"]) / 2
@@ -160,9 +163,10 @@ def main() -> None:
     parser.add_argument("--files", choices=["city", "tracks"], default="city",
                         help="synthetic cities (ids grow with the file: 76k trajectories "
                         "and 32k persons per 1M fixes), or long tracks of 182 persons")
+    parser.add_argument("--sort", action="store_true", help="load with --sort")
     args = parser.parse_args()
-    runs = [measure(points, args.code.resolve(), points == min(args.points), args.files)
-            for points in args.points]
+    runs = [measure(points, args.code.resolve(), points == min(args.points), args.files,
+                    args.sort) for points in args.points]
     write_results(args.name, {"code": str(args.code.resolve()), "runs": runs,
                               "peak_rss_mib": {run["points"]: run["peak_rss_mib"]
                                                for run in runs}})
