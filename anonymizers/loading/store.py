@@ -49,7 +49,7 @@ from anonymizers.loading.binary_copy import (
     binary_copy_places,
     binary_copy_rows,
 )
-from anonymizers.loading.leaves import MAX_LEAVES, Leaf
+from anonymizers.loading.leaves import Leaf
 from anonymizers.loading.persons import KNOWN_COLUMNS
 
 __all__ = ["DatasetRecord", "Staging", "persons_csv"]
@@ -253,7 +253,7 @@ class Staging:
         self.url, self.name, self.replace = url, name, replace
         self.leaves: list[Leaf] = []
         self.building: list[Future] = []
-        self.pool = ThreadPoolExecutor(max_workers=MAX_LEAVES + 1)
+        self.pool: ThreadPoolExecutor | None = None
         self.dataset_id = 0
 
     def __enter__(self) -> Staging:
@@ -266,13 +266,14 @@ class Staging:
             self.dataset_id = _draw_id(self.guard)
         except BaseException:
             self.guard.close()
-            self.pool.shutdown()
             raise
         return self
 
     def start(self, leaves: int) -> None:
         """Open ``leaves`` leaves, each on a connection of its own, waiting for rows."""
         self.leaves = [Leaf(number) for number in range(leaves)]
+        # A thread per leaf, all at once (each waits on its feed), and one for the persons.
+        self.pool = ThreadPoolExecutor(max_workers=leaves + 1)
         self.building = [self.pool.submit(_build_leaf, self.url, self.dataset_id, leaf, leaves)
                          for leaf in self.leaves]
 
@@ -300,6 +301,8 @@ class Staging:
                     break
                 except queue.Full:
                     continue
+        if self.pool is None:
+            raise RuntimeError("Staging.publish before Staging.start")
         if persons is not None:
             self.building.append(self.pool.submit(_build_persons, self.url, self.dataset_id,
                                                   persons))
@@ -330,7 +333,8 @@ class Staging:
                 self._abort()
                 _drop_staged(self.guard, self.dataset_id, self.leaves)
         finally:
-            self.pool.shutdown()
+            if self.pool is not None:
+                self.pool.shutdown()
             self.guard.execute("SELECT pg_advisory_unlock(%s, %s)",
                                (STAGING_LOCK, self.dataset_id))
             self.guard.close()
