@@ -7,7 +7,6 @@ places included, left as it was).
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -16,16 +15,16 @@ from typing import Any
 import geopandas as gpd
 import numpy as np
 import psycopg
+import pyarrow.compute as pc
 import pytest
 from shapely.geometry import Point, Polygon
 
-import anonymizers.loading as loading_module
 from anonymizers.cli import main as cli_main
 from anonymizers.db.migrate import migrate
 from anonymizers.errors import InputError
 from anonymizers.loading import LoadResult, load_dataset
 from anonymizers.loading import store as store_module
-from anonymizers.loading.validation import ValidatedPoints
+from anonymizers.loading.validation import RowChunk, SequenceChecks
 
 PLACES_HEADER = "place,lon,lat"
 VISITS_HEADER = "traj_id,user_id,t,place"
@@ -364,17 +363,16 @@ def test_a_trajectory_emptied_by_validation_is_rejected(
         conn: psycopg.Connection, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """No rule of today's validation drops every visit of a trajectory (the places' own
     checks refuse what would be noise); a rule that did must not lose a sequence quietly."""
-    validate = loading_module.validate_points
+    check = SequenceChecks.check
 
-    def dropping_trajectory_b(*args: Any, **kwargs: Any) -> ValidatedPoints:
-        checked = validate(*args, **kwargs)
-        keep = np.flatnonzero(checked.traj_codes != checked.traj_names.index("b"))
-        return dataclasses.replace(
-            checked, order=keep, t_us=checked.t_us[keep], lon=checked.lon[keep],
-            lat=checked.lat[keep], traj_codes=checked.traj_codes[keep], n_trajectories=1,
-            dropped={"some_future_rule": 2})
+    def dropping_trajectory_b(self: SequenceChecks, rows: RowChunk) -> RowChunk:
+        kept = check(self, rows)
+        of_b = pc.equal(kept.traj_id, "b").to_numpy(zero_copy_only=False)
+        if of_b.any():
+            self.drops.add({"some_future_rule": np.flatnonzero(of_b)}, kept.positions)
+        return kept.take(np.flatnonzero(~of_b))
 
-    monkeypatch.setattr(loading_module, "validate_points", dropping_trajectory_b)
+    monkeypatch.setattr(SequenceChecks, "check", dropping_trajectory_b)
     visits = write_visits(tmp_path)
     expect_rejected(conn, visits, write_places(tmp_path), str(visits),
                     "2 row(s) with a trajectory that no visit is left of",

@@ -28,6 +28,7 @@ from anonymizers.cli import main as cli_main
 from anonymizers.errors import InputError
 from anonymizers.loading import LoadResult, load_dataset
 from anonymizers.loading import leaves as leaves_module
+from anonymizers.loading import readers as readers_module
 from anonymizers.loading import store as store_module
 
 HEADER = "traj_id,user_id,t,lon,lat"
@@ -564,6 +565,18 @@ def test_points_without_user_id_make_each_trajectory_its_own_person(
         assert fragment in warning
 
 
+def test_points_without_user_id_sort_in_chunks(conn: psycopg.Connection, tmp_path: Path,
+                                               small_chunks: None) -> None:
+    """--sort stages each trajectory as its own person and reads it back so."""
+    path = write_csv(tmp_path, without_user_id(list(reversed(STREAM_ROWS))),
+                     header="traj_id,t,lon,lat")
+    result = load(path, sort=True)
+    stored = stored_points(conn, result.dataset_id)
+    assert sorted(stored) == sorted((traj, traj, utc(t), lon, lat)
+                                    for (traj, _, t, lon, lat) in STREAM_ROWS)
+    assert (result.record.n_trajectories, result.record.n_persons) == (10, 10)
+
+
 def test_points_with_user_id_say_the_persons_are_known(conn: psycopg.Connection,
                                                       tmp_path: Path) -> None:
     result = load_good(tmp_path)
@@ -711,19 +724,20 @@ def test_a_large_file_loads_into_leaves_that_keep_the_file_order(
         conn: psycopg.Connection, tmp_path: Path, small_leaves: None) -> None:
     result = load(write_csv(tmp_path, LEAF_ROWS))
     leaves = leaves_of(conn, result.dataset_id)
-    # Six trajectories of three rows, cut in byte order: A b, Z | a, ab | z, é; the bounds
-    # are the leaves' traj_key ranges, which depend on the leaf's number only.
+    # Six trajectories of three rows, each to the leaf that has had the fewest rows when it
+    # starts (they stream in file order: z, é, A b | a, Z, ab); the bounds are the leaves'
+    # traj_key ranges, which depend on the leaf's number only.
     assert leaves == [
         (f"points_{result.dataset_id}_0", "FOR VALUES FROM ('0') TO ('4294967296')"),
         (f"points_{result.dataset_id}_1", "FOR VALUES FROM ('4294967296') TO ('8589934592')"),
         (f"points_{result.dataset_id}_2", "FOR VALUES FROM ('8589934592') TO ('12884901888')")]
     keys = conn.execute("SELECT DISTINCT tableoid::regclass::text, traj_key, traj_id "
                         "FROM raw.points ORDER BY traj_key").fetchall()
-    # The leaf's number in the high 32 bits, the rank in byte order in the low ones.
+    # The leaf's number in the high 32 bits, the order of appearance in the low ones.
     leaf = f"raw.points_{result.dataset_id}"
-    assert keys == [(f"{leaf}_0", 0, "A b"), (f"{leaf}_0", 1, "Z"),
-                    (f"{leaf}_1", 2**32 + 2, "a"), (f"{leaf}_1", 2**32 + 3, "ab"),
-                    (f"{leaf}_2", 2 * 2**32 + 4, "z"), (f"{leaf}_2", 2 * 2**32 + 5, "é")]
+    assert keys == [(f"{leaf}_0", 0, "z"), (f"{leaf}_0", 3, "a"),
+                    (f"{leaf}_1", 2**32 + 1, "é"), (f"{leaf}_1", 2**32 + 4, "Z"),
+                    (f"{leaf}_2", 2 * 2**32 + 2, "A b"), (f"{leaf}_2", 2 * 2**32 + 5, "ab")]
     expected = [(traj, user, utc(t), lon, lat) for (traj, user, t, lon, lat) in LEAF_ROWS]
     for leaf, _ in leaves:
         stored = conn.execute(f"SELECT traj_id, user_id, t, lon, lat FROM raw.{leaf} "
@@ -761,10 +775,18 @@ def test_sort_and_drops_work_across_leaves(conn: psycopg.Connection, tmp_path: P
     rows = [*reversed(LEAF_ROWS), fix("a", "u3", minute(1), 0, 0)]  # backwards, one null island
     result = load(write_csv(tmp_path, rows), sort=True)
     assert dropped(result) == {"null_island_0_0": 1}
-    stored = conn.execute("SELECT traj_id, t FROM raw.points WHERE dataset_id = %s "
-                          "ORDER BY tableoid::regclass::text, ctid",
+    stored = conn.execute("SELECT tableoid::regclass::text, traj_id, t FROM raw.points "
+                          "WHERE dataset_id = %s ORDER BY 1, ctid",
                           (result.dataset_id,)).fetchall()
-    assert stored == sorted((traj, utc(t)) for (traj, _, t, _, _) in LEAF_ROWS)
+    # Each leaf holds its trajectories sorted (by traj_id in byte order, then time).
+    by_leaf: dict[str, list[tuple[str, datetime]]] = {}
+    for leaf, traj, t in stored:
+        by_leaf.setdefault(leaf, []).append((traj, t))
+    assert len(by_leaf) == 3
+    for rows_of_leaf in by_leaf.values():
+        assert rows_of_leaf == sorted(rows_of_leaf, key=lambda row: (row[0].encode(), row[1]))
+    assert sorted(row for rows_of_leaf in by_leaf.values() for row in rows_of_leaf) == sorted(
+        (traj, utc(t)) for (traj, _, t, _, _) in LEAF_ROWS)
 
 
 def test_replace_of_a_dataset_in_leaves(conn: psycopg.Connection, tmp_path: Path,
@@ -819,6 +841,129 @@ def test_leaves_of_a_killed_load_are_dropped_by_the_next_load_only_once_it_is_ov
         assert datasets_with_tables(conn) == {killed_id, first.dataset_id}
     second = load_good(tmp_path, dataset="second")
     assert datasets_with_tables(conn) == {first.dataset_id, second.dataset_id}
+
+
+# --------------------------------------------------------------------------- streaming
+
+
+@pytest.fixture
+def small_chunks(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Chunks of 3 rows, so that a small file streams through as a large one does."""
+    monkeypatch.setattr(readers_module, "CHUNK_ROWS", 3)
+
+
+# Ten trajectories of four fixes, two per person: 40 rows, 10 chunks or more.
+STREAM_ROWS: list[Row] = [fix(f"t{i // 4}", f"u{i // 8}", minute(i % 4), 11.2 + i / 1000, 43.7)
+                          for i in range(40)]
+
+
+@dataclass
+class StreamLog:
+    """What happened, in order: ("read", rows) per chunk read, ("sent", rows) per COPY part."""
+
+    events: list[tuple[str, int]]
+
+    def first(self, kind: str) -> int:
+        return next(i for i, (what, _) in enumerate(self.events) if what == kind)
+
+    def last(self, kind: str) -> int:
+        return max(i for i, (what, _) in enumerate(self.events) if what == kind)
+
+
+@pytest.fixture
+def stream_log(monkeypatch: pytest.MonkeyPatch, small_chunks: None) -> StreamLog:
+    log = StreamLog([])
+    batches, send = readers_module.csv_batches, store_module.Staging.send
+
+    def logged_batches(*args: Any) -> Any:
+        for batch in batches(*args):
+            log.events.append(("read", batch.num_rows))
+            yield batch
+
+    def logged_send(self: Any, number: int, rows: Any) -> None:
+        send(self, number, rows)
+        log.events.append(("sent", len(rows)))
+
+    monkeypatch.setattr(readers_module, "csv_batches", logged_batches)
+    monkeypatch.setattr(store_module.Staging, "send", logged_send)
+    return log
+
+
+def test_the_file_streams_in_chunks_into_the_copy(conn: psycopg.Connection, tmp_path: Path,
+                                                  small_leaves: None,
+                                                  stream_log: StreamLog) -> None:
+    """Rows reach the leaves' COPY while the file is still being read (no whole-file read)."""
+    result = load(write_csv(tmp_path, STREAM_ROWS))
+    reads = [rows for what, rows in stream_log.events if what == "read"]
+    assert len(reads) >= 8 and max(reads) <= 6 and sum(reads) == 40
+    assert stream_log.first("sent") < stream_log.last("read")
+    assert sum(rows for what, rows in stream_log.events if what == "sent") == 40
+    stored = conn.execute("SELECT traj_id, user_id, t, lon, lat FROM raw.points "
+                          "WHERE dataset_id = %s", (result.dataset_id,)).fetchall()
+    assert sorted(stored) == sorted((traj, user, utc(t), lon, lat)
+                                    for (traj, user, t, lon, lat) in STREAM_ROWS)
+    assert len(leaves_of(conn, result.dataset_id)) == 3
+    assert (result.record.n_trajectories, result.record.n_persons) == (10, 5)
+    assert (result.record.lon_median, result.record.lat_median) == (11.2195, 43.7)
+
+
+@pytest.mark.parametrize(("row", "fragments"), [
+    (fix("t9", "u4", "yesterday"), ["1 row(s) with an unparseable timestamp", "(lines 39)",
+                                    "Use ISO-8601"]),
+    (fix("t0", "u0", minute(5)), ["a traj_id whose rows are not contiguous", "(lines 39)",
+                                  "--sort"]),
+    (fix("t9", "u0", minute(3)), ["traj_id 't9' under several user_ids", "39)",
+                                  "give each person's trips their own traj_id"]),
+    (fix("t9", "u4", "2020-01-01T07:59:00Z"), ["a timestamp earlier than the previous one",
+                                               "(lines 39)"]),
+    (fix("", "u4", minute(3)), ["an empty traj_id", "(lines 39)"]),
+])
+def test_a_bad_row_in_a_late_chunk_rolls_everything_back(
+        conn: psycopg.Connection, tmp_path: Path, small_leaves: None, stream_log: StreamLog,
+        row: Row, fragments: list[str]) -> None:
+    """Line 39 is in one of the last chunks: the leaves have taken rows already; nothing
+    of them stays (under another user_id, the lines are those of t9 in its chunk)."""
+    keep = load_good(tmp_path, dataset="keep")
+    before, tables = database_state(conn), raw_tables(conn)
+    rows = [*STREAM_ROWS[:37], row, *STREAM_ROWS[38:]]
+    path = write_csv(tmp_path, rows)
+    expect_rejected(conn, path, str(path), *fragments)
+    assert sum(rows for what, rows in stream_log.events if what == "sent") >= 30
+    assert database_state(conn) == before
+    assert raw_tables(conn) == tables and datasets_with_tables(conn) == {keep.dataset_id}
+
+
+def test_repeats_and_order_are_judged_across_chunks(conn: psycopg.Connection, tmp_path: Path,
+                                                    small_chunks: None) -> None:
+    """A chunk's first row is compared with the last kept row of the chunks before."""
+    rows = [fix("a", "u1", minute(0)), fix("a", "u1", minute(1), 11.3, 43.8),
+            fix("a", "u1", minute(2), 11.4, 43.9),  # chunk 1 ends
+            fix("a", "u1", minute(2), 11.4, 43.9), fix("a", "u1", minute(2), 11.5, 43.9),
+            fix("a", "u1", minute(2), 0, 0)]  # chunk 2: two repeats, one null island
+    result = load(write_csv(tmp_path, rows))
+    assert dropped(result) == {"duplicate_fix_same_position": 1,
+                               "duplicate_time_other_position": 1, "null_island_0_0": 1}
+    assert examples(result) == {"duplicate_fix_same_position": [5],
+                                "duplicate_time_other_position": [6], "null_island_0_0": [7]}
+    assert len(stored_points(conn, result.dataset_id)) == 3
+
+
+def test_sort_in_chunks_orders_the_whole_file(conn: psycopg.Connection, tmp_path: Path,
+                                              small_chunks: None, small_leaves: None) -> None:
+    """--sort orders across chunks (in PostgreSQL), keeping the file's first fix of an
+    instant and naming repeats by their line in the file."""
+    rows = [*reversed(STREAM_ROWS), fix("t0", "u0", minute(0), 11.9, 43.9)]
+    result = load(write_csv(tmp_path, rows), sort=True)
+    assert dropped(result) == {"duplicate_time_other_position": 1}
+    assert examples(result) == {"duplicate_time_other_position": [42]}
+    stored = conn.execute("SELECT tableoid::regclass::text, traj_id, t, lon FROM raw.points "
+                          "WHERE dataset_id = %s ORDER BY 1, ctid",
+                          (result.dataset_id,)).fetchall()
+    for leaf in {leaf for leaf, *_ in stored}:
+        of_leaf = [(traj, t) for name, traj, t, _ in stored if name == leaf]
+        assert of_leaf == sorted(of_leaf)
+    assert sorted((traj, t, lon) for _, traj, t, lon in stored) == sorted(
+        (traj, utc(t), lon) for (traj, _, t, lon, _) in STREAM_ROWS)
 
 
 # --------------------------------------------------------------------------- GeoParquet, GPKG
@@ -907,6 +1052,23 @@ def test_geo_table_without_user_id_makes_each_trajectory_its_own_person(
     assert [(traj, user) for (traj, user, *_) in stored_points(conn, result.dataset_id)] == [
         ("a", "a")] * 3
     assert result.record.n_persons == 1
+
+
+@pytest.mark.parametrize("suffix", [".parquet", ".gpkg"])
+def test_geo_table_streams_in_chunks(conn: psycopg.Connection, tmp_path: Path, suffix: str,
+                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """One row per chunk: rows keep their numbers, noise and bad geometries in a late
+    chunk are found there."""
+    monkeypatch.setattr(readers_module, "CHUNK_ROWS", 1)
+    frame = geo_frame()
+    frame.loc[2, "geometry"] = Point(0, 0)
+    path = write_geo(frame, tmp_path / f"points{suffix}")
+    assert [batch.num_rows for batch in readers_module.read_points(path).batches()] == [1] * 3
+    result = load(path)
+    assert examples(result) == {"null_island_0_0": [3]} and result.record.n_points == 2
+    frame.loc[2, "geometry"] = LineString([(11.25, 43.77), (11.26, 43.78)])
+    bad = write_geo(frame, tmp_path / f"bad{suffix}")
+    expect_rejected(conn, bad, str(bad), "geometries must be Points", "LineString", dataset="y")
 
 
 def test_unreadable_geo_table_is_rejected(conn: psycopg.Connection, tmp_path: Path) -> None:

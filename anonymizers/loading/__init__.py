@@ -2,12 +2,22 @@
 
 GPS fixes (readers.py), or visits to places with a places file (places.py: each visit
 becomes a fix at its place, then the same validation and storing).
+
+The file streams through in chunks of readers.CHUNK_ROWS rows: read, checked
+(validation.py), routed to their leaf (leaves.py) and sent to its COPY (store.py) before
+the next chunk is read. Nothing is kept per row, only per id: memory is
+O(CHUNK_ROWS + distinct traj_ids + distinct user_ids + the persons file), whatever the
+number of fixes: ~115 MiB of libraries + 150-200 MiB of chunks in flight + ~60 bytes a
+traj_id + ~150 bytes a user_id (README, "How a load runs": 313 MiB for 25M fixes of 182
+persons; 774 MiB for 25M fixes of 1.9M trajectories and 813k persons).
+With --sort the rows are put in order by PostgreSQL (sorting.py), not in memory.
 """
 
 from __future__ import annotations
 
 import hashlib
 import re
+from collections.abc import Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -16,16 +26,16 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pyarrow as pa
-import pyarrow.compute as pc
 
 from anonymizers.errors import InputError
 from anonymizers.loading.binary_copy import PlaceRows, PointRows
-from anonymizers.loading.leaves import plan_leaves, split_leaves
+from anonymizers.loading.leaves import LeafRouter, leaf_count
 from anonymizers.loading.persons import check_referenced, read_persons
 from anonymizers.loading.places import check_every_trajectory_kept, read_places, read_visits
 from anonymizers.loading.readers import PointFile, read_points
-from anonymizers.loading.store import DatasetRecord, store_dataset
-from anonymizers.loading.validation import ValidatedPoints, validate_points
+from anonymizers.loading.sorting import SortedRows
+from anonymizers.loading.store import DatasetRecord, Staging
+from anonymizers.loading.validation import RowChecks, RowChunk, SequenceChecks
 
 __all__ = ["DATASET_NAME", "LoadResult", "load_dataset"]
 
@@ -81,19 +91,66 @@ def _sha256(path: Path) -> str:
     return digest.hexdigest()
 
 
-def _record(name: str, path: Path, persons_path: Path | None, rows_read: int,
-            checked: ValidatedPoints, sha256: str, unit: str) -> DatasetRecord:
+# Medians of lon/lat (raw.datasets; the release picks its UTM zone by them) come from a
+# uniform sample of the kept fixes of at most this size: exact up to it, within a few
+# hundredths of a per cent of the rows' rank beyond (a fixed seed: the same file gives
+# the same medians).
+MEDIAN_SAMPLE = 1 << 17
+
+
+class _Tally:
+    """What the dataset's record says of the kept rows, without holding them."""
+
+    def __init__(self) -> None:
+        self.n_points = 0
+        self.t_min, self.t_max = np.iinfo(np.int64).max, np.iinfo(np.int64).min
+        self.users = np.zeros(0, bool)  # per user code: some kept row is theirs
+        self.random = np.random.default_rng(0)
+        self.sample = np.empty((0, 3))  # (random key, lon, lat) of the sampled rows
+
+    def add(self, rows: RowChunk) -> None:
+        self.n_points += len(rows)
+        self.t_min = min(self.t_min, int(rows.t_us.min()))
+        self.t_max = max(self.t_max, int(rows.t_us.max()))
+        top = int(rows.user.max()) + 1
+        if len(self.users) < top:
+            self.users = np.r_[self.users, np.zeros(max(top, 2 * len(self.users))
+                                                    - len(self.users), bool)]
+        self.users[rows.user] = True
+        drawn = np.c_[self.random.random(len(rows)), rows.lon, rows.lat]
+        self.sample = np.r_[self.sample, drawn]
+        if len(self.sample) > MEDIAN_SAMPLE:  # keep the rows of the smallest keys
+            smallest = np.argpartition(self.sample[:, 0], MEDIAN_SAMPLE)[:MEDIAN_SAMPLE]
+            self.sample = self.sample[smallest]
+
+    def medians(self) -> tuple[float, float]:
+        return float(np.median(self.sample[:, 1])), float(np.median(self.sample[:, 2]))
+
+
+@dataclass
+class _Loaded:
+    """What the stream of a file came to."""
+
+    checks: RowChecks
+    router: LeafRouter
+    tally: _Tally
+
+
+def _record(name: str, path: Path, persons_path: Path | None, loaded: _Loaded, sha256: str,
+            unit: str) -> DatasetRecord:
+    checks, tally = loaded.checks, loaded.tally
+    lon_median, lat_median = tally.medians()
     return DatasetRecord(
         name=name, source_file=str(path.resolve()), source_sha256=sha256,
         persons_file=str(persons_path.resolve()) if persons_path else None,
-        n_points=len(checked.t_us), n_trajectories=checked.n_trajectories,
-        n_persons=checked.n_persons,
-        t_min=UNIX_EPOCH + timedelta(microseconds=int(checked.t_us.min())),
-        t_max=UNIX_EPOCH + timedelta(microseconds=int(checked.t_us.max())),
-        lon_median=float(np.median(checked.lon)), lat_median=float(np.median(checked.lat)),
-        load_report={"rows_read": rows_read, "dropped": checked.dropped,
-                     "examples": checked.examples, "unit": unit,
-                     "persons_known": checked.persons_known},
+        n_points=tally.n_points, n_trajectories=loaded.router.trajectories,
+        n_persons=int(np.count_nonzero(tally.users)),
+        t_min=UNIX_EPOCH + timedelta(microseconds=tally.t_min),
+        t_max=UNIX_EPOCH + timedelta(microseconds=tally.t_max),
+        lon_median=lon_median, lat_median=lat_median,
+        load_report={"rows_read": checks.rows_read, "dropped": checks.drops.counts,
+                     "examples": checks.drops.examples, "unit": unit,
+                     "persons_known": checks.persons_known},
     )
 
 
@@ -112,12 +169,6 @@ def _read(path: Path, places: Path | None) -> tuple[PointFile, PlaceRows | None]
     return read_visits(path, place_rows, str(places)), place_rows
 
 
-def _kept_ids(table: pa.Table, column: str, order: np.ndarray | None) -> pa.StringArray:
-    """The kept ids in load order, taken by Arrow (no Python string per row)."""
-    ids = table.column(column).combine_chunks().cast(pa.string())
-    return ids if order is None else ids.take(pa.array(order))
-
-
 def _no_persons_without_user_id(points: PointFile, persons: Path | None) -> None:
     """A persons file describes the persons of the points: points without user_id have none."""
     if persons is not None and not points.persons_known:
@@ -128,14 +179,75 @@ def _no_persons_without_user_id(points: PointFile, persons: Path | None) -> None
             "load without --persons.")
 
 
-def _referenced_persons(frame: pd.DataFrame, user_ids: pa.StringArray,
-                        path: Path) -> pd.DataFrame:
+def _referenced_persons(frame: pd.DataFrame, loaded: _Loaded, path: Path) -> pd.DataFrame:
     """The persons file's rows of the persons the kept points reference (all must be there)."""
-    users = pc.unique(user_ids)
-    check_referenced(frame, users.to_numpy(zero_copy_only=False), path)
-    # Arrow's is_in: pandas' isin on its string dtype takes 0.15 s for 32k persons.
-    listed = pc.is_in(pa.array(frame["user_id"], pa.string()), value_set=users)
-    return frame[listed.to_numpy(zero_copy_only=False)]
+    names = loaded.checks.user.names
+    users = pa.array([names[code] for code in np.flatnonzero(loaded.tally.users)], pa.string())
+    return frame[check_referenced(frame, users, path)]
+
+
+def _send(chunks: Iterable[RowChunk], checks: RowChecks, staging: Staging,
+          leaves: int) -> _Loaded:
+    """Check each chunk's order and repeats, route its rows to their leaves, send them."""
+    sequence = SequenceChecks(checks.source, checks.line_offset, checks.drops)
+    loaded = _Loaded(checks, LeafRouter(leaves), _Tally())
+    for chunk in chunks:
+        kept = sequence.check(chunk)
+        if not len(kept):
+            continue
+        leaf_of_row, keys = loaded.router.route(kept.traj)
+        loaded.tally.add(kept)
+        rows = PointRows(kept.traj_id, kept.user_id, kept.t_us, kept.lon, kept.lat, keys)
+        if leaves == 1:
+            staging.send(0, rows)
+            continue
+        for leaf in range(leaves):
+            index = np.flatnonzero(leaf_of_row == leaf)
+            if len(index):
+                staging.send(leaf, rows.take(index))
+    return loaded
+
+
+def _some_rows(checks: RowChecks, alive: int) -> None:
+    """Refuse a file without data rows, or whose rows were all noise."""
+    if checks.rows_read == 0:
+        raise InputError(f"{checks.source}: the file has no data rows. Is it the right file?")
+    if alive == 0:
+        raise InputError(f"{checks.source}: every row was dropped as noise "
+                         f"({checks.drops.summary()}).")
+
+
+def _counted(chunks: Iterable[RowChunk], count: list[int]) -> Iterator[RowChunk]:
+    for chunk in chunks:
+        count[0] += len(chunk)
+        yield chunk
+
+
+def _stream(points: PointFile, staging: Staging, sort: bool, url: str | None) -> _Loaded:
+    """Every chunk of ``points`` through the checks into the leaves (--sort: by way of
+    PostgreSQL's sort)."""
+    checks = RowChecks(points.source, points.line_offset, points.persons_known)
+    checked = (checks.check(batch) for batch in points.batches())
+    if sort:
+        with SortedRows(url) as stage:
+            staged = stage.stage(checked)
+            _some_rows(checks, staged)
+            staging.start(leaf_count(staged))
+            return _send(stage.rows(checks), checks, staging, len(staging.leaves))
+    alive = [0]
+    staging.start(leaf_count(points.estimated_rows))
+    loaded = _send(_counted(checked, alive), checks, staging, len(staging.leaves))
+    _some_rows(checks, alive[0])
+    return loaded
+
+
+def _empty_trajectories(loaded: _Loaded) -> np.ndarray:
+    """The hashes of the traj_ids read of which no row is kept."""
+    ids, key = loaded.checks.traj, loaded.router.key
+    kept = np.zeros(ids.size, bool)
+    known = min(len(key), ids.size)
+    kept[:known] = key[:known] >= 0
+    return ids.hashes[~kept]
 
 
 def load_dataset(path: Path | str, dataset: str, *, persons: Path | str | None = None,
@@ -145,6 +257,12 @@ def load_dataset(path: Path | str, dataset: str, *, persons: Path | str | None =
 
     With ``places``, ``path`` holds visits (traj_id,user_id,t,place) to the places of that
     file (places.py); they are stored as fixes at their places, the places in raw.places.
+
+    The file is streamed in chunks of readers.CHUNK_ROWS rows through the checks into the
+    COPY of its leaves; memory is O(CHUNK_ROWS + distinct traj_ids + distinct user_ids +
+    persons file + places file), independent of the number of rows (below 1 GB for any
+    file of up to ~3M trajectories and 1M persons: module docstring). A bad row in any
+    chunk rolls back everything staged so far: nothing of the load becomes visible.
     """
     path = Path(path)
     persons = Path(persons) if persons is not None else None
@@ -152,31 +270,23 @@ def load_dataset(path: Path | str, dataset: str, *, persons: Path | str | None =
     if not DATASET_NAME.fullmatch(dataset):
         raise InputError(f"dataset name {dataset!r}: use 1-20 lowercase letters, digits or _, "
                          "starting with a letter (it becomes part of schema names).")
-    # The file is hashed and the persons read while Arrow reads the points (it releases
-    # the GIL); their errors come after the points' ones, as they always did.
+    # The file is hashed and the persons read while the points stream (Arrow and the
+    # server release the GIL); their errors come after the points' ones, as they always did.
     with ThreadPoolExecutor(max_workers=2) as helper:
         sha256 = helper.submit(_sha256, path)
         person_file = helper.submit(read_persons, persons) if persons else None
         points, place_rows = _read(path, places)
         _no_persons_without_user_id(points, persons)
-        checked = validate_points(points.table, points.source, sort=sort,
-                                  line_offset=points.line_offset)
-        if place_rows is not None:
-            check_every_trajectory_kept(checked, points)
-        plan = plan_leaves(checked.traj_codes, len(checked.traj_names))
-        traj_ids = _kept_ids(points.table, "traj_id", checked.order)
-        # Persons unknown: each trajectory is its own person (the same Arrow array).
-        user_ids = (_kept_ids(points.table, "user_id", checked.order)
-                    if points.persons_known else traj_ids)
-        rows = PointRows(traj_ids, user_ids, checked.t_us, checked.lon, checked.lat,
-                         plan.traj_key)
-        person_frame = (_referenced_persons(person_file.result(), rows.user_id, persons)
-                        if person_file is not None and persons is not None else None)
-        unit = "line" if points.line_offset == 2 else "row"
-        record = _record(dataset, path, persons, points.table.num_rows, checked,
-                         sha256.result(), unit)
-    if places is not None and place_rows is not None:
-        record = _with_places(record, places, place_rows)
-    leaves = split_leaves(rows, plan)
-    dataset_id = store_dataset(url, record, leaves, person_frame, replace, place_rows)
-    return LoadResult(dataset_id, record)
+        with Staging(url, dataset, replace) as staging:
+            loaded = _stream(points, staging, sort, url)
+            if place_rows is not None:
+                check_every_trajectory_kept(_empty_trajectories(loaded), loaded.checks.drops,
+                                            points)
+            person_frame = (_referenced_persons(person_file.result(), loaded, persons)
+                            if person_file is not None and persons is not None else None)
+            unit = "line" if points.line_offset == 2 else "row"
+            record = _record(dataset, path, persons, loaded, sha256.result(), unit)
+            if places is not None and place_rows is not None:
+                record = _with_places(record, places, place_rows)
+            staging.publish(record, person_frame, place_rows)
+    return LoadResult(staging.dataset_id, record)

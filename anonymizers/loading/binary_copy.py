@@ -17,8 +17,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-__all__ = ["COLUMNS", "PLACE_COLUMNS", "PlaceRows", "PointRows", "binary_copy_chunks",
-           "binary_copy_places"]
+__all__ = ["COLUMNS", "HEADER", "PLACE_COLUMNS", "TRAILER", "PlaceRows", "PointRows",
+           "binary_copy_places", "binary_copy_rows"]
 
 # The column order of every row; the COPY statement names the same list.
 COLUMNS = ("t", "lon", "lat", "traj_key", "traj_id", "user_id")
@@ -80,12 +80,11 @@ class PlaceRows:
         return len(self.lon)
 
 
-def binary_copy_chunks(rows: PointRows, chunk_rows: int = CHUNK_ROWS) -> Iterator[memoryview]:
-    """The whole COPY stream (header, rows, trailer) as buffers to write one after another."""
-    yield memoryview(HEADER)
+def binary_copy_rows(rows: PointRows, chunk_rows: int = CHUNK_ROWS) -> Iterator[memoryview]:
+    """The rows of a COPY stream as buffers to write one after another; the stream
+    starts with HEADER and ends with TRAILER (the loader sends many such parts)."""
     for start in range(0, len(rows), chunk_rows):
         yield _encode(rows, start, min(start + chunk_rows, len(rows)))
-    yield memoryview(TRAILER)
 
 
 def _encode(rows: PointRows, start: int, stop: int) -> memoryview:

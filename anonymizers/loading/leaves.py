@@ -2,18 +2,21 @@
 
 A dataset's partition of raw.points is itself partitioned into leaves, each created,
 filled, indexed and analysed on a connection of its own, so a load keeps every core busy
-instead of one. Leaves are cut between trajectories in traj_id byte order ("C"
-collation, the order Arrow and Python sort strings in); a trajectory never straddles two.
+instead of one. The rows stream in (the file is never held whole, readers.py), so the
+leaves fill side by side: each trajectory, when its first row comes, goes to the leaf
+that has received the fewest rows so far, and all its rows follow it there (a trajectory
+never straddles two leaves). The number of leaves is fixed before the first row, from
+the file's estimated size.
 
 The partition key is not traj_id but a surrogate ``traj_key`` (bigint) that the loader
 gives every trajectory: the leaf's number in the high 32 bits, the trajectory's rank in
-the dataset (0, 1, 2, ... in traj_id byte order, over the trajectories kept) in the low
-ones. Leaf n is then FOR VALUES FROM (n * 2^32) TO ((n + 1) * 2^32), with a CHECK of the
-same range: bounds that depend on nothing but the leaf's number. Partition bounds and
-CHECK constraints are printed to anyone by pg_get_expr and pg_get_constraintdef (the
-catalog is world-readable); bounds on traj_id named raw trajectories, which name their
-person ('381_0001'): issue 7, finding 3. traj_key orders a dataset's trajectories as
-traj_id does; nothing outside the loader relies on it.
+the dataset (0, 1, 2, ... in the order the trajectories first come, over those kept: the
+file's order, or traj_id byte order with --sort) in the low ones. Leaf n is then FOR
+VALUES FROM (n * 2^32) TO ((n + 1) * 2^32), with a CHECK of the same range: bounds that
+depend on nothing but the leaf's number. Partition bounds and CHECK constraints are
+printed to anyone by pg_get_expr and pg_get_constraintdef (the catalog is world-
+readable); bounds on traj_id named raw trajectories, which name their person
+('381_0001'): issue 7, finding 3. Nothing outside the loader relies on traj_key.
 
 The price of the leaves is paid by queries that read a whole dataset: an Append over the
 leaves, 2-11 % slower than one table (README, "How a load runs"). Windows cut by time read
@@ -23,14 +26,12 @@ the same.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+import queue
+from dataclasses import dataclass, field
 
 import numpy as np
 
-from anonymizers.loading.binary_copy import PointRows
-
-__all__ = ["KEY_STRIDE", "MAX_LEAVES", "MIN_LEAF_ROWS", "Leaf", "LeafPlan", "plan_leaves",
-           "split_leaves"]
+__all__ = ["KEY_STRIDE", "MAX_LEAVES", "MIN_LEAF_ROWS", "Leaf", "LeafRouter", "leaf_count"]
 
 # One leaf per core (of this machine, where the embedded cluster runs; a remote server
 # has as many, as a rule), at most 4; and a leaf holds MIN_LEAF_ROWS rows at least: a
@@ -38,14 +39,19 @@ __all__ = ["KEY_STRIDE", "MAX_LEAVES", "MIN_LEAF_ROWS", "Leaf", "LeafPlan", "pla
 MAX_LEAVES = min(os.cpu_count() or 1, 4)
 MIN_LEAF_ROWS = 200_000
 KEY_STRIDE = 1 << 32  # traj_key range of one leaf: room for 4 billion trajectories
+FEED_DEPTH = 2  # COPY buffers waiting per leaf: bounds what the loader holds
 
 
 @dataclass
 class Leaf:
-    """Rows whose traj_key lies in [lower, upper): the leaf's own key range."""
+    """Rows whose traj_key lies in [lower, upper): the leaf's own key range.
+
+    ``feed`` carries its COPY stream from the loader to the connection that writes it.
+    """
 
     number: int
-    rows: PointRows
+    feed: queue.Queue = field(default_factory=lambda: queue.Queue(maxsize=FEED_DEPTH))
+    rows: int = 0  # rows sent to it so far
 
     @property
     def lower(self) -> int:
@@ -56,44 +62,42 @@ class Leaf:
         return (self.number + 1) * KEY_STRIDE
 
 
-@dataclass
-class LeafPlan:
-    """Per row (in load order): its leaf and its trajectory's traj_key."""
-
-    leaf_of_row: np.ndarray
-    traj_key: np.ndarray  # int64
-    leaves: int
+def leaf_count(estimated_rows: int) -> int:
+    """How many leaves a dataset of about ``estimated_rows`` fixes is cut into."""
+    return max(1, min(MAX_LEAVES, estimated_rows // MIN_LEAF_ROWS))
 
 
-def plan_leaves(traj_codes: np.ndarray, n_codes: int) -> LeafPlan:
-    """Leaves of about equal row counts, cut between trajectories, and the rows' keys.
+class LeafRouter:
+    """Each trajectory's leaf and traj_key, given as its first kept row comes.
 
-    ``traj_codes`` numbers each row's traj_id in byte order, among ``n_codes`` ids read
-    (some may have lost every row to the validation: the ranks skip them).
+    Holds one key per trajectory read (O(trajectories)), nothing per row.
     """
-    rows_per_code = np.bincount(traj_codes, minlength=n_codes)
-    parts = max(1, min(MAX_LEAVES, len(traj_codes) // MIN_LEAF_ROWS))
-    cuts = _cuts(rows_per_code, parts)
-    leaf_of_code = np.searchsorted(cuts, np.arange(n_codes), side="right")
-    rank = np.cumsum(rows_per_code > 0) - 1  # of the kept trajectories, in byte order
-    key_of_code = leaf_of_code.astype(np.int64) * KEY_STRIDE + rank
-    return LeafPlan(leaf_of_code[traj_codes], key_of_code[traj_codes], len(cuts) + 1)
 
+    def __init__(self, leaves: int) -> None:
+        self.load = np.zeros(leaves, dtype=np.int64)  # rows given to each leaf so far
+        self.key = np.zeros(0, dtype=np.int64)  # per traj code; -1: no kept row yet
+        self.trajectories = 0  # those with a key: the kept ones
 
-def split_leaves(rows: PointRows, plan: LeafPlan) -> list[Leaf]:
-    """The rows of each leaf of ``plan``, in load order (``rows.traj_key`` is the plan's)."""
-    return [Leaf(number, rows.take(np.flatnonzero(plan.leaf_of_row == number)))
-            for number in range(plan.leaves)]
-
-
-def _cuts(rows_per_code: np.ndarray, parts: int) -> np.ndarray:
-    """The first code of every leaf but the first; no leaf is left empty.
-
-    A cut goes after the first code at which the cumulative row count reaches its share.
-    Distinct cuts then enclose rows between them; only a cut past the last code with rows
-    (one trajectory can hold most rows) would leave the last leaf empty, so it is dropped.
-    """
-    cumulative = np.cumsum(rows_per_code)
-    targets = cumulative[-1] * np.arange(1, parts) / parts
-    cuts = np.unique(np.searchsorted(cumulative, targets) + 1)
-    return cuts[cuts <= np.flatnonzero(rows_per_code)[-1]]
+    def route(self, traj: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(leaf, traj_key) of each row of a chunk (``traj``: codes, in load order)."""
+        if len(self.key) <= int(traj.max()):
+            grown = np.full(max(int(traj.max()) + 1, 2 * len(self.key)), -1, dtype=np.int64)
+            grown[:len(self.key)] = self.key
+            self.key = grown
+        codes, first, counts = np.unique(traj, return_index=True, return_counts=True)
+        known = self.key[codes] >= 0
+        self.load += np.bincount(self.key[codes[known]] // KEY_STRIDE,
+                                 weights=counts[known], minlength=len(self.load)).astype(np.int64)
+        fresh = np.flatnonzero(~known)
+        fresh = fresh[np.argsort(first[fresh])]  # in order of appearance
+        load, leaves = self.load.tolist(), []
+        for count in counts[fresh].tolist():  # plain ints: ~0.3 us a trajectory
+            leaf = load.index(min(load))
+            leaves.append(leaf)
+            load[leaf] += count
+        self.load = np.array(load, dtype=np.int64)
+        ranks = np.arange(self.trajectories, self.trajectories + len(fresh), dtype=np.int64)
+        self.key[codes[fresh]] = np.array(leaves, dtype=np.int64) * KEY_STRIDE + ranks
+        self.trajectories += len(fresh)
+        keys = self.key[traj]
+        return keys // KEY_STRIDE, keys

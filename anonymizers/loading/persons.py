@@ -6,6 +6,8 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from anonymizers.errors import InputError
 
@@ -20,7 +22,8 @@ def read_persons(path: Path) -> pd.DataFrame:
     if not path.is_file():
         raise InputError(f"{path}: no such persons file. Check the path.")
     try:
-        frame = pd.read_csv(path, dtype=str, keep_default_na=False)
+        # Arrow-backed text: 160k persons take 29 MB instead of 135 MB as Python strings.
+        frame = pd.read_csv(path, dtype="string[pyarrow]", keep_default_na=False)
     except pd.errors.EmptyDataError as error:
         raise InputError(f"{path}: the persons file is empty; expected a header with "
                          "user_id and demographic columns.") from error
@@ -50,11 +53,15 @@ def _numeric(values: pd.Series, column: str, kind: str, path: Path) -> pd.Series
     return parsed.astype("Int64") if kind == "integer" else parsed
 
 
-def check_referenced(persons: pd.DataFrame, user_ids: np.ndarray, path: Path) -> None:
-    """Every user_id of the points must have a row in the persons file."""
-    missing = pd.Index(pd.unique(user_ids)).difference(pd.Index(persons["user_id"]))
+def check_referenced(persons: pd.DataFrame, user_ids: pa.Array, path: Path) -> np.ndarray:
+    """Every user_id of the points (distinct) must have a row in the persons file; returns
+    which rows of the file the points reference. Arrow's hash sets, not Python strings:
+    800k persons would take hundreds of MB as pandas objects."""
+    listed = pa.array(persons["user_id"], pa.string())
+    missing = user_ids.filter(pc.invert(pc.is_in(user_ids, value_set=listed)))
     if len(missing):
-        shown = ", ".join(map(repr, missing[:5]))
+        shown = ", ".join(map(repr, sorted(missing.to_pylist())[:5]))
         raise InputError(f"{path}: {len(missing)} person(s) referenced by the points have no "
                          f"row here ({shown}{', ...' if len(missing) > 5 else ''}). "
                          "Add them, or load without --persons.")
+    return pc.is_in(listed, value_set=user_ids).to_numpy(zero_copy_only=False)

@@ -37,6 +37,7 @@ a trajectory left without a visit              no sequence to release
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -47,11 +48,19 @@ import pyarrow.compute as pc
 
 from anonymizers.errors import InputError
 from anonymizers.loading.binary_copy import PlaceRows
-from anonymizers.loading.readers import TABLE_SUFFIXES, PointFile, read_csv_table
+from anonymizers.loading.readers import (
+    TABLE_SUFFIXES,
+    PointFile,
+    csv_batches,
+    csv_header,
+    estimated_csv_rows,
+    read_csv_table,
+)
 from anonymizers.loading.validation import (
     EXAMPLES,
-    ValidatedPoints,
+    Drops,
     check_columns,
+    hash_ids,
     reject_rows,
 )
 
@@ -238,7 +247,7 @@ def _check_unique_positions(read: _PlacesRead, source: str) -> None:
 
 
 def read_visits(path: Path, places: PlaceRows, places_source: str) -> PointFile:
-    """The visits CSV ``path`` as the GPS loader's table: traj_id,[user_id],t,lon,lat,
+    """The visits CSV ``path`` as the GPS loader's stream: traj_id,[user_id],t,lon,lat,
     each visit at its place's coordinates (the values of ``places`` themselves)."""
     if not path.is_file():
         raise InputError(f"{path}: no such file. Check the path.")
@@ -246,8 +255,17 @@ def read_visits(path: Path, places: PlaceRows, places_source: str) -> PointFile:
         raise InputError(f"{path}: visits are read from CSV ({','.join(VISIT_COLUMNS)}); "
                          "export them as CSV.")
     expected = f"a header {','.join(VISIT_COLUMNS)} and one row per visit"
-    table = read_csv_table(path, _visit_columns, expected)
-    return PointFile(_at_places(table, places, str(path), places_source), str(path), 2)
+    header = csv_header(path, expected)
+    columns = _visit_columns(header, str(path))
+    point_columns = [c for c in columns if c != "place"] + ["lon", "lat"]
+
+    def batches() -> Iterator[pa.RecordBatch]:
+        start = 0
+        for batch in csv_batches(path, header, columns):
+            yield _at_places(batch, start, places, str(path), places_source)
+            start += batch.num_rows
+
+    return PointFile(str(path), 2, point_columns, estimated_csv_rows(path), batches)
 
 
 def _visit_columns(header: list[str], source: str) -> list[str]:
@@ -260,13 +278,14 @@ def _visit_columns(header: list[str], source: str) -> list[str]:
     return check_columns(header, source, VISIT_COLUMNS)
 
 
-def _at_places(table: pa.Table, places: PlaceRows, source: str,
-               places_source: str) -> pa.Table:
-    """The visits with lon, lat of their places instead of the place column."""
-    visited = table.column("place").combine_chunks()
+def _at_places(batch: pa.RecordBatch, start: int, places: PlaceRows, source: str,
+               places_source: str) -> pa.RecordBatch:
+    """The visits of a chunk (rows ``start``... of the file) with lon, lat of their places
+    instead of the place column."""
+    visited = batch.column("place")
     blank = _blank(visited)
     if len(blank):
-        reject_rows(source, "an empty place", blank, 2,
+        reject_rows(source, "an empty place", blank + start, 2,
                     f"Every visit needs a place of {places_source}; fix or remove those rows.")
     index = pc.index_in(visited, value_set=places.names)
     unknown = np.flatnonzero(index.is_null().to_numpy(zero_copy_only=False))
@@ -275,27 +294,35 @@ def _at_places(table: pa.Table, places: PlaceRows, source: str,
         shown = ", ".join(map(repr, names[:EXAMPLES])) + (", ..." if len(names) > EXAMPLES
                                                           else "")
         reject_rows(source, f"a place that is not in {places_source} ({len(names)} such "
-                    f"place(s): {shown})", unknown, 2,
+                    f"place(s): {shown})", unknown + start, 2,
                     "Add those places to the places file, or correct the visits' place.")
     at = index.to_numpy(zero_copy_only=False)
-    kept = table.select([c for c in table.column_names if c != "place"])
-    return (kept.append_column("lon", pa.array(places.lon[at], pa.float64()))
-                .append_column("lat", pa.array(places.lat[at], pa.float64())))
+    names = [c for c in batch.schema.names if c != "place"]
+    return pa.RecordBatch.from_arrays(
+        [batch.column(c) for c in names] + [pa.array(places.lon[at], pa.float64()),
+                                            pa.array(places.lat[at], pa.float64())],
+        names=[*names, "lon", "lat"])
 
 
-def check_every_trajectory_kept(checked: ValidatedPoints, visits: PointFile) -> None:
-    """Refuse visits whose validation left some trajectory without any visit.
+def check_every_trajectory_kept(empty: np.ndarray, drops: Drops, visits: PointFile) -> None:
+    """Refuse visits whose validation left some trajectory without any visit (``empty``:
+    the hashes of their traj_ids, validation.hash_ids).
 
     A GPS trajectory of noise only just disappears; a sequence of places that the checks
-    emptied is a broken export the user should hear about.
+    emptied is a broken export the user should hear about. The ids and lines of those
+    trajectories are found by reading the file once more (only when refusing it).
     """
-    rows = np.bincount(checked.traj_codes, minlength=len(checked.traj_names))
-    empty = [checked.traj_names[code] for code in np.flatnonzero(rows == 0)]
-    if not empty:
+    if not len(empty):
         return
-    lines = pc.is_in(visits.table.column("traj_id"), value_set=pa.array(empty, pa.string()))
-    reasons = ", ".join(f"{reason}: {count}" for reason, count in checked.dropped.items())
+    lines, names, start = [], [], 0
+    for batch in visits.batches():
+        encoded = pc.dictionary_encode(batch.column("traj_id"))
+        distinct = encoded.dictionary.to_pylist()
+        emptied = np.isin(hash_ids(distinct), empty)
+        names += [name for name, hit in zip(distinct, emptied, strict=True) if hit]
+        lines.append(np.flatnonzero(emptied[encoded.indices.to_numpy()]) + start)
+        start += batch.num_rows
     reject_rows(visits.source, f"a trajectory that no visit is left of after the checks "
-                f"({len(empty)} trajectory id(s), e.g. {empty[0]!r}; dropped {reasons})",
-                np.flatnonzero(lines.to_numpy(zero_copy_only=False)), visits.line_offset,
+                f"({len(empty)} trajectory id(s), e.g. {names[0]!r}; dropped "
+                f"{drops.summary()})", np.concatenate(lines), visits.line_offset,
                 "A trajectory is a sequence of places: fix its visits, or remove it.")

@@ -5,11 +5,13 @@ trajectory key into leaves ``raw.points_<id>_<n>`` (see leaves.py: bounds that n
 trajectory), so that the work uses every core; its
 persons go to ``raw.persons_<id>``, a partition of raw.persons:
 
-1. build, one connection per leaf and one for the persons, in parallel: create the
-   table, fill it by COPY (binary for points, streamed while it is encoded) and build its
-   indexes in one transaction (with wal_level=minimal nothing of it is WAL-logged: it is
-   fsynced once at commit), then analyse the leaves. Nothing reads a table that is not
-   attached.
+1. build, one connection per leaf, in parallel: create the table, fill it by binary
+   COPY while the loader streams the file's chunks into it (Staging.send: each leaf's
+   COPY is fed from a queue of FEED_DEPTH buffers, so the loader never holds more than a
+   few chunks), build its indexes in one transaction (with wal_level=minimal nothing of
+   it is WAL-logged: it is fsynced once at commit), then analyse it. Once the last chunk
+   is sent, the persons the points reference go to their own table on one more
+   connection. Nothing reads a table that is not attached.
 2. publish: one short transaction checks the name (refuse, or --replace), registers the
    dataset, gathers the leaves under ``raw.points_<id>``, attaches that to raw.points and
    the persons to raw.persons: every CHECK and index already matches, so no scan and no
@@ -24,9 +26,11 @@ drops (orphan_partitions.sql), after checking no running load holds them (adviso
 from __future__ import annotations
 
 import json
+import queue
 from collections.abc import Iterable
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import asdict, dataclass
+from types import TracebackType
 from typing import Any
 
 import pandas as pd
@@ -38,19 +42,28 @@ from anonymizers.db.sqlfiles import compose_sql, run_sql_file
 from anonymizers.errors import InputError
 from anonymizers.loading.binary_copy import (
     COLUMNS,
+    HEADER,
+    TRAILER,
     PlaceRows,
-    binary_copy_chunks,
+    PointRows,
     binary_copy_places,
+    binary_copy_rows,
 )
 from anonymizers.loading.leaves import Leaf
 from anonymizers.loading.persons import KNOWN_COLUMNS
 
-__all__ = ["DatasetRecord", "persons_csv", "store_dataset"]
+__all__ = ["DatasetRecord", "Staging", "persons_csv"]
 
 COPY_POINTS = f"COPY {{}} ({', '.join(COLUMNS)}) FROM STDIN (FORMAT binary)"
 COPY_PERSONS = ("COPY {} (dataset_id, user_id, age, sex, education, income, attributes) "
                 "FROM STDIN (FORMAT csv)")
 STAGING_LOCK = 7_210_002  # advisory lock class: (STAGING_LOCK, dataset_id) while loading
+_END = None  # in a leaf's feed: the COPY is complete
+_ABORT = "abort"  # in a leaf's feed: the load failed, roll the leaf back
+
+
+class _Aborted(Exception):
+    """The loader gave up (bad input in a later chunk, say): roll this leaf back."""
 
 
 @dataclass
@@ -144,13 +157,20 @@ def _analyze(conn: psycopg.Connection, name: str, params: dict[str, Any] | None 
 
 
 def _build_leaf(url: str | None, dataset_id: int, leaf: Leaf, leaves: int) -> None:
-    """Create, fill and index one of ``leaves`` leaves in one transaction; analyse it."""
+    """Create one of ``leaves`` leaves, fill it from its feed, index it in one transaction;
+    analyse it."""
     name = _leaf_name(dataset_id, leaf.number)
     bounds = {"dataset_id": dataset_id, "lower": leaf.lower, "upper": leaf.upper}
     with connect(url) as conn:
         run_sql_file(conn, "load/create_leaf.sql", bounds, leaf=name)
-        _copy(conn, sql.SQL(COPY_POINTS).format(sql.Identifier(*name)),
-              binary_copy_chunks(leaf.rows))
+        with conn.cursor().copy(sql.SQL(COPY_POINTS).format(sql.Identifier(*name))) as copy:
+            copy.write(HEADER)
+            while (buffers := leaf.feed.get()) is not _END:
+                if buffers == _ABORT:
+                    raise _Aborted  # rolls back: the COPY, the table made in its transaction
+                for buffer in buffers:
+                    copy.write(buffer)
+            copy.write(TRAILER)
         run_sql_file(conn, "load/index_leaf.sql", leaf=name)
         _analyze(conn, "load/analyze_leaf.sql", {"leaves": leaves}, leaf=name)
 
@@ -168,18 +188,6 @@ def _build_persons(url: str | None, dataset_id: int, persons: pd.DataFrame) -> N
                      persons=name)
         _copy(conn, sql.SQL(COPY_PERSONS).format(sql.Identifier(*name)), [payload])
         run_sql_file(conn, "load/index_persons.sql", persons=name)
-
-
-def _build(url: str | None, dataset_id: int, leaves: list[Leaf],
-           persons: pd.DataFrame | None) -> None:
-    """Every leaf, and the persons, on a connection each, in parallel."""
-    with ThreadPoolExecutor(max_workers=len(leaves) + 1) as pool:
-        running = [pool.submit(_build_leaf, url, dataset_id, leaf, len(leaves))
-                   for leaf in leaves]
-        if persons is not None:
-            running.append(pool.submit(_build_persons, url, dataset_id, persons))
-        for done in running:
-            done.result()  # the first failure, once every build has finished
 
 
 def _gather(conn: psycopg.Connection, dataset_id: int, leaves: list[Leaf]) -> None:
@@ -219,30 +227,114 @@ def _publish(url: str | None, dataset_id: int, leaves: list[Leaf], record: Datas
                          persons=_persons_name(dataset_id))
 
 
+def _drop_tables(guard: psycopg.Connection, names: list[tuple[str, str]]) -> None:
+    if names:
+        guard.execute(sql.SQL("DROP TABLE IF EXISTS {}").format(
+            sql.SQL(", ").join(sql.Identifier(*name) for name in names)))
+
+
 def _drop_staged(guard: psycopg.Connection, dataset_id: int, leaves: list[Leaf]) -> None:
     names = [_partition_name(dataset_id), _persons_name(dataset_id)]
-    names += [_leaf_name(dataset_id, leaf.number) for leaf in leaves]
-    guard.execute(sql.SQL("DROP TABLE IF EXISTS {}").format(
-        sql.SQL(", ").join(sql.Identifier(*name) for name in names)))
+    _drop_tables(guard, names + [_leaf_name(dataset_id, leaf.number) for leaf in leaves])
 
 
-def store_dataset(url: str | None, record: DatasetRecord, leaves: list[Leaf],
-                  persons: pd.DataFrame | None, replace: bool,
-                  places: PlaceRows | None = None) -> int:
-    """Load one dataset (and its places, if any); returns its id. On any failure nothing
-    of it stays visible."""
-    with connect(url, autocommit=True) as guard:
-        exists = guard.execute("SELECT 1 FROM raw.datasets WHERE name = %s",
-                               (record.name,)).fetchone()
-        if exists and not replace:  # checked again under the lock when publishing
-            raise _exists(record.name)
-        dataset_id = _draw_id(guard)
+class Staging:
+    """One load's tables, filled while the file streams in, published all at once.
+
+    ``with Staging(url, name, replace) as staging``: checks the name and draws the
+    dataset's id; ``start(leaves)`` opens the leaves' connections, ``send`` streams rows
+    to a leaf, ``publish`` completes them, loads the persons and makes it all visible in
+    one transaction. Leaving the block by an exception (bad input in a late chunk, a
+    failed leaf, Ctrl-C) rolls back every COPY and drops whatever was committed: nothing
+    of the load stays visible.
+    """
+
+    def __init__(self, url: str | None, name: str, replace: bool) -> None:
+        self.url, self.name, self.replace = url, name, replace
+        self.leaves: list[Leaf] = []
+        self.building: list[Future] = []
+        self.pool: ThreadPoolExecutor | None = None
+        self.dataset_id = 0
+
+    def __enter__(self) -> Staging:
+        self.guard = connect(self.url, autocommit=True)
         try:
-            _build(url, dataset_id, leaves, persons)
-            _publish(url, dataset_id, leaves, record, persons is not None, replace, places)
+            exists = self.guard.execute("SELECT 1 FROM raw.datasets WHERE name = %s",
+                                        (self.name,)).fetchone()
+            if exists and not self.replace:  # checked again under the lock when publishing
+                raise _exists(self.name)
+            self.dataset_id = _draw_id(self.guard)
         except BaseException:
-            _drop_staged(guard, dataset_id, leaves)
+            self.guard.close()
             raise
+        return self
+
+    def start(self, leaves: int) -> None:
+        """Open ``leaves`` leaves, each on a connection of its own, waiting for rows."""
+        self.leaves = [Leaf(number) for number in range(leaves)]
+        # A thread per leaf, all at once (each waits on its feed), and one for the persons.
+        self.pool = ThreadPoolExecutor(max_workers=leaves + 1)
+        self.building = [self.pool.submit(_build_leaf, self.url, self.dataset_id, leaf, leaves)
+                         for leaf in self.leaves]
+
+    def send(self, number: int, rows: PointRows) -> None:
+        """Queue ``rows`` for leaf ``number``'s COPY; waits while its feed is full."""
+        leaf, building = self.leaves[number], self.building[number]
+        buffers = list(binary_copy_rows(rows))
+        while True:
+            try:
+                leaf.feed.put(buffers, timeout=0.2)
+                break
+            except queue.Full:
+                if building.done():  # it failed: say why
+                    building.result()
+                    raise RuntimeError(f"leaf {number} stopped taking rows") from None
+        leaf.rows += len(rows)
+
+    def publish(self, record: DatasetRecord, persons: pd.DataFrame | None,
+                places: PlaceRows | None) -> None:
+        """Complete the leaves, load the persons, attach everything in one transaction."""
+        for leaf, building in zip(self.leaves, self.building, strict=True):
+            while not building.done():  # a failed leaf takes nothing more
+                try:
+                    leaf.feed.put(_END, timeout=0.2)
+                    break
+                except queue.Full:
+                    continue
+        if self.pool is None:
+            raise RuntimeError("Staging.publish before Staging.start")
+        if persons is not None:
+            self.building.append(self.pool.submit(_build_persons, self.url, self.dataset_id,
+                                                  persons))
+        for building in self.building:
+            building.result()  # the first failure, once every build has finished
+        filled = [leaf for leaf in self.leaves if leaf.rows]
+        _drop_tables(self.guard, [_leaf_name(self.dataset_id, leaf.number)
+                                  for leaf in self.leaves if not leaf.rows])
+        _publish(self.url, self.dataset_id, filled, record, persons is not None,
+                 self.replace, places)
+
+    def _abort(self) -> None:
+        """Stop every leaf's COPY (rolled back) and wait for them all."""
+        for leaf in self.leaves:
+            try:
+                while True:
+                    leaf.feed.get_nowait()
+            except queue.Empty:
+                pass
+            leaf.feed.put_nowait(_ABORT)
+        for building in self.building:
+            building.exception()  # waits; the failure that matters is the one raised
+
+    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
+                 traceback: TracebackType | None) -> None:
+        try:
+            if error is not None:
+                self._abort()
+                _drop_staged(self.guard, self.dataset_id, self.leaves)
         finally:
-            guard.execute("SELECT pg_advisory_unlock(%s, %s)", (STAGING_LOCK, dataset_id))
-    return dataset_id
+            if self.pool is not None:
+                self.pool.shutdown()
+            self.guard.execute("SELECT pg_advisory_unlock(%s, %s)",
+                               (STAGING_LOCK, self.dataset_id))
+            self.guard.close()

@@ -22,6 +22,13 @@ nothing left after dropping                reject file  an all-noise file is not
 =========================================  ===========  ==========================================
 
 Dropped rows are counted per reason in the load report, with the first line numbers.
+
+The checks run chunk by chunk (readers.py streams the file): RowChecks judges each row
+alone, SequenceChecks the order and repeats of the rows in load order, carrying the last
+kept row from one chunk to the next. What they keep between chunks is per id, never per
+row: each traj_id and user_id read (its code, its owner, whether its rows were seen), so
+memory is O(chunk + distinct ids). A rejection names the lines of the chunk it was found
+in (a problem that recurs in later chunks is not counted there).
 """
 
 from __future__ import annotations
@@ -36,29 +43,13 @@ import pyarrow.compute as pc
 
 from anonymizers.errors import InputError
 
-__all__ = ["POINT_COLUMNS", "ValidatedPoints", "check_columns", "reject_rows", "validate_points"]
+__all__ = ["POINT_COLUMNS", "Drops", "RowChecks", "RowChunk", "SequenceChecks",
+           "check_columns", "hash_ids", "reject_rows"]
 
 POINT_COLUMNS = ("traj_id", "user_id", "t", "lon", "lat")
 # user_id may be left out when the persons are unknown (each trajectory is its own person).
 OPTIONAL_COLUMNS = ("user_id",)
 EXAMPLES = 5  # line numbers quoted per problem
-
-
-@dataclass
-class ValidatedPoints:
-    """The rows to load (positions in the input, in load order) and what was dropped."""
-
-    order: np.ndarray | None  # input rows to load, in order (sorted if asked); None: all, as read
-    t_us: np.ndarray  # UTC microseconds since 1970 of the kept rows, in load order
-    lon: np.ndarray
-    lat: np.ndarray
-    traj_codes: np.ndarray  # of the kept rows, in load order: traj_names[code] is the id
-    traj_names: list[str]  # every traj_id read, in text (byte) order
-    n_trajectories: int  # distinct traj_id / user_id among the kept rows
-    n_persons: int
-    persons_known: bool  # False: no user_id column, each trajectory is its own person
-    dropped: dict[str, int] = field(default_factory=dict)
-    examples: dict[str, list[int]] = field(default_factory=dict)
 
 
 def check_columns(found: list[str], source: str,
@@ -96,7 +87,8 @@ def reject_rows(source: str, what: str, positions: np.ndarray, line_offset: int,
                 fix: str) -> NoReturn:
     """Refuse the file: how many rows have ``what``, the first lines (or rows), ``fix``.
 
-    ``positions`` are 0-based row positions; ``line_offset`` as in validate_points.
+    ``positions`` are 0-based row positions in the file; ``line_offset`` turns them into
+    what the user sees: 2 for a CSV with a header (line numbers), 1 for a table format.
     """
     label = "line" if line_offset == 2 else "row"
     raise InputError(
@@ -107,61 +99,288 @@ def reject_rows(source: str, what: str, positions: np.ndarray, line_offset: int,
 
 
 @dataclass
-class _Codes:
-    """An id column as integer codes numbered in the ids' text order, and the ids."""
+class RowChunk:
+    """Rows of one chunk that passed the row checks, in load order."""
 
-    codes: np.ndarray
-    names: list[str]  # names[i]: the id of code i
+    positions: np.ndarray  # int64: each row's 0-based position in the file
+    traj: np.ndarray  # int64 codes of traj_id (RowChecks.traj.hashes[code]: its hash)
+    user: np.ndarray  # int64 codes of user_id (the traj codes when persons are unknown)
+    traj_id: pa.Array  # the ids as text, for COPY
+    user_id: pa.Array  # the traj_id itself when the file names no persons
+    t_us: np.ndarray  # UTC microseconds since 1970
+    lon: np.ndarray
+    lat: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.t_us)
+
+    def take(self, index: np.ndarray | None) -> RowChunk:
+        """The rows at ``index`` (None: all of them, not copied)."""
+        if index is None:
+            return self
+        taken = pa.array(index)
+        return RowChunk(self.positions[index], self.traj[index], self.user[index],
+                        self.traj_id.take(taken), self.user_id.take(taken),
+                        self.t_us[index], self.lon[index], self.lat[index])
 
 
-def _encode_ids(values: pa.ChunkedArray, column: str, source: str,
-                line_offset: int) -> _Codes:
-    """Reject empty ids; number the others in text order (so --sort sorts by traj_id).
+@dataclass
+class Drops:
+    """Rows dropped so far, per reason: how many, and the first lines."""
 
-    Arrow encodes the column; Python only looks at the distinct ids, which is where a
-    blank one (only whitespace, by Python's str.strip as before) is found.
+    line_offset: int
+    counts: dict[str, int] = field(default_factory=dict)
+    examples: dict[str, list[int]] = field(default_factory=dict)
+
+    def add(self, problems: dict[str, np.ndarray], positions: np.ndarray) -> None:
+        """Count ``problems`` (indexes into ``positions``, the rows' file positions)."""
+        for name, index in problems.items():
+            self.counts[name] = self.counts.get(name, 0) + len(index)
+            shown = self.examples.setdefault(name, [])
+            shown += _lines(positions[index], self.line_offset)[:EXAMPLES - len(shown)]
+
+    def summary(self) -> str:
+        return ", ".join(f"{name}: {count}" for name, count in self.counts.items())
+
+
+class _Ids:
+    """An id column's global integer codes, numbered in order of first appearance."""
+
+    def __init__(self, column: str) -> None:
+        self.column = column
+        self.index: dict[str, int] = {}
+        self.names: list[str] = []  # names[code]: the id
+
+    @property
+    def size(self) -> int:
+        """How many distinct ids were read."""
+        return len(self.names)
+
+    def encode(self, values: pa.Array, positions: np.ndarray, source: str,
+               line_offset: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Reject empty ids; (global code per row, chunk-local code per row, global code
+        per local code). Python looks at the chunk's distinct ids only."""
+        encoded = pc.dictionary_encode(values)
+        missing = encoded.is_null().to_numpy(zero_copy_only=False)
+        local = pc.fill_null(encoded.indices, 0).to_numpy().astype(np.int64)
+        distinct = encoded.dictionary.to_pylist()
+        blank = np.fromiter((not name.strip() for name in distinct), bool, len(distinct))
+        empty = np.flatnonzero(missing | blank[local]) if len(distinct) else np.flatnonzero(missing)
+        if len(empty):
+            reject_rows(source, f"an empty {self.column}", positions[empty], line_offset,
+                        f"Every row needs a {self.column}; fix or remove those rows.")
+        codes = self._codes(distinct)
+        return codes[local], local, codes
+
+    def _codes(self, distinct: list[str]) -> np.ndarray:
+        return np.fromiter((self._code(name) for name in distinct), np.int64, len(distinct))
+
+    def _code(self, name: str) -> int:
+        code = self.index.get(name)
+        if code is None:
+            code = self.index[name] = len(self.names)
+            self.names.append(name)
+        return code
+
+    def lookup(self, values: pa.Array) -> np.ndarray:
+        """Codes of ids already encoded (the rows --sort reads back)."""
+        encoded = pc.dictionary_encode(values)
+        codes = self._codes(encoded.dictionary.to_pylist())
+        return codes[encoded.indices.to_numpy()]
+
+
+def hash_ids(names: list[str]) -> np.ndarray:
+    """64-bit hashes of ids (Python's SipHash of str: stable within one process)."""
+    return np.fromiter(map(hash, names), np.int64, len(names)).view(np.uint64)
+
+
+class _HashedIds(_Ids):
+    """Codes of trajectory ids kept by 64-bit hash in a numpy open-addressing table: 32
+    bytes an id instead of ~150 as a dict of Python strings (the synthetic city has 76k
+    trajectories per 1M fixes). Two ids of one hash (odds ~n^2/2^65: 1e-7 for 2M ids)
+    would count as one trajectory: a false refusal (rows not contiguous, or several
+    owners), never a wrong load."""
+
+    def __init__(self, column: str) -> None:
+        super().__init__(column)
+        self.keys = np.zeros(1 << 10, np.uint64)
+        self.slot_codes = np.full(1 << 10, -1, np.int64)  # -1: empty slot
+        self.hashes = np.zeros(0, np.uint64)  # per code: its id's hash
+        self.count = 0
+
+    @property
+    def size(self) -> int:
+        return self.count
+
+    def _codes(self, distinct: list[str]) -> np.ndarray:
+        hashes = hash_ids(distinct)
+        if 2 * (self.count + len(hashes)) > len(self.keys):
+            self._grow(2 * (self.count + len(hashes)))
+        codes, slots = self._probe(hashes)
+        fresh = np.flatnonzero(codes < 0)  # in order of appearance: the dictionary's order
+        codes[fresh] = self.count + np.arange(len(fresh))
+        self.slot_codes[slots[fresh]] = codes[fresh]
+        self.hashes = np.r_[self.hashes, hashes[fresh]]
+        self.count += len(fresh)
+        return codes
+
+    def _probe(self, hashes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(code or -1, slot) of each distinct hash; a new one's key is written in a free
+        slot (its code by the caller)."""
+        mask = np.uint64(len(self.keys) - 1)
+        slots = (hashes & mask).astype(np.int64)
+        codes = np.full(len(hashes), -1, np.int64)
+        pending = np.arange(len(hashes))
+        while len(pending):
+            at = slots[pending]
+            taken = self.slot_codes[at] != -1
+            found = taken & (self.keys[at] == hashes[pending])
+            codes[pending[found]] = self.slot_codes[at[found]]
+            free = np.flatnonzero(~taken)
+            _, first = np.unique(at[free], return_index=True)  # one new id per free slot
+            claim = pending[free[first]]
+            self.keys[slots[claim]] = hashes[claim]
+            self.slot_codes[slots[claim]] = -2  # claimed: the caller writes the code
+            done = np.zeros(len(pending), bool)
+            done[found] = True
+            done[free[first]] = True
+            pending = pending[~done]
+            slots[pending] = (slots[pending] + 1) & int(mask)
+        return codes, slots
+
+    def _grow(self, needed: int) -> None:
+        size = 1 << int(needed - 1).bit_length()
+        self.keys = np.zeros(size, np.uint64)
+        self.slot_codes = np.full(size, -1, np.int64)
+        if self.count:
+            _, slots = self._probe(self.hashes)
+            self.slot_codes[slots] = np.arange(self.count)
+
+    def lookup(self, values: pa.Array) -> np.ndarray:
+        encoded = pc.dictionary_encode(values)
+        codes, _ = self._probe(hash_ids(encoded.dictionary.to_pylist()))
+        return codes[encoded.indices.to_numpy()]
+
+
+def _grown(values: np.ndarray, size: int, fill: int) -> np.ndarray:
+    """``values`` with room for ``size`` entries (doubling), new ones ``fill``."""
+    if len(values) >= size:
+        return values
+    grown = np.full(max(size, 2 * len(values)), fill, dtype=values.dtype)
+    grown[:len(values)] = values
+    return grown
+
+
+class RowChecks:
+    """What can be judged of each row alone, chunk by chunk: ids present, one owner per
+    trajectory, a timestamp; GPS noise dropped and counted."""
+
+    def __init__(self, source: str, line_offset: int, persons_known: bool) -> None:
+        self.source, self.line_offset = source, line_offset
+        self.traj = _HashedIds("traj_id")
+        self.user = _Ids("user_id") if persons_known else self.traj
+        self.persons_known = persons_known
+        self.owner = np.empty(0, np.int64)  # per traj code: its user code (-1: none yet)
+        self.drops = Drops(line_offset)
+        self.rows_read = 0
+
+    def check(self, batch: pa.RecordBatch) -> RowChunk:
+        """The rows of ``batch`` (the next ones of the file) that are not noise."""
+        positions = np.arange(self.rows_read, self.rows_read + batch.num_rows, dtype=np.int64)
+        self.rows_read += batch.num_rows
+        traj_id = batch.column("traj_id")
+        traj, traj_local, _ = self.traj.encode(traj_id, positions, self.source,
+                                               self.line_offset)
+        user_id, user = traj_id, traj
+        if self.persons_known:
+            user_id = batch.column("user_id")
+            user, _, _ = self.user.encode(user_id, positions, self.source, self.line_offset)
+            self._check_owners(traj_id, traj, traj_local, user, positions)
+        ts = _parse_timestamps(batch.column("t"), self.source, self.line_offset, positions)
+        lon, lat = _coordinate(batch.column("lon")), _coordinate(batch.column("lat"))
+        problems = _coordinate_problems(lon, lat)
+        self.drops.add(problems, positions)
+        rows = RowChunk(positions, traj, user, traj_id, user_id, ts, lon, lat)
+        return rows.take(_all_but(len(positions), problems))
+
+    def _check_owners(self, traj_id: pa.Array, traj: np.ndarray, local: np.ndarray,
+                      user: np.ndarray, positions: np.ndarray) -> None:
+        """Reject a trajectory under several user_ids, in this chunk or against earlier
+        ones (the owner of each trajectory is kept: O(trajectories))."""
+        n_local = int(local.max()) + 1 if len(local) else 0
+        lowest = np.full(n_local, np.iinfo(np.int64).max)
+        highest = np.full(n_local, -1)
+        np.minimum.at(lowest, local, user)
+        np.maximum.at(highest, local, user)
+        codes = np.full(n_local, -1)
+        codes[local] = traj
+        self.owner = _grown(self.owner, self.traj.size, -1)
+        known = self.owner[codes]
+        earlier = np.where(known >= 0, known, lowest)
+        shared = np.flatnonzero((lowest != highest) | (earlier != lowest))
+        if len(shared):
+            code = codes[shared[0]]
+            name = traj_id[int(np.flatnonzero(traj == code)[0])].as_py()
+            reject_rows(self.source, f"traj_id {name!r} under several "
+                        f"user_ids ({len(shared)} such trajectories)",
+                        positions[traj == code], self.line_offset,
+                        "A trajectory belongs to one person: give each person's trips "
+                        "their own traj_id.")
+        self.owner[codes] = lowest
+
+
+class SequenceChecks:
+    """Order and repeats of the rows in load order, chunk after chunk.
+
+    A trajectory's rows must be contiguous and never go back in time; a repeated
+    (traj_id, t) is dropped, compared with the first fix of its instant, which is kept.
+    Between chunks it keeps which trajectories were seen (O(trajectories)) and the last
+    kept row (the first fix of the last instant).
     """
-    encoded = pc.dictionary_encode(values.combine_chunks())
-    missing = encoded.is_null().to_numpy(zero_copy_only=False)
-    indices = pc.fill_null(encoded.indices, 0).to_numpy()
-    distinct = encoded.dictionary.to_pylist()
-    blank = np.fromiter((not name.strip() for name in distinct), bool, len(distinct))
-    empty = np.flatnonzero(missing | blank[indices]) if len(distinct) else np.flatnonzero(missing)
-    if len(empty):
-        reject_rows(source, f"an empty {column}", empty, line_offset,
-                f"Every row needs a {column}; fix or remove those rows.")
-    # Byte order of UTF-8 is code point order: the order of Python's (and pandas') sort.
-    text_order = pc.array_sort_indices(encoded.dictionary).to_numpy()
-    rank = np.empty(len(distinct), dtype=np.int32)
-    rank[text_order] = np.arange(len(distinct), dtype=np.int32)
-    return _Codes(rank[indices], [distinct[i] for i in text_order])
+
+    def __init__(self, source: str, line_offset: int, drops: Drops) -> None:
+        self.source, self.line_offset, self.drops = source, line_offset, drops
+        self.seen = np.zeros(0, bool)  # per traj code: some row of it came before
+        self.last: tuple[int, int, float, float] | None = None  # traj, t, lon, lat
+
+    def check(self, rows: RowChunk) -> RowChunk:
+        """The rows of ``rows`` to load (repeats dropped); rejects rows out of order."""
+        if not len(rows):
+            return rows
+        code, t, lon, lat = self.last if self.last is not None else (-1, 0, np.nan, np.nan)
+        traj = np.r_[code, rows.traj]  # the last kept row of the previous chunks first
+        ts, lons, lats = np.r_[t, rows.t_us], np.r_[lon, rows.lon], np.r_[lat, rows.lat]
+        same = np.r_[False, traj[1:] == traj[:-1]]
+        self._check_contiguous(rows, ~same[1:])
+        backwards = np.flatnonzero(same & np.r_[False, ts[1:] < ts[:-1]])
+        if len(backwards):
+            reject_rows(self.source, "a timestamp earlier than the previous one of its "
+                        "trajectory", rows.positions[backwards - 1], self.line_offset,
+                        "Sort the file by traj_id, t, or load with --sort.")
+        duplicates = {name: index - 1 for name, index in
+                      _duplicate_problems(same, ts, lons, lats).items()}
+        self.drops.add(duplicates, rows.positions)
+        kept = rows.take(_all_but(len(rows), duplicates))
+        self.last = (int(kept.traj[-1]), int(kept.t_us[-1]), float(kept.lon[-1]),
+                     float(kept.lat[-1]))
+        return kept
+
+    def _check_contiguous(self, rows: RowChunk, starts: np.ndarray) -> None:
+        """A trajectory starting anew must never have been seen before."""
+        first_rows = np.flatnonzero(starts)
+        started = rows.traj[first_rows]
+        self.seen = _grown(self.seen, int(rows.traj.max()) + 1, 0)
+        _, first = np.unique(started, return_index=True)
+        again = self.seen[started]
+        again[np.setdiff1d(np.arange(len(started)), first, assume_unique=True)] = True
+        if again.any():
+            reject_rows(self.source, "a traj_id whose rows are not contiguous",
+                        rows.positions[first_rows[again]], self.line_offset,
+                        "Sort the file by traj_id, t, or load with --sort.")
+        self.seen[started] = True
 
 
-def _check_identifiers(table: pa.Table, source: str, line_offset: int) -> tuple[_Codes, _Codes]:
-    """Reject empty ids and shared trajectories; returns the codes of traj_id and user_id.
-
-    Without a user_id column each trajectory is its own person: the user codes are the
-    trajectory codes.
-    """
-    traj = _encode_ids(table.column("traj_id"), "traj_id", source, line_offset)
-    if "user_id" not in table.column_names:
-        return traj, traj
-    user = _encode_ids(table.column("user_id"), "user_id", source, line_offset)
-    # A trajectory whose lowest and highest user code differ has several owners.
-    lowest = np.full(len(traj.names), np.iinfo(np.int64).max)
-    highest = np.full(len(traj.names), -1)
-    np.minimum.at(lowest, traj.codes, user.codes)
-    np.maximum.at(highest, traj.codes, user.codes)
-    shared = np.flatnonzero(lowest != highest)
-    if len(shared):
-        positions = np.flatnonzero(traj.codes == shared[0])
-        reject_rows(source, f"traj_id {traj.names[shared[0]]!r} under several user_ids "
-                f"({len(shared)} such trajectories)", positions, line_offset,
-                "A trajectory belongs to one person: give each person's trips their own traj_id.")
-    return traj, user
-
-
-def _iso8601_by_arrow(raw: pa.ChunkedArray) -> np.ndarray | None:
+def _iso8601_by_arrow(raw: pa.Array) -> np.ndarray | None:
     """Epoch nanoseconds if Arrow parses every value (all with an offset, or all without).
 
     Arrow's ISO-8601 parser accepts a strict subset of what pandas accepts, with the same
@@ -176,7 +395,8 @@ def _iso8601_by_arrow(raw: pa.ChunkedArray) -> np.ndarray | None:
     return None
 
 
-def _parse_timestamps(raw: pa.ChunkedArray, source: str, line_offset: int) -> np.ndarray:
+def _parse_timestamps(raw: pa.Array, source: str, line_offset: int,
+                      positions: np.ndarray) -> np.ndarray:
     """UTC microseconds since 1970, truncated (timestamptz keeps microseconds).
 
     Truncating here makes the duplicate and order checks judge exactly the values stored.
@@ -192,8 +412,8 @@ def _parse_timestamps(raw: pa.ChunkedArray, source: str, line_offset: int) -> np
         parsed = pd.to_datetime(values, format="ISO8601", utc=True, errors="coerce")
     bad = np.flatnonzero(parsed.isna().to_numpy())
     if len(bad):
-        reject_rows(source, "an unparseable timestamp in column t", bad, line_offset,
-                "Use ISO-8601, e.g. 2008-02-02T07:36:08Z (no offset means UTC).")
+        reject_rows(source, "an unparseable timestamp in column t", positions[bad],
+                    line_offset, "Use ISO-8601, e.g. 2008-02-02T07:36:08Z (no offset means UTC).")
     return _nanoseconds(parsed.dt.floor("us")) // 1000
 
 
@@ -202,31 +422,7 @@ def _nanoseconds(ts: pd.Series) -> np.ndarray:
     return ts.astype("datetime64[ns, UTC]").array.asi8
 
 
-def _check_order(traj: np.ndarray, ts: np.ndarray, positions: np.ndarray | None,
-                 source: str, line_offset: int) -> np.ndarray:
-    """Rows of a trajectory must be contiguous and never earlier than the previous one.
-
-    ``traj`` holds integer codes, ``positions`` the file row of each (None: row i is i).
-    Returns, per row, whether it continues the previous row's trajectory (the duplicate
-    check relies on contiguity: repeats are adjacent).
-    """
-    same = np.r_[False, traj[1:] == traj[:-1]]
-    if int((~same).sum()) != np.count_nonzero(np.bincount(traj)):
-        seen = np.zeros(traj.max() + 1, dtype=bool)
-        starts = np.flatnonzero(~same)
-        again = [row for row in starts if seen[traj[row]] or seen.__setitem__(traj[row], True)]
-        reject_rows(source, "a traj_id whose rows are not contiguous",
-                _at(positions, np.array(again)), line_offset,
-                "Sort the file by traj_id, t, or load with --sort.")
-    backwards = np.flatnonzero(same & np.r_[False, ts[1:] < ts[:-1]])
-    if len(backwards):
-        reject_rows(source, "a timestamp earlier than the previous one of its trajectory",
-                _at(positions, backwards), line_offset,
-                "Sort the file by traj_id, t, or load with --sort.")
-    return same
-
-
-def _coordinate(values: pa.ChunkedArray) -> np.ndarray:
+def _coordinate(values: pa.Array) -> np.ndarray:
     """Numbers from text; anything non-numeric becomes NaN (and is dropped as noise)."""
     if pa.types.is_floating(values.type) or pa.types.is_integer(values.type):
         return pc.cast(values, pa.float64()).to_numpy(zero_copy_only=False)  # null -> NaN
@@ -236,20 +432,9 @@ def _coordinate(values: pa.ChunkedArray) -> np.ndarray:
         return pd.to_numeric(values.to_pandas(), errors="coerce").to_numpy(dtype=float)
 
 
-# Row sets are sorted position arrays, and None for "every row": most files drop nothing,
-# and not copying a million-row column in that case saves most of the validation's time
-# (fresh numpy arrays cost page faults, and in a threaded process munmap's TLB shootdowns).
-def _at(positions: np.ndarray | None, index: np.ndarray) -> np.ndarray:
-    """``positions[index]``, where None stands for 0, 1, 2, ..."""
-    return index if positions is None else positions[index]
-
-
-def _pick(values: np.ndarray, positions: np.ndarray | None) -> np.ndarray:
-    return values if positions is None else values[positions]
-
-
 def _all_but(n: int, problems: dict[str, np.ndarray]) -> np.ndarray | None:
-    """Positions 0..n-1 but those of ``problems``; None when there are none."""
+    """Positions 0..n-1 but those of ``problems``; None when there are none (most chunks
+    drop nothing, and not copying their columns saves most of the checks' time)."""
     if not problems:
         return None
     keep = np.ones(n, dtype=bool)
@@ -288,51 +473,3 @@ def _duplicate_problems(same: np.ndarray, ts: np.ndarray, lon: np.ndarray,
     same_place = (lon[repeats] == lon[first]) & (lat[repeats] == lat[first])
     return _found({"duplicate_fix_same_position": repeats[same_place],
                    "duplicate_time_other_position": repeats[~same_place]})
-
-
-def validate_points(table: pa.Table, source: str, *, sort: bool = False,
-                    line_offset: int = 2) -> ValidatedPoints:
-    """Check ``table`` (columns POINT_COLUMNS, values as read) and decide what to load.
-
-    Without a user_id column (persons unknown) each trajectory is its own person.
-
-    ``line_offset`` turns a 0-based row position into what the user sees: 2 for a CSV
-    with a header (line numbers), 1 for a table format (row numbers).
-    """
-    n = table.num_rows
-    if n == 0:
-        raise InputError(f"{source}: the file has no data rows. Is it the right file?")
-    traj_ids, user_ids = _check_identifiers(table, source, line_offset)
-    traj, user = traj_ids.codes, user_ids.codes
-    ts = _parse_timestamps(table.column("t"), source, line_offset)
-    lon, lat = _coordinate(table.column("lon")), _coordinate(table.column("lat"))
-    order = np.lexsort((ts, traj)) if sort else None
-    if order is not None:
-        traj, user, ts, lon, lat = traj[order], user[order], ts[order], lon[order], lat[order]
-    problems = _coordinate_problems(lon, lat)
-    alive = _all_but(n, problems)
-    if alive is not None and len(alive) == 0:  # the order check cannot judge no trajectory
-        raise InputError(f"{source}: every row was dropped as noise ({_summary(problems)}).")
-    same = _check_order(_pick(traj, alive), _pick(ts, alive),
-                        _pick(order, alive) if order is not None else alive, source, line_offset)
-    duplicates = _duplicate_problems(same, _pick(ts, alive), _pick(lon, alive), _pick(lat, alive))
-    problems |= {name: _at(alive, positions) for name, positions in duplicates.items()}
-    keep = _all_but(n, problems)
-    return ValidatedPoints(
-        order=_pick(order, keep) if order is not None else keep,
-        t_us=_pick(ts, keep), lon=_pick(lon, keep), lat=_pick(lat, keep),
-        traj_codes=_pick(traj, keep), traj_names=traj_ids.names,
-        n_trajectories=_distinct(_pick(traj, keep)), n_persons=_distinct(_pick(user, keep)),
-        persons_known="user_id" in table.column_names,
-        dropped={name: len(positions) for name, positions in problems.items()},
-        examples={name: _lines(_at(order, positions), line_offset)
-                  for name, positions in problems.items()},
-    )
-
-
-def _distinct(codes: np.ndarray) -> int:
-    return int(np.count_nonzero(np.bincount(codes)))
-
-
-def _summary(problems: dict[str, np.ndarray]) -> str:
-    return ", ".join(f"{name}: {len(positions)}" for name, positions in problems.items())
