@@ -4,7 +4,8 @@ measured risk, run time and peak memory of each release's process.
 
 In a scratch database: T-Drive (600 taxis) is loaded, MOB's QIDs are generated (graph
 strategy, at most 100 time points, as tests/benchmarks/mob_tdrive_table.py), then the
-command runs as a user runs it, every method with its default parameters; a method still
+command runs as a user runs it, every method with its default parameters except the groups'
+demographics=none (T-Drive has no demographic attributes); a method still
 running after --method-timeout is stopped and shown as such. Writes the report to
 tests/benchmarks/results/compare_tdrive_day/ (index.html, comparison.png,
 comparison.json, comparison.md) and compare_tdrive_day.json (those figures with the
@@ -43,6 +44,7 @@ def main(day: str = "2008-02-03", k: str = "5", method_timeout: str = "1800") ->
         started = time.perf_counter()
         code = cli(["compare", "--dataset", "tdrive", "--k", k, "--start", f"{day}T00:00:00Z",
                     "--end", f"{end}T00:00:00Z", "--method-timeout", method_timeout,
+                    "--param", "demographics=none",
                     "--out", str(out)])
         total = round(time.perf_counter() - started, 1)
     if code != 0:
