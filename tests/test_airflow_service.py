@@ -11,7 +11,10 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import socket
+import subprocess
+import sys
 import time
 import uuid
 from collections.abc import Iterator
@@ -236,41 +239,60 @@ def test_a_backfill_by_the_real_scheduler_survives_a_killed_scheduler_and_publis
 # ------------------------------------------------------------ without the service (fast)
 
 
-def _load_dag(monkeypatch: pytest.MonkeyPatch, **env: str):
-    import runpy
-
-    from anonymizers.airflow_runner import configure_airflow, dags_folder
-
-    configure_airflow()  # before Airflow is first imported: its DAGs folder is ours
-    for name, value in env.items():
-        monkeypatch.setenv(name, value)
-    return runpy.run_path(str(dags_folder() / f"{DAG}.py"))["dag"]
-
-
-def test_the_schedule_releases_data_intervals_and_can_be_set_or_switched_off(monkeypatch):
-    from airflow.sdk import CronDataIntervalTimetable
-
-    dag = _load_dag(monkeypatch, ANONYMIZERS_SCHEDULE="0 6 * * *",
-                    ANONYMIZERS_START_DATE="2008-02-02")
-    assert isinstance(dag.timetable, CronDataIntervalTimetable)
-    assert dag.timetable.expression == "0 6 * * *"
-    assert dag.start_date.isoformat() == "2008-02-02T00:00:00+00:00" and not dag.catchup
-    assert type(_load_dag(monkeypatch, ANONYMIZERS_SCHEDULE="none").timetable).__name__ == (
-        "NullTimetable")
+_DAG_SETTINGS = """
+import json, runpy, sys
+from anonymizers.airflow_runner import configure_airflow, dags_folder
+configure_airflow()
+dag = runpy.run_path(str(dags_folder() / sys.argv[1]))["dag"]
+delay = dag.default_args.get("retry_delay")
+print(json.dumps({
+    "timetable": type(dag.timetable).__name__,
+    "expression": getattr(dag.timetable, "expression", None),
+    "start_date": dag.start_date.isoformat() if dag.start_date else None,
+    "catchup": dag.catchup, "params": {name: dag.params[name] for name in dag.params},
+    "retries": dag.default_args.get("retries"),
+    "retry_delay": None if delay is None else delay.total_seconds()}, default=str))
+"""
 
 
-def test_param_defaults_of_scheduled_runs_come_from_the_environment(monkeypatch):
+def _load_dag(**env: str) -> dict:
+    """The settings of the DAG as its file builds them under ``env``, read in a child
+    process: a DAG built in this process with other settings makes later ``dag.test()``
+    runs of the same dag_id here fail ("the dag is not serialized")."""
+    result = subprocess.run([sys.executable, "-c", _DAG_SETTINGS, f"{DAG}.py"],
+                            env={**os.environ, **env}, capture_output=True, text=True,
+                            check=False)
+    if result.returncode != 0:
+        raise ValueError(result.stderr[-3000:])
+    return json.loads(result.stdout.strip().splitlines()[-1])
+
+
+def test_the_schedule_releases_data_intervals_and_can_be_set_or_switched_off():
+    dag = _load_dag(ANONYMIZERS_SCHEDULE="0 6 * * *", ANONYMIZERS_START_DATE="2008-02-02")
+    assert dag["timetable"] == "CronDataIntervalTimetable"
+    assert dag["expression"] == "0 6 * * *"
+    assert dag["start_date"] == "2008-02-02T00:00:00+00:00" and not dag["catchup"]
+    assert _load_dag(ANONYMIZERS_SCHEDULE="none")["timetable"] == "NullTimetable"
+
+
+def test_param_defaults_of_scheduled_runs_come_from_the_environment():
     variable = f"ANONYMIZERS_{DAG.upper()}_PARAMS"
-    dag = _load_dag(monkeypatch, **{variable: json.dumps(PARAMS)})
-    assert {name: dag.params[name] for name in PARAMS} == PARAMS
+    dag = _load_dag(**{variable: json.dumps(PARAMS)})
+    assert {name: dag["params"][name] for name in PARAMS} == PARAMS
     with pytest.raises(ValueError, match="unknown params"):
-        _load_dag(monkeypatch, **{variable: '{"cellsize": 500}'})
+        _load_dag(**{variable: '{"cellsize": 500}'})
 
 
-def test_a_user_mistake_fails_a_task_for_good_anything_else_is_retried(monkeypatch):
+def test_a_user_mistake_fails_a_task_for_good_anything_else_is_retried():
     """Retries are for lost workers and connections (the service sets 2): an InputError or
     PrivacyViolation becomes Airflow's no-retry failure, with the original as its cause."""
     import psycopg.errors
+
+    from anonymizers.airflow_runner import configure_airflow
+
+    # Before this process first imports Airflow: configured without our DAGs folder, every
+    # later dag.test() here fails ("the dag is not serialized").
+    configure_airflow()
     from airflow.sdk.exceptions import AirflowFailException
 
     from anonymizers.errors import InputError, PrivacyViolation
@@ -283,11 +305,10 @@ def test_a_user_mistake_fails_a_task_for_good_anything_else_is_retried(monkeypat
         assert failed.value.__cause__ is error
     with pytest.raises(psycopg.errors.AdminShutdown), dag_factory._no_retry_of_our_errors():
         raise psycopg.errors.AdminShutdown("terminating connection")
-    assert _load_dag(monkeypatch).default_args["retries"] == 0  # dag.test(): report at once
-    retried = _load_dag(monkeypatch, ANONYMIZERS_TASK_RETRIES="2",
-                        ANONYMIZERS_RETRY_DELAY_SECONDS="5")
-    assert retried.default_args["retries"] == 2
-    assert retried.default_args["retry_delay"].total_seconds() == 5
+    assert _load_dag()["retries"] == 0  # dag.test(): report at once
+    retried = _load_dag(ANONYMIZERS_TASK_RETRIES="2", ANONYMIZERS_RETRY_DELAY_SECONDS="5")
+    assert retried["retries"] == 2
+    assert retried["retry_delay"] == 5
 
 
 def test_sqlalchemy_url_keeps_the_unix_socket_of_a_libpq_url():
