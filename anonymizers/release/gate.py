@@ -128,7 +128,7 @@ def release_params(method: str, given: dict[str, Any], k: int) -> dict[str, Any]
               **parse_params(MACHINERY_PARAMS, given)}
     if chosen["count_interval"] is None:
         chosen["count_interval"] = k
-    if chosen["comparison"] is None:  # absent, so ordinary releases keep their identity
+    if not chosen["comparison"]:  # absent (also when empty): ordinary releases keep their identity
         del chosen["comparison"]
     return chosen
 
