@@ -9,6 +9,7 @@ evening window (18:00-24:00) on another grid.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import uuid
 from collections.abc import Iterator
@@ -119,24 +120,34 @@ def ledger(server_url: str, template_db: str, small_city: tuple[Path, Path]
     from pipeline_helpers import run_steps
 
     from anonymizers.families.generalization import metrics
-    from anonymizers.loading import load_dataset
     from anonymizers.release.spec import ReleaseSpec
 
-    name = f"test_differencing_{uuid.uuid4().hex[:10]}"
-    with psycopg.connect(server_url, autocommit=True) as conn:
-        conn.execute(f"CREATE DATABASE {name} TEMPLATE {TEMPLATE}")
-    url = with_database(server_url, name)
     names = {}
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setenv("DATABASE_URL", url)
+    with _city_database(server_url, small_city) as (url, patch):
         patch.setattr(metrics, "CLUSTER_SAMPLE", 100)  # as conftest's published_city
-        load_dataset(small_city[0], "city", persons=small_city[1], url=url)
         for i, (key, (start, end, extra)) in enumerate(RELEASES.items()):
             risk = {"accept_composition_risk": "test: differencing"} if i else {}
             params = {"dataset": "city", "method": "grid_kam_cut", "k": K, "cell_size": 500.0,
                       "start": start, "end": end, **extra, **risk}
             names[key] = ReleaseSpec.from_dict(run_steps(params, run_id=key)).release_name
         yield url, names
+
+
+@contextlib.contextmanager
+def _city_database(server_url: str, small_city: tuple[Path, Path]
+                   ) -> Iterator[tuple[str, pytest.MonkeyPatch]]:
+    """A fresh database holding the small city, DATABASE_URL pointing at it (and the patch
+    that set it, for more), dropped afterwards."""
+    from anonymizers.loading import load_dataset
+
+    name = f"test_differencing_{uuid.uuid4().hex[:10]}"
+    with psycopg.connect(server_url, autocommit=True) as conn:
+        conn.execute(f"CREATE DATABASE {name} TEMPLATE {TEMPLATE}")
+    url = with_database(server_url, name)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("DATABASE_URL", url)
+        load_dataset(small_city[0], "city", persons=small_city[1], url=url)
+        yield url, patch
     with psycopg.connect(server_url, autocommit=True) as conn:
         conn.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
 
@@ -335,25 +346,16 @@ def family_ledger(server_url: str, template_db: str, small_city: tuple[Path, Pat
     """The small city and FAMILY_RELEASES, every one after the first accepting the risk."""
     from pipeline_helpers import run_steps
 
-    from anonymizers.loading import load_dataset
     from anonymizers.release.spec import ReleaseSpec
 
-    name = f"test_differencing_{uuid.uuid4().hex[:10]}"
-    with psycopg.connect(server_url, autocommit=True) as conn:
-        conn.execute(f"CREATE DATABASE {name} TEMPLATE {TEMPLATE}")
-    url = with_database(server_url, name)
     names = {}
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setenv("DATABASE_URL", url)
-        load_dataset(small_city[0], "city", persons=small_city[1], url=url)
+    with _city_database(server_url, small_city) as (url, _):
         for i, (key, (method, k, start, end, extra)) in enumerate(FAMILY_RELEASES.items()):
             risk = {"accept_composition_risk": "test: differencing"} if i else {}
             params = {"dataset": "city", "method": method, "k": k, "start": start, "end": end,
                       **extra, **risk}
             names[key] = ReleaseSpec.from_dict(run_steps(params, run_id=key)).release_name
         yield url, names
-    with psycopg.connect(server_url, autocommit=True) as conn:
-        conn.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
 
 
 def test_overlapping_groups_at_width_half_k_isolate_under_nesting(family_ledger):
