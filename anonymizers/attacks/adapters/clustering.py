@@ -18,6 +18,8 @@ verifier's chain), at least k by the model.
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import psycopg
 
@@ -49,9 +51,13 @@ def attack_input(conn: psycopg.Connection, schema: str) -> AttackInput:
     key = np.arange(len(hits), dtype=np.int64)  # one key per (person, time point) position
     observations = Observations(person_of.astype(np.int64), person_of.astype(np.int64), key,
                                 time_of.astype(np.int64))
-    return AttackInput(observations, _records(hits, 2, time_of, members, persons), COVERED,
-                       COVERED, "person", "targets: the window's persons at the published "
-                       "time points; records: the published groups")
+    sizes = np.fromiter((len(row[2]) for row in hits), dtype=np.int64, count=len(hits))
+    groups = np.fromiter((g for row in hits for g in row[2]), dtype=np.int64,
+                         count=int(sizes.sum()))
+    holds = np.repeat(key, sizes)
+    return AttackInput(observations, _records(holds, groups, time_of, members, persons),
+                       COVERED, COVERED, "person", "targets: the window's persons at the "
+                       "published time points; records: the published groups")
 
 
 def _aligned_input(conn: psycopg.Connection, schema: str,
@@ -61,32 +67,64 @@ def _aligned_input(conn: psycopg.Connection, schema: str,
     with conn.transaction():
         run_sql_file(conn, "verify/clustering_sequence_fixes.sql", window)
         run_sql_file(conn, "verify/clustering_sequence_support.sql", release=schema)
-        hits = run_sql_file(conn, "attacks/mla_hits.sql")
+        fixes = run_sql_file(conn, "attacks/mla_fixes.sql")
+        regions = run_sql_file(conn, "attacks/mla_regions.sql")
         members = run_sql_file(conn, "attacks/mla_members.sql")
-    unit = np.unique([row[0] for row in hits], return_inverse=True)[1]
-    persons, person_of = np.unique([row[1] for row in hits], return_inverse=True)
-    time_of = np.unique([row[2] for row in hits], return_inverse=True)[1]
-    key = np.arange(len(hits), dtype=np.int64)  # one key per fix
+    unit = np.unique([row[0] for row in fixes], return_inverse=True)[1]
+    persons, person_of = np.unique([row[1] for row in fixes], return_inverse=True)
+    t_us = np.array([row[2] for row in fixes], dtype=np.int64)
+    time_of = np.unique(t_us, return_inverse=True)[1]
+    key = np.arange(len(fixes), dtype=np.int64)  # one key per fix
     observations = Observations(unit.astype(np.int64), person_of.astype(np.int64), key,
                                 time_of.astype(np.int64))
-    return AttackInput(observations, _records(hits, 3, time_of, members, persons), COVERED,
-                       COVERED, "trajectory", "targets: the window's trajectories fix by "
-                       "fix; records: the published groups (regions over intervals)")
+    xy = np.array([row[3:5] for row in fixes], dtype=np.float64).reshape(-1, 2)
+    holds, groups = region_hits(t_us, xy, regions)
+    return AttackInput(observations, _records(holds, groups, time_of, members, persons),
+                       COVERED, COVERED, "trajectory", "targets: the window's trajectories "
+                       "fix by fix; records: the published groups (regions over intervals)")
 
 
-def _records(hits: list[tuple], column: int, time_of: np.ndarray, members: list[tuple],
-             persons: np.ndarray) -> Records:
-    """Groups holding the keys (rows of ``hits``) whose group list (``column``) names them,
-    in time order, with their members as anonymity sets."""
-    group_ids = sorted({g for row in hits for g in row[column]} | {row[0] for row in members})
-    index = {g: i for i, g in enumerate(group_ids)}
-    record = np.array([index[g] for row in hits for g in row[column]], dtype=np.int64)
-    holds = np.array([i for i, row in enumerate(hits) for _ in row[column]], dtype=np.int64)
+def region_hits(t_us: np.ndarray, xy: np.ndarray,
+                regions: list[tuple]) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct (fix, group) pairs where one of the group's regions holds the fix.
+
+    ``regions`` are rows (group_id, t_start_us, t_end_us, x0, y0, x1, y1), grouped by group;
+    a region holds a fix at ``t_us`` and ``xy`` when t_start <= t < t_end and the point is
+    in the closed rectangle, as the verifier matches them. MLA's regions are coarse and
+    overlap in time (each fix of a T-Drive morning lies in half of them), so the pairs are
+    found group by group with one mask per group over the fixes of each region's interval:
+    the join of every fix with every region (SQL) made 20 million rows for 35,000 fixes.
+    """
+    by_time = np.argsort(t_us, kind="stable")
+    sorted_t = t_us[by_time]
+    holds: list[np.ndarray] = []
+    groups: list[np.ndarray] = []
+    for group_id, rows in itertools.groupby(regions, key=lambda row: row[0]):
+        inside = np.zeros(t_us.size, dtype=bool)
+        for _, t0, t1, x0, y0, x1, y1 in rows:
+            span = by_time[np.searchsorted(sorted_t, t0):np.searchsorted(sorted_t, t1)]
+            x, y = xy[span, 0], xy[span, 1]
+            inside[span[(x >= x0) & (x <= x1) & (y >= y0) & (y <= y1)]] = True
+        fixes = np.flatnonzero(inside)
+        holds.append(fixes)
+        groups.append(np.full(fixes.size, group_id, dtype=np.int64))
+    if not holds:
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    return np.concatenate(holds).astype(np.int64), np.concatenate(groups)
+
+
+def _records(holds: np.ndarray, groups: np.ndarray, time_of: np.ndarray,
+             members: list[tuple], persons: np.ndarray) -> Records:
+    """Groups holding the keys ``holds`` (pairs of key and group id ``groups``), in time
+    order, with their members as anonymity sets."""
+    member_ids = np.array([row[0] for row in members], dtype=np.int64)
+    group_ids = np.union1d(groups, member_ids)
+    record = np.searchsorted(group_ids, groups).astype(np.int64)
     order = np.lexsort((holds, time_of[holds], record))
-    member_group = np.array([index[row[0]] for row in members], dtype=np.int64)
+    member_group = np.searchsorted(group_ids, member_ids).astype(np.int64)
     member_person = np.searchsorted(persons, [row[1] for row in members]).astype(np.int64)
     by_group = np.lexsort((member_person, member_group))
     offsets = np.searchsorted(member_group[by_group],
-                              np.arange(len(group_ids) + 1)).astype(np.int64)
+                              np.arange(group_ids.size + 1)).astype(np.int64)
     return Records(record[order], holds[order], time_of[holds][order].astype(np.int64),
                    offsets, member_person[by_group])
