@@ -125,7 +125,8 @@ from anonymizers.errors import InputError
 
 __all__ = ["CityConfig", "SyntheticCity", "generate_city", "write_city"]
 
-_MIN_POINTS, _MAX_POINTS = 100, 10_000_000
+# 100M: a city archive's scale; write_city streams it (generate_city holds it in memory).
+_MIN_POINTS, _MAX_POINTS = 100, 100_000_000
 _MAX_RADIUS_M = 50_000.0  # beyond this the equirectangular approximation drifts noticeably
 _M_PER_DEG_LAT = 110_540.0
 _M_PER_DEG_LON_AT_EQUATOR = 111_320.0
@@ -171,7 +172,8 @@ class CityConfig:
     seed : int
         Non-negative seed; equal configs give identical cities.
     target_points : int
-        Number of GPS fixes to produce (100 .. 10_000_000); met exactly or minus one.
+        Number of GPS fixes to produce (100 .. 100_000_000); met exactly or minus one.
+        Above a few million, write the city with :func:`write_city`, which streams it.
     origin_lon, origin_lat : float
         Centre of the city in degrees; ``|origin_lat| < 80``.
     radius_m : float

@@ -1,0 +1,141 @@
+"""Benchmark: how one release grows with the data, 1M -> 5M -> 25M fixes (issue 12).
+
+Target ("Scale on one machine" 2): kam_rec over a whole synthetic city of 25 million fixes
+in at most 10 minutes, with at most 2 GB peak RSS in any Python process; the same table for
+grid_kam_cut and the heaviest method of each other family (``--method``).
+
+For each size: the synthetic city (cached under tests/benchmarks/results/data; the
+generator streams it) is loaded into a fresh database, then the release runs in a child
+process of its own, step by step as the DAG's tasks call them (_release_runs.run_release:
+every step timed). The child's peak RSS is os.wait4's ru_maxrss (Linux: KiB), so the
+loader and this process are not counted; after each step the child records its peak so
+far, which tells the step that set it. PostgreSQL's own memory is bounded by its settings
+(the embedded cluster's are in the README), not measured here.
+
+Writes tests/benchmarks/results/scale_<method>.json (every figure, the machine's load
+before and after each release) and tests/benchmarks/figures/scale_<method>.png (time and
+peak RSS against fixes, log-log, with a line of slope 1 through the smallest size), and
+prints the growth table in Markdown.
+
+Run: .venv/bin/python tests/benchmarks/bench_scale.py [--method kam_rec] [--k 5]
+     [--sizes 1000000 5000000 25000000]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from _common import (RESULTS, print_markdown_table, scratch_database, synthetic_csv,
+                     timed, write_results)
+
+FIGURES = RESULTS.parent / "figures"
+TARGET_S, TARGET_RSS_MIB, TARGET_POINTS = 600, 2048, 25_000_000
+
+CHILD = """
+import json, resource, sys
+sys.path.insert(0, sys.argv[3])
+from _release_runs import run_release
+from anonymizers.pipeline import steps
+
+peaks = {}
+original = steps.run_step
+def run_step(name, spec):
+    result = original(name, spec)
+    peaks[name] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
+    return result
+steps.run_step = run_step
+figures = run_release(sys.argv[1], json.loads(sys.argv[2]), "bench-scale", tables=())
+figures["peak_rss_after_step_mib"] = peaks
+print(json.dumps(figures, default=str))
+"""
+
+
+def release_in_child(url: str, params: dict) -> dict:
+    """The release in a fresh interpreter: its step times, metrics and peak RSS."""
+    child = subprocess.Popen(
+        [sys.executable, "-c", CHILD, url, json.dumps(params), str(Path(__file__).parent)],
+        stdout=subprocess.PIPE, env={**os.environ, "DATABASE_URL": url})
+    assert child.stdout is not None
+    output = child.stdout.read()
+    _, status, usage = os.wait4(child.pid, 0)
+    if os.waitstatus_to_exitcode(status):
+        raise RuntimeError(f"the release child failed ({os.waitstatus_to_exitcode(status)})")
+    figures = json.loads(output.decode().strip().splitlines()[-1])
+    figures["peak_rss_mib"] = round(usage.ru_maxrss / 1024, 1)
+    return figures
+
+
+def measure(points: int, method: str, k: int) -> dict:
+    from anonymizers.loading import load_dataset
+
+    csv, persons = synthetic_csv(points)
+    figures: dict = {"points": points, "method": method, "k": k}
+    with scratch_database() as url:
+        with timed(figures, "load_s"):
+            result = load_dataset(csv, "scale", persons=persons, url=url)
+        figures["trajectories"] = result.record.n_trajectories
+        figures["persons"] = result.record.n_persons
+        figures["load_average_before"] = os.getloadavg()
+        started = time.perf_counter()
+        figures["release"] = release_in_child(url, {"dataset": "scale", "method": method,
+                                                    "k": k})
+        figures["release_wall_s"] = round(time.perf_counter() - started, 1)
+        figures["load_average_after"] = os.getloadavg()
+    release = figures["release"]
+    print(f"  {points:,} fixes: {release['total_s']:.0f} s, peak RSS "
+          f"{release['peak_rss_mib']:.0f} MiB", file=sys.stderr, flush=True)
+    return figures
+
+
+def plot(runs: list[dict], method: str, path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    points = [run["points"] for run in runs]
+    fig, axes = plt.subplots(1, 2, figsize=(10, 4))
+    for axis, key, label in ((axes[0], "total_s", "release time (s)"),
+                             (axes[1], "peak_rss_mib", "peak RSS of the release (MiB)")):
+        values = [run["release"][key] for run in runs]
+        axis.loglog(points, values, "o-", label=method)
+        axis.loglog(points, [values[0] * p / points[0] for p in points], ":", color="grey",
+                    label="linear growth")
+        target = TARGET_S if key == "total_s" else TARGET_RSS_MIB
+        axis.axhline(target, color="red", linewidth=0.8, label="target at 25M")
+        axis.set_xlabel("fixes")
+        axis.set_ylabel(label)
+        axis.legend(fontsize=8)
+    fig.suptitle(f"{method}: time and memory against fixes (synthetic city)")
+    fig.tight_layout()
+    path.parent.mkdir(exist_ok=True)
+    fig.savefig(path, dpi=100)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--method", default="kam_rec")
+    parser.add_argument("--k", type=int, default=5)
+    parser.add_argument("--sizes", type=int, nargs="+",
+                        default=[1_000_000, 5_000_000, TARGET_POINTS])
+    args = parser.parse_args()
+    runs = [measure(points, args.method, args.k) for points in args.sizes]
+    write_results(f"scale_{args.method}", {"machine": {"cpus": os.cpu_count()}, "runs": runs})
+    plot(runs, args.method, FIGURES / f"scale_{args.method}.png")
+    steps = list(runs[0]["release"]["steps_s"])
+    print_markdown_table(
+        ("fixes", "trajectories", "load (s)", "release (s)", "peak RSS (MiB)", *steps),
+        [(f"{run['points']:,}", f"{run['trajectories']:,}", round(run["load_s"]),
+          round(run["release"]["total_s"]), round(run["release"]["peak_rss_mib"]),
+          *(round(run["release"]["steps_s"].get(step, 0), 1) for step in steps))
+         for run in runs])
+
+
+if __name__ == "__main__":
+    main()
