@@ -3,7 +3,8 @@
 Airflow needs ``AIRFLOW_HOME`` before it is first imported and an initialised metadata
 database; both are set up here on first use (under the project's home unless the user
 set AIRFLOW_HOME). ``dag.test()`` returns a failed run rather than raising, so the
-state is checked and the first error of a failed task is reported.
+state is checked and the error of the task that failed is raised: ours as it was raised
+(its message says what to do), any other in a ReleaseError naming that task.
 """
 
 from __future__ import annotations
@@ -49,17 +50,26 @@ def configure_airflow() -> Path:
     return home
 
 
-class _FirstError(logging.Handler):
-    """Remembers the first of our own errors raised inside a task."""
+def _task_errors_listener(errors: dict[str, BaseException | str | None]) -> Any:
+    """An Airflow listener that puts the error of each task instance that fails into
+    ``errors`` (task id -> error, the first failure of each task).
 
-    def __init__(self) -> None:
-        super().__init__(logging.ERROR)
-        self.error: BaseException | None = None
+    Airflow 3.3's dag.test() runs each task in this process (InProcessTestSupervisor), and
+    the task runner reports the task's exception only to its structlog logger "task",
+    which writes to its own output and never passes through the standard library's
+    logging: the handler on the root logger that was here saw nothing, and the user got
+    "...: None". The exception does reach the listeners' on_task_instance_failed
+    (task_runner.finalize), the hook Airflow documents for this.
+    """
+    from airflow.listeners import hookimpl
 
-    def emit(self, record: logging.LogRecord) -> None:
-        if self.error is None and record.exc_info and record.exc_info[1] is not None:
-            error = record.exc_info[1]
-            self.error = error if isinstance(error, AnonymizerError) else self.error or error
+    class TaskErrors:
+        @hookimpl
+        def on_task_instance_failed(self, previous_state: Any, task_instance: Any,
+                                    error: BaseException | str | None) -> None:
+            errors.setdefault(task_instance.task_id, error)
+
+    return TaskErrors()
 
 
 def _load_dag(dag_id: str) -> Any:
@@ -112,18 +122,46 @@ def run_dag(dag_id: str, conf: dict[str, Any], log_file: Path | None = None) -> 
     """Run ``dag_id`` once with ``conf``; returns the run's final state or raises."""
     home = configure_airflow()
     dag = _load_dag(dag_id)
-    catcher = _FirstError()
-    logging.getLogger().addHandler(catcher)
+    from airflow.sdk.listener import get_listener_manager
+
+    errors: dict[str, BaseException | str | None] = {}
+    listener = _task_errors_listener(errors)
+    listeners = get_listener_manager()
+    listeners.add_listener(listener)
     try:
         with _airflow_output_to(log_file or home / "logs" / f"{dag_id}-test-runs.log"):
             run = dag.test(run_conf=conf)
     finally:
-        logging.getLogger().removeHandler(catcher)
+        listeners.pm.unregister(listener)
     state = str(getattr(run, "state", "unknown"))
     if not state.endswith("success"):
-        failed = [ti.task_id for ti in run.get_task_instances() if str(ti.state).endswith("failed")]
-        if isinstance(catcher.error, AnonymizerError):
-            raise catcher.error
-        raise ReleaseError(f"DAG {dag_id} run ended {state}; failed task(s): "
-                           f"{', '.join(failed) or 'none'}: {catcher.error}")
+        _raise_task_error(dag_id, state, run, errors)
     return state
+
+
+def _raise_task_error(dag_id: str, state: str, run: Any,
+                      errors: dict[str, BaseException | str | None]) -> None:
+    """Our error of a failed task as it was raised, else a ReleaseError naming the tasks
+    that failed (state exactly failed: an upstream_failed task did not run) and why."""
+    failed = sorted(ti.task_id for ti in run.get_task_instances() if str(ti.state) == "failed")
+    for task in failed:
+        if (ours := _our_error(errors.get(task))) is not None:
+            raise ours
+    said = "; ".join(f"{task}: {_describe(errors.get(task))}" for task in failed)
+    raise ReleaseError(f"DAG {dag_id} run ended {state}; failed task(s): {said or 'none'}")
+
+
+def _our_error(error: BaseException | str | None) -> AnonymizerError | None:
+    """``error`` or what caused it, if one of ours (the DAG's tasks fail ours for good by
+    raising AirflowFailException from it: pipeline.dag_factory)."""
+    while isinstance(error, BaseException):
+        if isinstance(error, AnonymizerError):
+            return error
+        error = error.__cause__
+    return None
+
+
+def _describe(error: BaseException | str | None) -> str:
+    if error is None:
+        return "no error reported"
+    return f"{type(error).__name__}: {error}" if isinstance(error, BaseException) else error

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import math
+import sys
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -16,6 +17,7 @@ from conftest import PUBLISHED_CITY
 
 from anonymizers.cli import main
 from anonymizers.compare.chooser import method_params
+from anonymizers.compare.runs import backend_name, run_method
 from anonymizers.compare.utility import measure_release, prepare_window
 from anonymizers.db.sqlfiles import run_sql_file
 from anonymizers.errors import InputError
@@ -198,3 +200,37 @@ def test_compare_publishes_for_the_comparison_only(db_url, loaded_city, tmp_path
     assert check.passed, check
     assert (out / "comparison.png").stat().st_size > 10_000
     assert math.isclose(figures["k"], 3)
+
+
+# A method's release process in miniature: it starts a long query through our connect() and
+# prints its backend's pid; "crash" dies at once (SIGKILL) with the query sent, "timeout"
+# waits for it until run_method stops it.
+SLEEPER = """
+import os, signal, sys
+from anonymizers.db.connection import connect
+conn = connect(autocommit=True)
+print(conn.info.backend_pid, flush=True)
+if sys.argv[1] == "crash":
+    conn.pgconn.send_query(b"SELECT pg_sleep(600)")
+    conn.pgconn.flush()
+    os.kill(os.getpid(), signal.SIGKILL)
+conn.execute("SELECT pg_sleep(600)")
+"""
+
+
+@pytest.mark.parametrize(("end", "said"), [("timeout", "not finished in 4 s"),
+                                           ("crash", "exit code -9")])
+def test_a_method_that_ended_abnormally_leaves_no_query_running(db_url, tmp_path, end, said):
+    # PostgreSQL runs a dead client's query on (a killed MLA run's for 35 minutes).
+    name = backend_name("city_20260101T000000_abcd", "mla_iterative_kmeans")
+    assert len(name.encode()) <= 63 and name.startswith("anonymizers compare city_")
+    run = run_method([sys.executable, "-c", SLEEPER, end], "sleeper", db_url,
+                     tmp_path / "sleeper.log", 4 if end == "timeout" else 60,
+                     application_name=name)
+    assert run.release is None and run.error is not None and run.error.startswith(said)
+    assert run.wall_s < 20
+    backend = int(Path(run.log).with_suffix(".out").read_text().split()[0])
+    with psycopg.connect(db_url, autocommit=True) as conn:
+        left = conn.execute("SELECT pid, query FROM pg_stat_activity WHERE pid = %s "
+                            "OR application_name = %s", (backend, name)).fetchall()
+    assert left == []

@@ -88,6 +88,25 @@ def test_a_failing_task_fails_the_dag_run_and_publishes_nothing(loaded_city, con
 
     monkeypatch.setenv(steps.FAULT_ENV, "build_release")
     conf = {"dataset": loaded_city, "method": "grid_kam_cut", "k": 3, "cell_size": 500.0}
-    with pytest.raises(ReleaseError, match="build_release"):
+    with pytest.raises(ReleaseError, match=r"failed task\(s\): build_release: InjectedFault: "
+                       "fault injected") as raised:
         run_dag("generalization", conf)
+    # upstream_failed (they did not run), or ran and did not fail
+    assert "metrics" not in str(raised.value) and "cleanup" not in str(raised.value)
+    assert catalog_rows(conn) == []
+
+
+def test_our_own_error_in_a_task_reaches_the_user_as_raised(db_url, small_city, conn,
+                                                            capsys):
+    """A window whose persons have no demographic attributes, released by the groups
+    family with its default demographic classes: the task's InputError, which says what to
+    do, is what the user gets; not 'DAG groups run ended failed ...: None'."""
+    from anonymizers.loading import load_dataset
+
+    load_dataset(small_city[0], "plain", url=db_url)  # no persons file: no attributes
+    argv = ["release", "--dataset", "plain", "--method", "tg_overlapping", "--k", "3"]
+    assert cli.main(argv) == 2
+    err = capsys.readouterr().err
+    assert "error: no person of the window has a numeric 'age'" in err, err
+    assert "or set demographics=none" in err and "DAG groups run" not in err
     assert catalog_rows(conn) == []

@@ -21,7 +21,7 @@ from typing import Any
 import psycopg
 
 from anonymizers.attacks.release import AttackSettings, attack_release
-from anonymizers.compare.runs import MethodRun, release_command, run_method
+from anonymizers.compare.runs import MethodRun, backend_name, release_command, run_method
 from anonymizers.compare.utility import Headline, Window, measure_release, prepare_window
 from anonymizers.db.connection import connect
 from anonymizers.errors import InputError
@@ -125,7 +125,7 @@ def compare_methods(url: str, dataset: str, k: int, start: str | None, end: str 
         command = release_command(dataset, method, k, window_start, window_end, comparison,
                                   params[method])
         run = run_method(command, method, url, out / "logs" / f"{method}.log",
-                         method_timeout)
+                         method_timeout, application_name=backend_name(comparison, method))
         log(f"    {run.release or run.error} ({run.wall_s:.1f} s, {run.peak_rss_mib:.0f} MiB)")
         results.append(MethodResult(run, method_entry(method).family))
     window = _measure(url, dataset, k, window_start, window_end, srid, results, attacks, log)

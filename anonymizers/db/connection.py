@@ -7,7 +7,14 @@ import os
 import psycopg
 from psycopg.conninfo import conninfo_to_dict, make_conninfo
 
-__all__ = ["analyst_url", "connect", "database_url"]
+__all__ = ["APPLICATION_NAME_VARIABLE", "analyst_url", "application_name", "connect",
+           "database_url"]
+
+# The environment variable that names this process's connections in pg_stat_activity.
+# ``anonymizers compare`` sets it for each method's release process, so that the backends of
+# a method it stopped (or that died) can be found and ended: PostgreSQL runs a dead
+# client's query on until the query next writes to the client.
+APPLICATION_NAME_VARIABLE = "ANONYMIZERS_APPLICATION_NAME"
 
 
 def database_url() -> str:
@@ -25,10 +32,16 @@ def database_url() -> str:
     return EmbeddedCluster.default().url()
 
 
+def application_name() -> str:
+    """The application name of this process's connections: ``ANONYMIZERS_APPLICATION_NAME``
+    when set, else ``anonymizers``."""
+    return os.environ.get(APPLICATION_NAME_VARIABLE) or "anonymizers"
+
+
 def connect(url: str | None = None, *, autocommit: bool = False) -> psycopg.Connection:
     """A new connection; the application name shows up in pg_stat_activity."""
     return psycopg.connect(
-        url or database_url(), autocommit=autocommit, application_name="anonymizers"
+        url or database_url(), autocommit=autocommit, application_name=application_name()
     )
 
 
