@@ -113,12 +113,17 @@ def run_dag(dag_id: str, conf: dict[str, Any], log_file: Path | None = None) -> 
     home = configure_airflow()
     dag = _load_dag(dag_id)
     catcher = _FirstError()
-    logging.getLogger().addHandler(catcher)
+    # The root logger's handlers may be replaced while a task runs (Airflow configures its
+    # logging); the package's own logger keeps the catcher (the tasks log our errors there).
+    watched = [logging.getLogger(), logging.getLogger("anonymizers")]
+    for logger in watched:
+        logger.addHandler(catcher)
     try:
         with _airflow_output_to(log_file or home / "logs" / f"{dag_id}-test-runs.log"):
             run = dag.test(run_conf=conf)
     finally:
-        logging.getLogger().removeHandler(catcher)
+        for logger in watched:
+            logger.removeHandler(catcher)
     state = str(getattr(run, "state", "unknown"))
     if not state.endswith("success"):
         failed = [ti.task_id for ti in run.get_task_instances() if str(ti.state).endswith("failed")]
