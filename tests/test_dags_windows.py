@@ -4,7 +4,10 @@ task group, run end to end with dag.test() on the small city; and the pure windo
 from __future__ import annotations
 
 import itertools
+import json
 import os
+import subprocess
+import sys
 import threading
 from datetime import UTC, datetime
 
@@ -81,6 +84,23 @@ def test_windows_dag_maps_the_release_tasks_over_the_planned_windows(dagbag, fam
     assert set(dag.params) == set(release.params) | {"window_hours"}
     assert dag.params.get_param("start").schema["type"] == "string"
     assert dag.params.get_param("window_hours").schema["exclusiveMinimum"] == 0
+
+
+_TASK_POOLS = """
+import json, runpy, sys
+from anonymizers.airflow_runner import configure_airflow, dags_folder
+configure_airflow()
+dag = runpy.run_path(str(dags_folder() / "generalization_windows.py"))["dag"]
+print(json.dumps(sorted({task.pool for task in dag.tasks})))
+"""
+
+
+def test_every_task_runs_in_the_pool_the_environment_names():
+    """ANONYMIZERS_POOL bounds the steps running at once on all workers (read in a child
+    process: a DAG built here with other settings breaks later dag.test() runs here)."""
+    found = subprocess.run([sys.executable, "-c", _TASK_POOLS], capture_output=True, text=True,
+                           env={**os.environ, "ANONYMIZERS_POOL": "anonymizers"}, check=True)
+    assert json.loads(found.stdout.strip().splitlines()[-1]) == ["anonymizers"]
 
 
 def test_plan_cuts_the_span_into_adjacent_windows_with_a_shorter_last():

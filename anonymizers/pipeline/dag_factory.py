@@ -18,7 +18,8 @@ processor): ``ANONYMIZERS_SCHEDULE`` (a cron expression or preset, default ``@da
 ``none`` for manual runs only), ``ANONYMIZERS_START_DATE`` (the first data interval a
 backfill may ask for, default 2000-01-01) and ``ANONYMIZERS_<FAMILY>_PARAMS`` (a JSON object
 of param defaults, e.g. ``{"dataset": "city", "k": 3}``: what a scheduled run releases),
-``ANONYMIZERS_TASK_RETRIES`` and ``ANONYMIZERS_RETRY_DELAY_SECONDS`` (see _default_args).
+``ANONYMIZERS_TASK_RETRIES`` and ``ANONYMIZERS_RETRY_DELAY_SECONDS`` (see _default_args),
+``ANONYMIZERS_POOL`` (an Airflow pool every task runs in: caps concurrent steps on a cluster).
 Airflow 3 turns a cron string into a trigger timetable whose data interval is one instant;
 a release needs the interval, so the schedule is a ``CronDataIntervalTimetable``.
 
@@ -66,6 +67,7 @@ START_DATE_ENV = "ANONYMIZERS_START_DATE"
 DEFAULT_START_DATE = "2000-01-01"
 RETRIES_ENV = "ANONYMIZERS_TASK_RETRIES"
 RETRY_DELAY_ENV = "ANONYMIZERS_RETRY_DELAY_SECONDS"
+POOL_ENV = "ANONYMIZERS_POOL"
 
 log = logging.getLogger(__name__)
 
@@ -152,9 +154,15 @@ def _no_retry_of_our_errors() -> Iterator[None]:
 
 def _default_args() -> dict[str, Any]:
     """Retries of a failed task: none by default (``dag.test()``: a failure is reported at
-    once); ``anonymizers airflow up`` sets ``ANONYMIZERS_TASK_RETRIES`` for the scheduler."""
-    return {"retries": int(os.environ.get(RETRIES_ENV) or 0),
-            "retry_delay": timedelta(seconds=float(os.environ.get(RETRY_DELAY_ENV) or 30))}
+    once); ``anonymizers airflow up`` sets ``ANONYMIZERS_TASK_RETRIES`` for the scheduler.
+    ``ANONYMIZERS_POOL``: the Airflow pool of every task (create it first, ``airflow pools
+    set``), so that the pool's slots bound the steps running at once on all workers."""
+    args: dict[str, Any] = {
+        "retries": int(os.environ.get(RETRIES_ENV) or 0),
+        "retry_delay": timedelta(seconds=float(os.environ.get(RETRY_DELAY_ENV) or 30))}
+    if pool := os.environ.get(POOL_ENV, "").strip():
+        args["pool"] = pool
+    return args
 
 
 def _prepare_task() -> Any:
@@ -203,8 +211,9 @@ def _step_task(name: str, family_step: bool) -> Any:
 
         if spec is None:
             # prepare found the release published. Its short-circuit skips this task in the
-            # release DAG, but not inside a mapped task group (Airflow 3.1 looks for the
-            # skip record at map index -1 there), so every step checks for itself.
+            # release DAG, but not inside a mapped task group: Airflow 3.3's
+            # NotPreviouslySkippedDep reads the skip record at map index -1 when the parent
+            # is mapped only through its group. So every step checks for itself.
             raise AirflowSkipException("the release is already published")
         if family_step and name not in METHODS[spec["method"]].steps:
             raise AirflowSkipException(f"{spec['method']} has no step {name}")
