@@ -20,6 +20,7 @@ __all__ = [
     "METHODS",
     "RUN_PARAMS",
     "SHARED_STEPS_AFTER",
+    "WINDOWS_PARAMS",
     "FamilyEntry",
     "MethodEntry",
     "family_params",
@@ -89,6 +90,14 @@ MACHINERY_PARAMS: tuple[ParamSpec, ...] = (
     ParamSpec("comparison", str, None,
               "Id of the `anonymizers compare` run this release belongs to: published for "
               "the data owner's comparison only, analyst cannot read it", nullable=True),
+)
+
+# Parameters of a windows run (DAG ``<family>_windows``) on top of the family's: start and
+# end are required there, and [start, end) is cut into windows of ``window_hours``.
+WINDOWS_PARAMS: tuple[ParamSpec, ...] = (
+    ParamSpec("window_hours", float, 24.0,
+              "Length of each window of a windows run, hours (at least min_window_hours; "
+              "one release per window)", minimum=0, exclusive_minimum=True),
 )
 
 # Steps of the shared machinery after the family's steps (prepare comes first).

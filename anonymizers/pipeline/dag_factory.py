@@ -1,17 +1,25 @@
-"""Build the Airflow DAG of a method family from the registry: `dag = release_dag("mob")`.
+"""Build the Airflow DAGs of a method family from the registry: `dag = release_dag("mob")`,
+`dag = windows_dag("mob")`.
 
-The DAG is ``prepare`` -> the family's steps in the registry's order -> ``manifest`` ->
+A release is ``prepare`` -> the family's steps in the registry's order -> ``manifest`` ->
 ``metrics`` -> ``verify`` -> ``publish`` -> ``cleanup``. A step the chosen method does not
 run is skipped (the tasks after it still run: trigger rule ``none_failed``); an already
 published release short-circuits everything after ``prepare``. Params come from the
 registry's ParamSpecs (the same ones that validate a release and write the CLI's help).
+
+``release_dag`` runs one release per DAG run. ``windows_dag`` (dag_id ``<family>_windows``)
+cuts the params' [start, end) into windows of ``window_hours`` (task ``plan_windows``) and
+runs the same tasks once per window, as a mapped task group (``window``): the instances
+are independent (own work and build schemas, own release), so an executor with several
+workers runs them in parallel; publish serialises only the ledger check, per dataset.
 
 Scheduling (read when the DAG file is parsed, so set in the environment of the DAG
 processor): ``ANONYMIZERS_SCHEDULE`` (a cron expression or preset, default ``@daily``;
 ``none`` for manual runs only), ``ANONYMIZERS_START_DATE`` (the first data interval a
 backfill may ask for, default 2000-01-01) and ``ANONYMIZERS_<FAMILY>_PARAMS`` (a JSON object
 of param defaults, e.g. ``{"dataset": "city", "k": 3}``: what a scheduled run releases),
-``ANONYMIZERS_TASK_RETRIES`` and ``ANONYMIZERS_RETRY_DELAY_SECONDS`` (see _default_args).
+``ANONYMIZERS_TASK_RETRIES`` and ``ANONYMIZERS_RETRY_DELAY_SECONDS`` (see _default_args),
+``ANONYMIZERS_POOL`` (an Airflow pool every task runs in: caps concurrent steps on a cluster).
 Airflow 3 turns a cron string into a trigger timetable whose data interval is one instant;
 a release needs the interval, so the schedule is a ``CronDataIntervalTimetable``.
 
@@ -22,6 +30,7 @@ package's heavy modules are imported inside the tasks.
 from __future__ import annotations
 
 import json
+import logging
 import os
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -36,6 +45,7 @@ from airflow.sdk import (
     dag,
     get_current_context,
     task,
+    task_group,
 )
 
 from anonymizers.families.registry import (
@@ -44,18 +54,22 @@ from anonymizers.families.registry import (
     METHODS,
     RUN_PARAMS,
     SHARED_STEPS_AFTER,
+    WINDOWS_PARAMS,
     family_params,
 )
 from anonymizers.release.params import ParamSpec
 
 __all__ = ["dag_params", "param_defaults", "release_dag", "release_schedule",
-           "scheduled_interval"]
+           "scheduled_interval", "windows_dag", "windows_params"]
 
 SCHEDULE_ENV = "ANONYMIZERS_SCHEDULE"
 START_DATE_ENV = "ANONYMIZERS_START_DATE"
 DEFAULT_START_DATE = "2000-01-01"
 RETRIES_ENV = "ANONYMIZERS_TASK_RETRIES"
 RETRY_DELAY_ENV = "ANONYMIZERS_RETRY_DELAY_SECONDS"
+POOL_ENV = "ANONYMIZERS_POOL"
+
+log = logging.getLogger(__name__)
 
 
 def _param(spec: ParamSpec, described: str | None = None) -> Param:
@@ -132,37 +146,76 @@ def _no_retry_of_our_errors() -> Iterator[None]:
     except (InputError, PrivacyViolation, ReleaseError) as error:
         from airflow.sdk.exceptions import AirflowFailException
 
+        # In the task log with its traceback (run_dag reads the error itself, from the
+        # failed task instance: airflow_runner).
+        log.error("%s: %s", type(error).__name__, error, exc_info=error)
         raise AirflowFailException(f"{type(error).__name__}: {error}") from error
 
 
 def _default_args() -> dict[str, Any]:
     """Retries of a failed task: none by default (``dag.test()``: a failure is reported at
-    once); ``anonymizers airflow up`` sets ``ANONYMIZERS_TASK_RETRIES`` for the scheduler."""
-    return {"retries": int(os.environ.get(RETRIES_ENV) or 0),
-            "retry_delay": timedelta(seconds=float(os.environ.get(RETRY_DELAY_ENV) or 30))}
+    once); ``anonymizers airflow up`` sets ``ANONYMIZERS_TASK_RETRIES`` for the scheduler.
+    ``ANONYMIZERS_POOL``: the Airflow pool of every task (create it first, ``airflow pools
+    set``), so that the pool's slots bound the steps running at once on all workers."""
+    args: dict[str, Any] = {
+        "retries": int(os.environ.get(RETRIES_ENV) or 0),
+        "retry_delay": timedelta(seconds=float(os.environ.get(RETRY_DELAY_ENV) or 30))}
+    if pool := os.environ.get(POOL_ENV, "").strip():
+        args["pool"] = pool
+    return args
 
 
 def _prepare_task() -> Any:
+    """``prepare``: the window is the mapped ``window`` ([start, end), ISO) of a windows run,
+    else the params' start/end, the scheduled data interval or the whole dataset."""
     @task.short_circuit(task_id="prepare")
-    def prepare() -> dict[str, Any] | None:
+    def prepare(window: list[str] | None = None) -> dict[str, Any] | None:
         from anonymizers.pipeline import steps
 
         context = get_current_context()
+        params, interval = dict(context["params"]), scheduled_interval(context)
+        if window is not None:
+            params.update(start=window[0], end=window[1])
+            interval = None
         with _no_retry_of_our_errors():
-            return steps.prepare(dict(context["params"]), scheduled_interval(context),
-                                 context["dag_run"].run_id)
+            return steps.prepare(params, interval, context["dag_run"].run_id)
 
     return prepare
 
 
+def _plan_task() -> Any:
+    @task(task_id="plan_windows")
+    def plan_windows() -> list[list[str]]:
+        """The windows of this run: a short list of [start, end) ISO pairs (XCom)."""
+        from anonymizers.release.windows import plan_windows as plan
+
+        with _no_retry_of_our_errors():
+            return [list(window) for window in plan(dict(get_current_context()["params"]))]
+
+    return plan_windows
+
+
+def _release_tasks(family: str, spec: Any) -> None:
+    """The family's steps, then the shared ones, in order, each given prepare's spec."""
+    tasks = [_step_task(name, family_step=True)(spec) for name in FAMILIES[family].steps]
+    tasks += [_step_task(name, family_step=False)(spec) for name in SHARED_STEPS_AFTER]
+    chain(*tasks)
+
+
 def _step_task(name: str, family_step: bool) -> Any:
     @task(task_id=name, trigger_rule="none_failed")
-    def run(spec: dict[str, Any]) -> Any:
+    def run(spec: dict[str, Any] | None) -> Any:
+        from airflow.sdk.exceptions import AirflowSkipException
+
         from anonymizers.pipeline import steps
 
+        if spec is None:
+            # prepare found the release published. Its short-circuit skips this task in the
+            # release DAG, but not inside a mapped task group: Airflow 3.3's
+            # NotPreviouslySkippedDep reads the skip record at map index -1 when the parent
+            # is mapped only through its group. So every step checks for itself.
+            raise AirflowSkipException("the release is already published")
         if family_step and name not in METHODS[spec["method"]].steps:
-            from airflow.sdk.exceptions import AirflowSkipException
-
             raise AirflowSkipException(f"{spec['method']} has no step {name}")
         with _no_retry_of_our_errors():
             steps.run_step(name, spec)
@@ -187,12 +240,41 @@ def release_dag(family: str) -> DAG:
          max_active_runs=4, doc_md=_doc(family), tags=["anonymizers", *entry.tags],
          params=dag_params(family), default_args=_default_args())
     def release() -> None:
-        spec = _prepare_task()()
-        tasks = [_step_task(name, family_step=True)(spec) for name in entry.steps]
-        tasks += [_step_task(name, family_step=False)(spec) for name in SHARED_STEPS_AFTER]
-        chain(*tasks)
+        _release_tasks(family, _prepare_task()())
 
     return release()
+
+
+def windows_params(family: str) -> dict[str, Param]:
+    """The family's params, with start and end required, and ``window_hours``."""
+    params = dag_params(family)
+    for name in ("start", "end"):
+        params[name] = Param(type="string", minLength=1, description=(
+            "Start of the first window, ISO-8601 (e.g. 2026-03-02T00:00:00Z)" if name == "start"
+            else "End of the last window, exclusive, ISO-8601"))
+    params.update((spec.name, _param(spec)) for spec in WINDOWS_PARAMS)
+    return params
+
+
+def windows_dag(family: str) -> DAG:
+    """The windows DAG of ``family`` (dag_id ``<family>_windows``): one release per window
+    of [start, end), each a mapped instance of the task group ``window``. Manual runs only
+    (``airflow dags trigger``, the UI or ``dag.test()``); scheduled single windows and
+    backfills are the release DAG's."""
+    entry = FAMILIES[family]
+
+    @dag(dag_id=f"{family}_windows", schedule=None, start_date=_start_date(), catchup=False,
+         max_active_runs=4, doc_md=_windows_doc(family),
+         tags=["anonymizers", "windows", *entry.tags], params=windows_params(family),
+         default_args=_default_args())
+    def windows() -> None:
+        @task_group(group_id="window")
+        def one_window(window: list[str]) -> None:
+            _release_tasks(family, _prepare_task()(window))
+
+        one_window.expand(window=_plan_task()())
+
+    return windows()
 
 
 def _doc(family: str) -> str:
@@ -207,4 +289,16 @@ def _doc(family: str) -> str:
             f"be published).\n\n{methods}\n\n**Privacy model.** {entry.privacy_model}\n\n"
             "Scheduled runs release the run's data interval; manual runs take `start`/`end` "
             "params, or the whole dataset. The database comes from `DATABASE_URL` (or the "
-            "embedded cluster). Built by `anonymizers.pipeline.dag_factory` from the registry.")
+            "embedded cluster). Built by `anonymizers.pipeline.dag_factory` from the registry. "
+            f"The DAG `{family}_windows` runs the same tasks once per window of a longer span.")
+
+
+def _windows_doc(family: str) -> str:
+    return (f"### {FAMILIES[family].title}: one release per window\n\n`plan_windows` cuts "
+            "[`start`, `end`) into consecutive windows of `window_hours` (the last may be "
+            "shorter, never below `min_window_hours`); then the task group `window` runs once "
+            f"per window (mapped): `prepare` -> {' -> '.join(FAMILIES[family].steps)} -> "
+            f"{' -> '.join(SHARED_STEPS_AFTER)}, exactly as the DAG `{family}` does for one "
+            "window. The instances are independent (own schemas, own release) and run in "
+            "parallel on as many workers as the executor has; `publish` checks the ledger "
+            "under a lock per dataset. A window already published does nothing.")

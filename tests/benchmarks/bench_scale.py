@@ -31,8 +31,14 @@ import sys
 import time
 from pathlib import Path
 
-from _common import (RESULTS, print_markdown_table, scratch_database, synthetic_csv,
-                     timed, write_results)
+from _common import (
+    RESULTS,
+    print_markdown_table,
+    scratch_database,
+    synthetic_csv,
+    timed,
+    write_results,
+)
 
 FIGURES = RESULTS.parent / "figures"
 TARGET_S, TARGET_RSS_MIB, TARGET_POINTS = 600, 2048, 25_000_000
