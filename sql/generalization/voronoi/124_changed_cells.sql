@@ -2,8 +2,8 @@
 -- cells_prev: ST_Equals is exact, so any numerical difference counts as a change, which
 -- costs time, never correctness), and the share of fixes lying in stale cells: the
 -- caller redoes membership from scratch when that share is large, since an update then
--- moves most fixes at a higher cost per fix (whole T-Drive, 794k fixes: an update moving
--- 20%% of them took as long as a full membership). The fixes in gaps (outside the clip
+-- tests and re-crosses most fixes at a higher cost per fix than a full membership
+-- (tessellation.FULL_MEMBERSHIP_SHARE). The fixes in gaps (outside the clip
 -- box, NULL cell) move too when the box moved (it follows the generators, and may have
 -- grown over them): box_moved. Identifiers: work.
 DROP TABLE IF EXISTS {work}.box_moved;
