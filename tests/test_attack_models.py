@@ -136,3 +136,30 @@ def test_mla_region_hits_are_the_closed_rectangles_over_half_open_intervals():
     assert sorted(zip(holds.tolist(), groups.tolist(), strict=True)) == sorted(expected)
     assert len(expected) > 50  # the draw has hits, on edges among them
     assert region_hits(t_us, xy, [])[0].size == 0
+
+
+def test_records_sharing_anonymity_sets_count_as_records_with_copies_of_them():
+    """Records.set_of (shared sets, as records_from_sequences makes them) gives the same
+    unions, members and records of a person as one copy of the set per record."""
+    from anonymizers.attacks.adapters.base import records_from_sequences
+    from anonymizers.attacks.index import AnonymitySets
+
+    rng = np.random.default_rng(3)
+    pool = [np.unique(rng.integers(0, 40, size)) for size in (1, 3, 5, 8)]
+    picks = rng.integers(0, len(pool), 30)
+    sequences = [rng.integers(0, 6, 3) for _ in picks]
+    shared = records_from_sequences(sequences, [pool[p] for p in picks])
+    assert shared.set_of is not None and shared.set_offsets.size - 1 == len(pool)
+    copies = Records(shared.record, shared.location, shared.time,
+                     np.concatenate(([0], np.cumsum([pool[p].size for p in picks]))),
+                     np.concatenate([pool[p] for p in picks]))
+    a, b = AnonymitySets(shared), AnonymitySets(copies)
+    for _ in range(50):
+        chosen = np.unique(rng.integers(0, len(picks), rng.integers(1, 8)))
+        assert a.count(chosen) == b.count(chosen)
+        assert np.array_equal(a.members(chosen), b.members(chosen))
+    for person in range(40):
+        assert np.array_equal(a.records_of(person), b.records_of(person))
+    with pytest.raises(InputError, match="anonymity sets"):
+        Records(shared.record, shared.location, shared.time, shared.set_offsets,
+                shared.set_persons, np.full(len(picks), len(pool)))

@@ -138,50 +138,57 @@ class RecordIndex:
 class AnonymitySets:
     """The persons behind sets of records (the union of their anonymity sets).
 
-    Unions are bitwise ORs of one bitset of persons per record when those fit in
-    :data:`BITSET_BUDGET` words (else concatenations), and are memoized by record set:
+    Records may share an anonymity set (``Records.set_of``); everything here works on the
+    distinct sets. Unions are bitwise ORs of one bitset of persons per set when those fit in
+    :data:`BITSET_BUDGET` words (else concatenations), and are memoized by set of sets:
     many instances of knowledge match the same records.
     """
 
     def __init__(self, records: Records) -> None:
         self.offsets = records.set_offsets
         self.persons = records.set_persons
+        self.set_of = records.record_sets
         sizes = np.diff(self.offsets)
         self.singletons = bool(np.all(sizes == 1))
-        owner_records = np.repeat(np.arange(sizes.size, dtype=np.int64), sizes)
-        order = np.lexsort((owner_records, self.persons))
-        self._by_person = owner_records[order]
+        owner_sets = np.repeat(np.arange(sizes.size, dtype=np.int64), sizes)
+        order = np.lexsort((owner_sets, self.persons))
+        self._sets_by_person = owner_sets[order]
         self._person_values, self._person_starts = RecordIndex._key_slices(self.persons[order])
-        self._bits = self._bitsets(owner_records, sizes.size)
+        self._records_by_set = np.argsort(self.set_of, kind="stable")
+        self._set_starts = np.searchsorted(self.set_of[self._records_by_set],
+                                           np.arange(sizes.size + 1))
+        self._bits = self._bitsets(owner_sets, sizes.size)
         self._memo: dict[bytes, int] = {}
 
-    def _bitsets(self, owner_records: np.ndarray, n_records: int) -> np.ndarray | None:
+    def _bitsets(self, owner_sets: np.ndarray, n_sets: int) -> np.ndarray | None:
         dense = np.searchsorted(self._person_values, self.persons)
         words = (self._person_values.size + 63) // 64
-        if self.singletons or n_records * words > BITSET_BUDGET:
+        if self.singletons or n_sets * words > BITSET_BUDGET:
             return None
-        bits = np.zeros((n_records, words), dtype=np.uint64)
-        np.bitwise_or.at(bits, (owner_records, dense // 64),
+        bits = np.zeros((n_sets, words), dtype=np.uint64)
+        np.bitwise_or.at(bits, (owner_sets, dense // 64),
                          np.left_shift(np.uint64(1), (dense % 64).astype(np.uint64)))
         return bits
 
     def members(self, records: np.ndarray) -> np.ndarray:
         """Distinct persons of the anonymity sets of ``records``."""
-        if self.singletons:
-            return np.unique(self.persons[records])
-        parts = [self.persons[self.offsets[r]:self.offsets[r + 1]] for r in records.tolist()]
+        sets = np.unique(self.set_of[records])
+        if self.singletons:  # set s is persons[s]
+            return np.unique(self.persons[sets])
+        parts = [self.persons[self.offsets[s]:self.offsets[s + 1]] for s in sets.tolist()]
         return np.unique(np.concatenate(parts)) if parts else _EMPTY
 
     def count(self, records: np.ndarray) -> int:
         if records.size == 0:
             return 0
         if self.singletons:
-            return int(np.unique(self.persons[records]).size)
-        key = records.tobytes()
+            return int(np.unique(self.persons[self.set_of[records]]).size)
+        sets = np.unique(self.set_of[records])
+        key = sets.tobytes()
         found = self._memo.get(key)
         if found is None:
             if self._bits is not None:
-                union = np.bitwise_or.reduce(self._bits[records], axis=0)
+                union = np.bitwise_or.reduce(self._bits[sets], axis=0)
                 found = int(np.unpackbits(union.view(np.uint8)).sum())
             else:
                 found = int(self.members(records).size)
@@ -193,4 +200,7 @@ class AnonymitySets:
         at = int(np.searchsorted(self._person_values, person))
         if at == self._person_values.size or self._person_values[at] != person:
             return _EMPTY
-        return np.sort(self._by_person[self._person_starts[at]:self._person_starts[at + 1]])
+        sets = self._sets_by_person[self._person_starts[at]:self._person_starts[at + 1]]
+        parts = [self._records_by_set[self._set_starts[s]:self._set_starts[s + 1]]
+                 for s in sets.tolist()]
+        return np.sort(np.concatenate(parts)) if parts else _EMPTY

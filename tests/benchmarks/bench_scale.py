@@ -17,8 +17,11 @@ before and after each release) and tests/benchmarks/figures/scale_<method>.png (
 peak RSS against fixes, log-log, with a line of slope 1 through the smallest size), and
 prints the growth table in Markdown.
 
+A release whose resident memory passes --max-rss-gib (default 8) is killed and recorded
+with the memory it had reached.
+
 Run: .venv/bin/python tests/benchmarks/bench_scale.py [--method kam_rec] [--k 5]
-     [--sizes 1000000 5000000 25000000]
+     [--sizes 1000000 5000000 25000000] [--max-rss-gib 8]
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -62,22 +66,47 @@ print(json.dumps(figures, default=str))
 """
 
 
-def release_in_child(url: str, params: dict) -> dict:
-    """The release in a fresh interpreter: its step times, metrics and peak RSS."""
-    child = subprocess.Popen(
-        [sys.executable, "-c", CHILD, url, json.dumps(params), str(Path(__file__).parent)],
-        stdout=subprocess.PIPE, env={**os.environ, "DATABASE_URL": url})
-    assert child.stdout is not None
-    output = child.stdout.read()
-    _, status, usage = os.wait4(child.pid, 0)
-    if os.waitstatus_to_exitcode(status):
-        raise RuntimeError(f"the release child failed ({os.waitstatus_to_exitcode(status)})")
-    figures = json.loads(output.decode().strip().splitlines()[-1])
-    figures["peak_rss_mib"] = round(usage.ru_maxrss / 1024, 1)
+def release_in_child(url: str, params: dict, max_rss_mib: float) -> dict:
+    """The release in a fresh interpreter: its step times, metrics and peak RSS. A child
+    whose resident memory passes ``max_rss_mib`` is killed (the machine is shared) and the
+    run recorded as stopped there."""
+    with tempfile.TemporaryFile() as output:
+        child = subprocess.Popen(
+            [sys.executable, "-c", CHILD, url, json.dumps(params), str(Path(__file__).parent)],
+            stdout=output, env={**os.environ, "DATABASE_URL": url})
+        stopped = None
+        while True:
+            pid, status, usage = os.wait4(child.pid, os.WNOHANG)
+            if pid:
+                break
+            if stopped is None and _rss_mib(child.pid) > max_rss_mib:
+                stopped = f"stopped: resident memory passed {max_rss_mib:.0f} MiB"
+                child.kill()
+            time.sleep(1)
+        child.returncode = os.waitstatus_to_exitcode(status)
+        output.seek(0)
+        lines = output.read().decode().strip().splitlines()
+    peak = round(usage.ru_maxrss / 1024, 1)
+    if stopped or child.returncode:
+        return {"error": stopped or f"the release child failed ({child.returncode})",
+                "peak_rss_mib": peak}
+    figures = json.loads(lines[-1])
+    figures["peak_rss_mib"] = peak
     return figures
 
 
-def measure(points: int, method: str, k: int) -> dict:
+def _rss_mib(pid: int) -> float:
+    """Current resident memory of ``pid`` (Linux /proc), 0 once it is gone."""
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    except FileNotFoundError:
+        pass
+    return 0.0
+
+
+def measure(points: int, method: str, k: int, max_rss_mib: float) -> dict:
     from anonymizers.loading import load_dataset
 
     csv, persons = synthetic_csv(points)
@@ -90,11 +119,11 @@ def measure(points: int, method: str, k: int) -> dict:
         figures["load_average_before"] = os.getloadavg()
         started = time.perf_counter()
         figures["release"] = release_in_child(url, {"dataset": "scale", "method": method,
-                                                    "k": k})
+                                                    "k": k}, max_rss_mib)
         figures["release_wall_s"] = round(time.perf_counter() - started, 1)
         figures["load_average_after"] = os.getloadavg()
     release = figures["release"]
-    print(f"  {points:,} fixes: {release['total_s']:.0f} s, peak RSS "
+    print(f"  {points:,} fixes: {release.get('total_s', release.get('error'))} s, peak RSS "
           f"{release['peak_rss_mib']:.0f} MiB", file=sys.stderr, flush=True)
     return figures
 
@@ -130,9 +159,17 @@ def main() -> None:
     parser.add_argument("--k", type=int, default=5)
     parser.add_argument("--sizes", type=int, nargs="+",
                         default=[1_000_000, 5_000_000, TARGET_POINTS])
+    parser.add_argument("--max-rss-gib", type=float, default=8.0,
+                        help="kill a release whose resident memory passes this")
     args = parser.parse_args()
-    runs = [measure(points, args.method, args.k) for points in args.sizes]
-    write_results(f"scale_{args.method}", {"machine": {"cpus": os.cpu_count()}, "runs": runs})
+    runs: list[dict] = []
+    for points in args.sizes:  # the figures so far are written after each size
+        runs.append(measure(points, args.method, args.k, args.max_rss_gib * 1024))
+        write_results(f"scale_{args.method}", {"machine": {"cpus": os.cpu_count()},
+                                               "runs": runs})
+    runs = [run for run in runs if "error" not in run["release"]]
+    if not runs:
+        return
     plot(runs, args.method, FIGURES / f"scale_{args.method}.png")
     steps = list(runs[0]["release"]["steps_s"])
     print_markdown_table(

@@ -56,16 +56,36 @@ def observations_from_sequences(persons: np.ndarray,
 
 def records_from_sequences(sequences: Sequence[np.ndarray],
                            anonymity_sets: Sequence[np.ndarray]) -> Records:
-    """Records whose items are the given location keys, without times."""
+    """Records whose items are the given location keys, without times; records with equal
+    anonymity sets share one (the records of a k-anonymous release repeat theirs)."""
     lengths = np.fromiter((len(s) for s in sequences), dtype=np.int64, count=len(sequences))
     record = np.repeat(np.arange(len(sequences), dtype=np.int64), lengths)
     location = np.concatenate(sequences) if sequences else np.zeros(0, dtype=np.int64)
-    sizes = np.fromiter((len(a) for a in anonymity_sets), dtype=np.int64,
-                        count=len(anonymity_sets))
+    distinct, set_of = _distinct_sets(anonymity_sets)
+    sizes = np.fromiter((len(a) for a in distinct), dtype=np.int64, count=len(distinct))
     offsets = np.concatenate(([0], np.cumsum(sizes))).astype(np.int64)
-    persons = (np.concatenate(anonymity_sets) if anonymity_sets else np.zeros(0)).astype(np.int64)
+    persons = (np.concatenate(distinct) if distinct else np.zeros(0)).astype(np.int64)
     return Records(record, location.astype(np.int64), np.full(record.size, NO_TIME), offsets,
-                   persons)
+                   persons, set_of)
+
+
+def _distinct_sets(sets: Sequence[np.ndarray]) -> tuple[list[np.ndarray], np.ndarray]:
+    """The distinct arrays of ``sets`` and which one each is (by content; an array object
+    met again is not hashed again)."""
+    by_object: dict[int, int] = {}
+    by_content: dict[bytes, int] = {}
+    distinct: list[np.ndarray] = []
+    set_of = np.empty(len(sets), dtype=np.int64)
+    for i, members in enumerate(sets):
+        found = by_object.get(id(members))
+        if found is None:
+            array = np.asarray(members, dtype=np.int64)
+            found = by_content.setdefault(array.tobytes(), len(distinct))
+            if found == len(distinct):
+                distinct.append(array)
+            by_object[id(members)] = found
+        set_of[i] = found
+    return distinct, set_of
 
 
 def sequence_input(persons: np.ndarray, targets: Sequence[np.ndarray],
