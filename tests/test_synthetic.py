@@ -316,7 +316,7 @@ def test_write_city_rejects_bad_arguments(tmp_path: Path) -> None:
     ("field", "value"),
     [
         ("target_points", 99),
-        ("target_points", 10_000_001),
+        ("target_points", 100_000_001),
         ("target_points", 1000.0),
         ("seed", -1),
         ("seed", True),
