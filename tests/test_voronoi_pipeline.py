@@ -39,6 +39,7 @@ from anonymizers import cli
 from anonymizers.errors import InputError, PrivacyViolation, ReleaseError
 from anonymizers.families.generalization import tessellation
 from anonymizers.families.generalization.prefix_tree import support
+from anonymizers.families.generalization.progressive import NeighbourFlows
 from anonymizers.pipeline import steps
 from anonymizers.release.spec import ReleaseSpec
 from anonymizers.verifiers.base import interval_count
@@ -338,6 +339,52 @@ def test_incremental_membership_equals_a_full_one_and_the_verifiers(
     """)
     assert (only_incremental, only_full) == (0, 0)
     assert verifier_sequences(conn, work) == anonymizer_sequences(conn, work)
+
+
+def flow_rows(flows: NeighbourFlows) -> list[tuple[int, ...]]:
+    return sorted(zip(*(getattr(flows, name).tolist()
+                        for name in ("a", "b", "a_to_b", "b_to_a")), strict=True))
+
+
+def test_updated_statistics_equal_recomputed_ones_at_every_step(
+        loaded_city: str, conn: psycopg.Connection, monkeypatch: pytest.MonkeyPatch) -> None:
+    """After each membership update, the visits, moves, cell statistics and neighbour flows
+    recomputed for the changed trajectories and cells only are those of a full pass."""
+    monkeypatch.setattr(tessellation, "FULL_MEMBERSHIP_SHARE", 1.0)
+    original = tessellation._statistics
+    compared: list[int] = []
+
+    def statistics_checked(step_conn: psycopg.Connection, release: ReleaseSpec, updated: bool):
+        found = original(step_conn, release, updated)
+        if not updated:
+            return found
+        work = release.work_schema
+        tables = {"visits": "traj_id, user_id, visit_no, cell_id, t_enter, t_exit, n_points",
+                  "moves": "traj_id, owner, from_cell, to_cell"}
+        for table, columns in tables.items():
+            step_conn.execute(f"CREATE TEMP TABLE updated_{table} ON COMMIT DROP AS "
+                              f"SELECT {columns} FROM {work}.{table}")
+        full = original(step_conn, release, False)
+        for table, columns in tables.items():
+            assert one(step_conn, f"""
+                SELECT (SELECT count(*) FROM (TABLE updated_{table}
+                                              EXCEPT ALL SELECT {columns} FROM {work}.{table}) a),
+                       (SELECT count(*) FROM (SELECT {columns} FROM {work}.{table}
+                                              EXCEPT ALL TABLE updated_{table}) b)""") == (0, 0)
+            step_conn.execute(f"DROP TABLE updated_{table}")
+        (stats, flows, displacement), (full_stats, full_flows, full_displacement) = found, full
+        for name in ("cell_id", "n_points", "generator_persons", "near_owners"):
+            assert getattr(stats, name).tolist() == getattr(full_stats, name).tolist(), name
+        for name in ("sx", "sy", "sxxyy", "centroid_x", "centroid_y"):
+            assert getattr(stats, name) == pytest.approx(getattr(full_stats, name), rel=1e-12)
+        assert flow_rows(flows) == flow_rows(full_flows)
+        assert displacement == pytest.approx(full_displacement, rel=1e-12)
+        compared.append(len(stats.cell_id))
+        return found
+
+    monkeypatch.setattr(tessellation, "_statistics", statistics_checked)
+    run_voronoi_steps(voronoi_params(k=3), until="progressive_generalization")
+    assert compared, "no step updated the membership: nothing was compared"
 
 
 def test_no_displacement_limit_merges_at_least_as_much_as_the_default(

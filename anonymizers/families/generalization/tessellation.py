@@ -148,7 +148,10 @@ def _full_membership(conn: psycopg.Connection, release: ReleaseSpec) -> None:
 FULL_MEMBERSHIP_SHARE = 0.5
 
 
-def _update_membership(conn: psycopg.Connection, release: ReleaseSpec) -> None:
+def _update_membership(conn: psycopg.Connection, release: ReleaseSpec) -> bool:
+    """Membership after a step changed cells: updated where they changed, or redone when
+    most fixes lie in changed cells. True when it was updated (the statistics can then be
+    updated too: {work}.changed_trajectories and changed_cells say what changed)."""
     started = time.perf_counter()
     share = float(fetch_columns(conn, VORONOI + "124_changed_cells.sql",
                                 work=release.work_schema)["changed_share"][0])
@@ -156,14 +159,16 @@ def _update_membership(conn: psycopg.Connection, release: ReleaseSpec) -> None:
         _full_membership(conn, release)
         log.info("membership redone: %.0f%% of the fixes were in changed cells (%.1f s)",
                  100 * share, time.perf_counter() - started)
-        return
+        return False
     run_sql_file(conn, VORONOI + "125_membership_update.sql", work=release.work_schema)
     counts = fetch_columns(conn, VORONOI + "126_update_counts.sql", work=release.work_schema)
     middle = time.perf_counter()
     run_sql_file(conn, VORONOI + "128_crossings.sql", work=release.work_schema)
-    log.info("membership update: %s changed cells, %s moved fixes, %s segments re-crossed "
-             "(%.1f s + %.1f s)", counts["changed_cells"][0], counts["moved_points"][0],
-             counts["recrossed_segments"][0], middle - started, time.perf_counter() - middle)
+    log.info("membership update: %s changed cells, %s moved fixes, %s segments re-crossed, "
+             "%s trajectories changed (%.1f s + %.1f s)", counts["changed_cells"][0],
+             counts["moved_points"][0], counts["recrossed_segments"][0],
+             counts["changed_trajectories"][0], middle - started, time.perf_counter() - middle)
+    return True
 
 
 def membership(spec: dict[str, Any]) -> None:
@@ -171,13 +176,32 @@ def membership(spec: dict[str, Any]) -> None:
         _full_membership(conn, release)
 
 
-def _statistics(conn: psycopg.Connection, release: ReleaseSpec):
-    """Current cells' statistics and neighbour flows, as the merge planner wants them."""
+def _refresh_visits(conn: psycopg.Connection, work: str, updated: bool) -> None:
+    """Visits and moves of the current membership: only the changed trajectories' after a
+    membership update (``updated``), every trajectory's after a full membership."""
+    if updated:
+        run_sql_file(conn, VORONOI + "132_changed_memberships.sql", work=work)
+        run_sql_file(conn, "generalization/050_visits.sql",
+                     memberships=(work, "changed_memberships"), visits=(work, "changed_visits"))
+        run_sql_file(conn, VORONOI + "134_replace_visits.sql", work=work)
+        run_sql_file(conn, VORONOI + "136_moves.sql", work=work, visits=(work, "changed_visits"))
+        return
+    run_sql_file(conn, "generalization/050_visits.sql", memberships=(work, "memberships"),
+                 visits=(work, "visits"))
+    conn.execute(sql.SQL("DROP TABLE IF EXISTS {}").format(sql.Identifier(work, "moves")))
+    run_sql_file(conn, VORONOI + "136_moves.sql", work=work, visits=(work, "visits"))
+
+
+def _statistics(conn: psycopg.Connection, release: ReleaseSpec, updated: bool):
+    """Current cells' statistics and neighbour flows, as the merge planner wants them;
+    ``updated``: the membership was updated since they were last computed (not redone), so
+    only what changed is recomputed."""
     from anonymizers.families.generalization.progressive import CellStatistics, NeighbourFlows
 
     work = release.work_schema
-    run_sql_file(conn, "generalization/050_visits.sql", work=work)
-    run_sql_file(conn, VORONOI + "130_cell_statistics.sql", work=work)
+    _refresh_visits(conn, work, updated)
+    run_sql_file(conn, VORONOI + "130_cell_statistics.sql", work=work,
+                 recompute=(work, "changed_cells" if updated else "cells"))
     found = fetch_columns(conn, VORONOI + "160_statistics_for_python.sql",
                           {"reach": float(release.params["radius"])}, work=work)
     columns = {name: np.array(values, dtype=float) for name, values in found.items()}
@@ -342,9 +366,9 @@ def progressive_generalization(spec: dict[str, Any]) -> dict[str, int]:
             _rebuild_cells(conn, release)
             _full_membership(conn, release)
         conn.execute(sql.SQL("TRUNCATE {}").format(log_table))
-        iteration = 0
+        iteration, updated = 0, False
         while True:
-            stats, flows, displacement = _statistics(conn, release)
+            stats, flows, displacement = _statistics(conn, release, updated)
             plan, merged = _plan(conn, release, stats, flows,
                                  include_pairs=iteration < int(release.params["max_iterations"]))
             left, snap_merges = (_apply(conn, release, stats, plan, merged) if plan.changes
@@ -357,6 +381,6 @@ def progressive_generalization(spec: dict[str, Any]) -> dict[str, int]:
                 raise InputError("progressive generalization left fewer than two cells: the "
                                  "window has too few persons for this k; lower k or widen it")
             _rebuild_cells(conn, release)
-            _update_membership(conn, release)
+            updated = _update_membership(conn, release)
             iteration += 1
     return {"iterations": iteration}
