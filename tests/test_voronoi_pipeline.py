@@ -348,7 +348,7 @@ def flow_rows(flows: NeighbourFlows) -> list[tuple[int, ...]]:
 
 def test_updated_statistics_equal_recomputed_ones_at_every_step(
         loaded_city: str, conn: psycopg.Connection, monkeypatch: pytest.MonkeyPatch) -> None:
-    """After each membership update, the visits, moves, cell statistics and neighbour flows
+    """After each membership update, the moves, cell statistics and neighbour flows
     recomputed for the changed trajectories and cells only are those of a full pass."""
     monkeypatch.setattr(tessellation, "FULL_MEMBERSHIP_SHARE", 1.0)
     original = tessellation._statistics
@@ -359,8 +359,7 @@ def test_updated_statistics_equal_recomputed_ones_at_every_step(
         if not updated:
             return found
         work = release.work_schema
-        tables = {"visits": "traj_id, user_id, visit_no, cell_id, t_enter, t_exit, n_points",
-                  "moves": "traj_id, owner, from_cell, to_cell"}
+        tables = {"moves": "traj_id, owner, from_cell, to_cell"}
         for table, columns in tables.items():
             step_conn.execute(f"CREATE TEMP TABLE updated_{table} ON COMMIT DROP AS "
                               f"SELECT {columns} FROM {work}.{table}")

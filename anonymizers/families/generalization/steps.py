@@ -37,9 +37,7 @@ def grid_membership(spec: dict[str, Any]) -> None:
 def visits_and_flows(spec: dict[str, Any]) -> None:
     """Cell sequences, and flows between cells of at least k persons."""
     with step("visits_and_flows", spec) as (release, conn):
-        work = release.work_schema
-        run_sql_file(conn, "generalization/050_visits.sql",
-                     memberships=(work, "memberships"), visits=(work, "visits"))
+        run_sql_file(conn, "generalization/050_visits.sql", work=release.work_schema)
         run_sql_file(conn, "generalization/060_flows.sql", {"k": release.k},
                      work=release.work_schema)
 

@@ -4,7 +4,7 @@ Voronoi cells, membership and progressive generalization.
 Python does the sequential and combinatorial parts (characteristic points, clustering,
 merge decisions); PostGIS does the spatial ones (Voronoi, membership, neighbours, flows).
 Data moves through the run's work schema: ``characteristic_points``, ``generators``,
-``cells``, ``point_cells``, ``memberships``, ``visits``, ``progressive_log``.
+``cells``, ``point_cells``, ``memberships``, ``moves``, ``progressive_log``.
 """
 
 from __future__ import annotations
@@ -176,20 +176,17 @@ def membership(spec: dict[str, Any]) -> None:
         _full_membership(conn, release)
 
 
-def _refresh_visits(conn: psycopg.Connection, work: str, updated: bool) -> None:
-    """Visits and moves of the current membership: only the changed trajectories' after a
-    membership update (``updated``), every trajectory's after a full membership."""
+def _refresh_moves(conn: psycopg.Connection, work: str, updated: bool) -> None:
+    """{work}.moves of the current membership: only the changed trajectories' recomputed
+    after a membership update (``updated``), every trajectory's after a full one."""
     if updated:
         run_sql_file(conn, VORONOI + "132_changed_memberships.sql", work=work)
-        run_sql_file(conn, "generalization/050_visits.sql",
-                     memberships=(work, "changed_memberships"), visits=(work, "changed_visits"))
-        run_sql_file(conn, VORONOI + "134_replace_visits.sql", work=work)
-        run_sql_file(conn, VORONOI + "136_moves.sql", work=work, visits=(work, "changed_visits"))
+        run_sql_file(conn, VORONOI + "136_moves.sql", work=work,
+                     memberships=(work, "changed_memberships"))
+        conn.execute(sql.SQL("DROP TABLE {}").format(sql.Identifier(work, "changed_memberships")))
         return
-    run_sql_file(conn, "generalization/050_visits.sql", memberships=(work, "memberships"),
-                 visits=(work, "visits"))
     conn.execute(sql.SQL("DROP TABLE IF EXISTS {}").format(sql.Identifier(work, "moves")))
-    run_sql_file(conn, VORONOI + "136_moves.sql", work=work, visits=(work, "visits"))
+    run_sql_file(conn, VORONOI + "136_moves.sql", work=work, memberships=(work, "memberships"))
 
 
 def _statistics(conn: psycopg.Connection, release: ReleaseSpec, updated: bool):
@@ -199,7 +196,7 @@ def _statistics(conn: psycopg.Connection, release: ReleaseSpec, updated: bool):
     from anonymizers.families.generalization.progressive import CellStatistics, NeighbourFlows
 
     work = release.work_schema
-    _refresh_visits(conn, work, updated)
+    _refresh_moves(conn, work, updated)
     run_sql_file(conn, VORONOI + "130_cell_statistics.sql", work=work,
                  recompute=(work, "changed_cells" if updated else "cells"))
     found = fetch_columns(conn, VORONOI + "160_statistics_for_python.sql",
