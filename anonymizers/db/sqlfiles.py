@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import io
 import os
+from collections.abc import Iterator
 from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -21,9 +22,10 @@ from anonymizers.errors import ReleaseError
 
 if TYPE_CHECKING:
     import pandas as pd
+    import pyarrow as pa
 
-__all__ = ["compose_sql", "copy_frame", "copy_out", "fetch_columns", "read_sql", "run_sql_file",
-           "sql_dir"]
+__all__ = ["compose_sql", "copy_frame", "copy_out", "copy_out_groups", "fetch_columns",
+           "read_sql", "run_sql_file", "sql_dir"]
 
 
 def sql_dir() -> Path:
@@ -98,6 +100,67 @@ def copy_out(conn: psycopg.Connection, name: str, params: dict[str, Any] | None 
     with conn.cursor().copy(compose_sql(name, **identifiers), params or {}) as copy:
         chunks.extend(bytes(data) for data in copy)
     return b"".join(chunks)
+
+
+# About a million fixes of CSV: a chunk's arrays stay in the tens of megabytes.
+CHUNK_BYTES = 64 * 2**20
+
+
+def copy_out_groups(conn: psycopg.Connection, name: str, columns: dict[str, pa.DataType],
+                    params: dict[str, Any] | None = None, *, chunk_bytes: int = CHUNK_BYTES,
+                    **identifiers: Name) -> Iterator[pa.Table]:
+    """The CSV output of the ``COPY (...) TO STDOUT`` in ``sql/<name>``, ordered by its
+    first column, as tables of about ``chunk_bytes`` each that never split a group of
+    rows sharing the first column (a trajectory): memory bounded by the chunk, not the
+    output. ``columns`` names and types the CSV's columns in order."""
+
+    held = bytearray()
+    pending: pa.Table | None = None
+    with conn.cursor().copy(compose_sql(name, **identifiers), params or {}) as copy:
+        for data in copy:
+            held += data
+            if len(held) >= chunk_bytes:
+                cut = held.rfind(b"\n") + 1
+                table = _with_pending(pending, _read_csv(bytes(held[:cut]), columns))
+                del held[:cut]
+                done, pending = _split_last_group(table)
+                if done.num_rows:
+                    yield done
+    table = _with_pending(pending, _read_csv(bytes(held), columns))
+    if table is not None and table.num_rows:
+        yield table
+
+
+def _read_csv(data: bytes, columns: dict[str, pa.DataType]) -> pa.Table | None:
+    import pyarrow as pa
+    import pyarrow.csv as pacsv
+
+    if not data:
+        return None
+    return pacsv.read_csv(pa.py_buffer(data),
+                          read_options=pacsv.ReadOptions(column_names=list(columns)),
+                          convert_options=pacsv.ConvertOptions(column_types=columns))
+
+
+def _with_pending(pending: pa.Table | None, table: pa.Table | None) -> pa.Table | None:
+    import pyarrow as pa
+
+    if pending is None or table is None:
+        return table if pending is None else pending
+    return pa.concat_tables([pending, table])
+
+
+def _split_last_group(table: pa.Table | None) -> tuple[pa.Table, pa.Table | None]:
+    """``table`` cut before the rows of its last group (the group may go on in the next
+    chunk): (complete groups, last group)."""
+    import numpy as np
+    import pyarrow.compute as pc
+
+    assert table is not None and table.num_rows
+    key = table.column(0)
+    differs = np.flatnonzero(~pc.equal(key, key[-1]).to_numpy(zero_copy_only=False))
+    start = int(differs[-1]) + 1 if differs.size else 0
+    return table.slice(0, start), table.slice(start)
 
 
 def copy_frame(conn: psycopg.Connection, schema: str, table: str, frame: pd.DataFrame) -> None:

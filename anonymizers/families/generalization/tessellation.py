@@ -20,7 +20,13 @@ import pyarrow as pa
 import pyarrow.csv as pacsv
 from psycopg import sql
 
-from anonymizers.db.sqlfiles import copy_frame, copy_out, fetch_columns, run_sql_file
+from anonymizers.db.sqlfiles import (
+    copy_frame,
+    copy_out,
+    copy_out_groups,
+    fetch_columns,
+    run_sql_file,
+)
 from anonymizers.errors import InputError
 from anonymizers.pipeline.steps import step
 from anonymizers.release.spec import ReleaseSpec
@@ -37,40 +43,51 @@ log = logging.getLogger(__name__)
 VORONOI = "generalization/voronoi/"
 
 
-def _read_points(conn: psycopg.Connection, release: ReleaseSpec) -> pa.Table:
-    data = copy_out(conn, VORONOI + "100_points_for_python.sql", work=release.work_schema)
-    return pacsv.read_csv(
-        pa.py_buffer(data),
-        read_options=pacsv.ReadOptions(column_names=["traj", "user", "t", "x", "y"]),
-        convert_options=pacsv.ConvertOptions(column_types={"traj": pa.string(),
-                                                           "user": pa.string()}))
+# The window's fixes as 100_points_for_python.sql sends them, in (traj, t) order.
+POINT_COLUMNS = {"traj": pa.string(), "user": pa.string(), "t": pa.float64(),
+                 "x": pa.float64(), "y": pa.float64()}
 
 
 def characteristic_points(spec: dict[str, Any]) -> dict[str, int]:
-    """Start, end, turn, stop and representative points of every trajectory (§6.1)."""
+    """Start, end, turn, stop and representative points of every trajectory (§6.1).
+
+    The fixes stream by chunks of whole trajectories (the rules look at one trajectory at
+    a time), so memory is bounded by a chunk and by the characteristic points kept, not
+    by the window."""
     from anonymizers.families.generalization.characteristic_points import (
         CharacteristicPointParams,
     )
-    from anonymizers.families.generalization.characteristic_points import (
-        characteristic_points as extract,
-    )
 
     with step("characteristic_points", spec) as (release, conn):
-        points = _read_points(conn, release)
-        traj = pd.factorize(points["traj"].to_pandas(), sort=False)[0]
         p = release.params
         params = CharacteristicPointParams(
             min_angle_deg=p["min_angle"], min_stop_duration_s=p["min_stop_duration"],
             stop_radius_m=p["stop_radius"], max_distance_m=p["max_distance"])
-        mask = extract(traj, points["t"].to_numpy(), points["x"].to_numpy(),
-                       points["y"].to_numpy(), params)
-        frame = pd.DataFrame({"user_id": points["user"].to_pandas()[mask],
-                              "x": points["x"].to_numpy()[mask],
-                              "y": points["y"].to_numpy()[mask]})
         run_sql_file(conn, VORONOI + "102_characteristic_points_table.sql",
                      work=release.work_schema)
-        _copy_frame(conn, release, "characteristic_points", frame)
-    return {"points": len(traj), "characteristic_points": int(mask.sum())}
+        points = kept = 0
+        for chunk in copy_out_groups(conn, VORONOI + "100_points_for_python.sql",
+                                     POINT_COLUMNS, work=release.work_schema):
+            frame = _characteristic_frame(chunk, params)
+            _copy_frame(conn, release, "characteristic_points", frame)
+            points, kept = points + chunk.num_rows, kept + len(frame)
+    return {"points": points, "characteristic_points": kept}
+
+
+def _characteristic_frame(chunk: pa.Table, params) -> pd.DataFrame:
+    """The characteristic points (user_id, x, y) of a chunk of whole trajectories."""
+    import pyarrow.compute as pc
+
+    from anonymizers.families.generalization.characteristic_points import (
+        characteristic_points as extract,
+    )
+
+    # Codes from arrow's dictionary: no Python string per fix.
+    traj = pc.dictionary_encode(chunk["traj"]).combine_chunks().indices.to_numpy()
+    x, y = chunk["x"].to_numpy(), chunk["y"].to_numpy()
+    mask = extract(traj, chunk["t"].to_numpy(), x, y, params)
+    return pd.DataFrame({"user_id": chunk["user"].filter(pa.array(mask)).to_pandas(),
+                         "x": x[mask], "y": y[mask]})
 
 
 def _copy_frame(conn: psycopg.Connection, release: ReleaseSpec, table: str,
