@@ -52,3 +52,13 @@ def test_chunks_hold_whole_trajectories_and_together_the_whole_output(
 def test_an_empty_output_gives_no_chunk(conn: psycopg.Connection) -> None:
     work = work_points(conn, [])
     assert list(copy_out_groups(conn, POINTS_FOR_PYTHON, POINT_COLUMNS, work=work)) == []
+
+
+def test_a_long_output_streams_in_several_chunks(conn: psycopg.Connection) -> None:
+    """Chunks are yielded while the COPY runs (not only at its end), and the caller can use
+    the connection again once the iteration is over."""
+    work = work_points(conn, [50] * 40)
+    sizes = [chunk.num_rows for chunk in copy_out_groups(
+        conn, POINTS_FOR_PYTHON, POINT_COLUMNS, chunk_bytes=2_000, work=work)]
+    assert len(sizes) > 5 and sum(sizes) == 2_000
+    assert conn.execute("SELECT count(*) FROM w.points").fetchone() == (2_000,)

@@ -112,7 +112,9 @@ def copy_out_groups(conn: psycopg.Connection, name: str, columns: dict[str, pa.D
     """The CSV output of the ``COPY (...) TO STDOUT`` in ``sql/<name>``, ordered by its
     first column, as tables of about ``chunk_bytes`` each that never split a group of
     rows sharing the first column (a trajectory): memory bounded by the chunk, not the
-    output. ``columns`` names and types the CSV's columns in order."""
+    output. ``columns`` names and types the CSV's columns in order. The connection runs
+    nothing else until the iteration ends (psycopg holds it for the COPY): a caller that
+    writes what it computed from a chunk keeps it until then."""
 
     held = bytearray()
     pending: pa.Table | None = None

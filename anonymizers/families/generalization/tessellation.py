@@ -4,7 +4,7 @@ Voronoi cells, membership and progressive generalization.
 Python does the sequential and combinatorial parts (characteristic points, clustering,
 merge decisions); PostGIS does the spatial ones (Voronoi, membership, neighbours, flows).
 Data moves through the run's work schema: ``characteristic_points``, ``generators``,
-``cells``, ``point_cells``, ``memberships``, ``moves``, ``progressive_log``.
+``cells``, ``point_cells``, ``memberships``, ``cell_stats``, ``progressive_log``.
 """
 
 from __future__ import annotations
@@ -63,15 +63,18 @@ def characteristic_points(spec: dict[str, Any]) -> dict[str, int]:
         params = CharacteristicPointParams(
             min_angle_deg=p["min_angle"], min_stop_duration_s=p["min_stop_duration"],
             stop_radius_m=p["stop_radius"], max_distance_m=p["max_distance"])
-        run_sql_file(conn, VORONOI + "102_characteristic_points_table.sql",
-                     work=release.work_schema)
-        points = kept = 0
+        points, frames = 0, []
+        # The connection is busy with the COPY until the stream ends: the characteristic
+        # points (a small share of the fixes) are written after it.
         for chunk in copy_out_groups(conn, VORONOI + "100_points_for_python.sql",
                                      POINT_COLUMNS, work=release.work_schema):
-            frame = _characteristic_frame(chunk, params)
+            frames.append(_characteristic_frame(chunk, params))
+            points += chunk.num_rows
+        run_sql_file(conn, VORONOI + "102_characteristic_points_table.sql",
+                     work=release.work_schema)
+        for frame in frames:
             _copy_frame(conn, release, "characteristic_points", frame)
-            points, kept = points + chunk.num_rows, kept + len(frame)
-    return {"points": points, "characteristic_points": kept}
+    return {"points": points, "characteristic_points": sum(map(len, frames))}
 
 
 def _characteristic_frame(chunk: pa.Table, params) -> pd.DataFrame:
@@ -168,7 +171,7 @@ FULL_MEMBERSHIP_SHARE = 0.5
 def _update_membership(conn: psycopg.Connection, release: ReleaseSpec) -> bool:
     """Membership after a step changed cells: updated where they changed, or redone when
     most fixes lie in changed cells. True when it was updated (the statistics can then be
-    updated too: {work}.changed_trajectories and changed_cells say what changed)."""
+    updated too: {work}.changed_cells says which cells changed)."""
     started = time.perf_counter()
     share = float(fetch_columns(conn, VORONOI + "124_changed_cells.sql",
                                 work=release.work_schema)["changed_share"][0])
@@ -181,10 +184,9 @@ def _update_membership(conn: psycopg.Connection, release: ReleaseSpec) -> bool:
     counts = fetch_columns(conn, VORONOI + "126_update_counts.sql", work=release.work_schema)
     middle = time.perf_counter()
     run_sql_file(conn, VORONOI + "128_crossings.sql", work=release.work_schema)
-    log.info("membership update: %s changed cells, %s moved fixes, %s segments re-crossed, "
-             "%s trajectories changed (%.1f s + %.1f s)", counts["changed_cells"][0],
-             counts["moved_points"][0], counts["recrossed_segments"][0],
-             counts["changed_trajectories"][0], middle - started, time.perf_counter() - middle)
+    log.info("membership update: %s changed cells, %s moved fixes, %s segments re-crossed "
+             "(%.1f s + %.1f s)", counts["changed_cells"][0], counts["moved_points"][0],
+             counts["recrossed_segments"][0], middle - started, time.perf_counter() - middle)
     return True
 
 
@@ -193,27 +195,13 @@ def membership(spec: dict[str, Any]) -> None:
         _full_membership(conn, release)
 
 
-def _refresh_moves(conn: psycopg.Connection, work: str, updated: bool) -> None:
-    """{work}.moves of the current membership: only the changed trajectories' recomputed
-    after a membership update (``updated``), every trajectory's after a full one."""
-    if updated:
-        run_sql_file(conn, VORONOI + "132_changed_memberships.sql", work=work)
-        run_sql_file(conn, VORONOI + "136_moves.sql", work=work,
-                     memberships=(work, "changed_memberships"))
-        conn.execute(sql.SQL("DROP TABLE {}").format(sql.Identifier(work, "changed_memberships")))
-        return
-    conn.execute(sql.SQL("DROP TABLE IF EXISTS {}").format(sql.Identifier(work, "moves")))
-    run_sql_file(conn, VORONOI + "136_moves.sql", work=work, memberships=(work, "memberships"))
-
-
 def _statistics(conn: psycopg.Connection, release: ReleaseSpec, updated: bool):
     """Current cells' statistics and neighbour flows, as the merge planner wants them;
     ``updated``: the membership was updated since they were last computed (not redone), so
-    only what changed is recomputed."""
+    only the changed cells' statistics are recomputed."""
     from anonymizers.families.generalization.progressive import CellStatistics, NeighbourFlows
 
     work = release.work_schema
-    _refresh_moves(conn, work, updated)
     run_sql_file(conn, VORONOI + "130_cell_statistics.sql", work=work,
                  recompute=(work, "changed_cells" if updated else "cells"))
     found = fetch_columns(conn, VORONOI + "160_statistics_for_python.sql",

@@ -103,27 +103,8 @@ WHERE EXISTS (SELECT 1 FROM {work}.moved_points AS m
               WHERE x.traj_id = s.traj_id AND x.t1 = s.t1
                 AND x.cell_id IN (SELECT cell_id FROM {work}.stale_cells));
 
-DROP TABLE IF EXISTS {work}.dropped_crossings;
-CREATE TABLE {work}.dropped_crossings AS
-WITH dropped AS (
-    DELETE FROM {work}.crossings AS x
-    WHERE x.cell_id IN (SELECT cell_id FROM {work}.stale_cells)
-       OR EXISTS (SELECT 1 FROM {work}.moved_points AS m
-                  WHERE m.traj_id = x.traj_id AND m.t IN (x.t1, x.t2))
-       OR EXISTS (SELECT 1 FROM {work}.recross AS s WHERE s.traj_id = x.traj_id AND s.t1 = x.t1)
-    RETURNING x.traj_id
-)
-SELECT DISTINCT traj_id FROM dropped;
-
--- The trajectories whose memberships this update changed: a fix moved, a crossing was
--- dropped, or a segment is re-crossed (its new crossings may differ). Only their visits
--- and moves are recomputed (132_changed_memberships.sql): every other trajectory has the
--- very memberships it had.
-DROP TABLE IF EXISTS {work}.changed_trajectories;
-CREATE TABLE {work}.changed_trajectories AS
-SELECT traj_id FROM {work}.moved_points
-UNION
-SELECT traj_id FROM {work}.recross
-UNION
-SELECT traj_id FROM {work}.dropped_crossings;
-ANALYZE {work}.changed_trajectories;
+DELETE FROM {work}.crossings AS x
+WHERE x.cell_id IN (SELECT cell_id FROM {work}.stale_cells)
+   OR EXISTS (SELECT 1 FROM {work}.moved_points AS m
+              WHERE m.traj_id = x.traj_id AND m.t IN (x.t1, x.t2))
+   OR EXISTS (SELECT 1 FROM {work}.recross AS s WHERE s.traj_id = x.traj_id AND s.t1 = x.t1);

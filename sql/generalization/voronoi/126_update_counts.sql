@@ -1,5 +1,4 @@
 -- What a membership update touched, for the step's log. Identifiers: work.
 SELECT (SELECT count(*) FROM {work}.changed_cells) AS changed_cells,
        (SELECT count(*) FROM {work}.moved_points) AS moved_points,
-       (SELECT count(*) FROM {work}.recross) AS recrossed_segments,
-       (SELECT count(*) FROM {work}.changed_trajectories) AS changed_trajectories;
+       (SELECT count(*) FROM {work}.recross) AS recrossed_segments;
