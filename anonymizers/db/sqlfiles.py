@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import io
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -22,8 +24,8 @@ from anonymizers.errors import ReleaseError
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["compose_sql", "copy_frame", "copy_out", "fetch_columns", "read_sql", "run_sql_file",
-           "sql_dir"]
+__all__ = ["compose_sql", "copy_frame", "copy_out", "copy_stream", "fetch_columns", "read_sql",
+           "run_sql_file", "sql_dir"]
 
 
 def sql_dir() -> Path:
@@ -98,6 +100,40 @@ def copy_out(conn: psycopg.Connection, name: str, params: dict[str, Any] | None 
     with conn.cursor().copy(compose_sql(name, **identifiers), params or {}) as copy:
         chunks.extend(bytes(data) for data in copy)
     return b"".join(chunks)
+
+
+class _CopyReader(io.RawIOBase):
+    """The data blocks of a running ``COPY ... TO STDOUT`` as a raw byte stream."""
+
+    def __init__(self, copy: psycopg.Copy) -> None:
+        self._blocks = iter(copy)
+        self._rest = memoryview(b"")
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        while not self._rest:
+            block = next(self._blocks, None)
+            if block is None:
+                return 0
+            # psycopg may reuse a block's memory on the next read: keep a copy.
+            self._rest = memoryview(bytes(block))
+        size = min(len(buffer), len(self._rest))
+        buffer[:size] = self._rest[:size]
+        self._rest = self._rest[size:]
+        return size
+
+
+@contextmanager
+def copy_stream(conn: psycopg.Connection, name: str, params: dict[str, Any] | None = None,
+                buffer_size: int = 1 << 20, **identifiers: Name) -> Iterator[io.BufferedReader]:
+    """The output of the ``COPY (...) TO STDOUT`` statement in ``sql/<name>`` as a file
+    read while the server sends it, so that no more than ``buffer_size`` bytes of it are
+    held here at once (:func:`copy_out` holds all of it). The connection runs nothing else
+    until the block ends."""
+    with conn.cursor().copy(compose_sql(name, **identifiers), params or {}) as copy:
+        yield io.BufferedReader(_CopyReader(copy), buffer_size)
 
 
 def copy_frame(conn: psycopg.Connection, schema: str, table: str, frame: pd.DataFrame) -> None:
