@@ -31,9 +31,11 @@ from anonymizers.db.sqlfiles import copy_stream
 __all__ = ["CHUNK_FIXES", "Fixes", "Numbering", "PersonsNear", "whole_trajectories",
            "window_fixes"]
 
-# About 1M fixes per chunk: the chunk's GEOS points and crossing segments (the derivation's
-# largest transient arrays) then stay in the low hundreds of MiB.
-CHUNK_FIXES = 1_000_000
+# Fixes per chunk, about. The chunk's GEOS points and crossing segments are the derivation's
+# largest transient objects: deriving a 1M-fix grid release took 520 MiB peak RSS in one
+# chunk, 380 MiB with 500k, 280 MiB with 250k (118 MiB of it the imports), and about as
+# long (tests/benchmarks, README "One release as the data grows").
+CHUNK_FIXES = 500_000
 CSV_BLOCK = 8 << 20  # bytes pyarrow parses at a time at most: about 200k fixes
 
 COLUMNS = ("traj", "user", "x", "y")
