@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 import psycopg
 from psycopg import sql
+from psycopg.abc import Buffer
 
 from anonymizers.errors import ReleaseError
 
@@ -103,7 +104,11 @@ def copy_out(conn: psycopg.Connection, name: str, params: dict[str, Any] | None 
 
 
 class _CopyReader(io.RawIOBase):
-    """The data blocks of a running ``COPY ... TO STDOUT`` as a raw byte stream."""
+    """The data of a running ``COPY ... TO STDOUT`` as a raw byte stream.
+
+    psycopg yields one row per block (each in memory of its own, so blocks may be kept);
+    a read joins as many as it asks for, rather than returning one row per call.
+    """
 
     def __init__(self, copy: psycopg.Copy) -> None:
         self._blocks = iter(copy)
@@ -113,25 +118,29 @@ class _CopyReader(io.RawIOBase):
         return True
 
     def readinto(self, buffer: Any) -> int:
-        while not self._rest:
+        wanted = len(buffer)
+        parts: list[Buffer] = [self._rest]
+        size = len(self._rest)
+        while size < wanted:
             block = next(self._blocks, None)
             if block is None:
-                return 0
-            # psycopg may reuse a block's memory on the next read: keep a copy.
-            self._rest = memoryview(bytes(block))
-        size = min(len(buffer), len(self._rest))
-        buffer[:size] = self._rest[:size]
-        self._rest = self._rest[size:]
-        return size
+                break
+            parts.append(block)
+            size += len(block)
+        data = memoryview(b"".join(parts))
+        taken = min(wanted, len(data))
+        buffer[:taken] = data[:taken]
+        self._rest = data[taken:]
+        return taken
 
 
 @contextmanager
 def copy_stream(conn: psycopg.Connection, name: str, params: dict[str, Any] | None = None,
                 buffer_size: int = 1 << 20, **identifiers: Name) -> Iterator[io.BufferedReader]:
     """The output of the ``COPY (...) TO STDOUT`` statement in ``sql/<name>`` as a file
-    read while the server sends it, so that no more than ``buffer_size`` bytes of it are
-    held here at once (:func:`copy_out` holds all of it). The connection runs nothing else
-    until the block ends."""
+    read while the server sends it: only what the reader asks for at a time (plus
+    ``buffer_size`` bytes of buffer) is held here, where :func:`copy_out` holds all of it.
+    The connection runs nothing else until the block ends."""
     with conn.cursor().copy(compose_sql(name, **identifiers), params or {}) as copy:
         yield io.BufferedReader(_CopyReader(copy), buffer_size)
 
