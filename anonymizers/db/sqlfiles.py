@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import io
 import os
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from functools import cache
@@ -107,17 +108,30 @@ class _CopyReader(io.RawIOBase):
     """The data of a running ``COPY ... TO STDOUT`` as a raw byte stream.
 
     psycopg yields one row per block (each in memory of its own, so blocks may be kept);
-    a read joins as many as it asks for, rather than returning one row per call.
+    a read joins as many as it asks for, rather than returning one row per call. Readers
+    such as pyarrow's read ahead on a thread of their own: :meth:`stop` waits for a read in
+    progress and makes later ones see the end, so that the COPY is not read from two
+    threads while psycopg ends it.
     """
 
     def __init__(self, copy: psycopg.Copy) -> None:
         self._blocks = iter(copy)
         self._rest = memoryview(b"")
+        self._lock = threading.Lock()
+        self._stopped = False
 
     def readable(self) -> bool:
         return True
 
+    def stop(self) -> None:
+        with self._lock:
+            self._stopped = True
+
     def readinto(self, buffer: Any) -> int:
+        with self._lock:
+            return 0 if self._stopped else self._fill(buffer)
+
+    def _fill(self, buffer: Any) -> int:
         wanted = len(buffer)
         parts: list[Buffer] = [self._rest]
         size = len(self._rest)
@@ -142,7 +156,11 @@ def copy_stream(conn: psycopg.Connection, name: str, params: dict[str, Any] | No
     ``buffer_size`` bytes of buffer) is held here, where :func:`copy_out` holds all of it.
     The connection runs nothing else until the block ends."""
     with conn.cursor().copy(compose_sql(name, **identifiers), params or {}) as copy:
-        yield io.BufferedReader(_CopyReader(copy), buffer_size)
+        reader = _CopyReader(copy)
+        try:
+            yield io.BufferedReader(reader, buffer_size)
+        finally:
+            reader.stop()  # before psycopg ends the COPY (reading what is left, if any)
 
 
 def copy_frame(conn: psycopg.Connection, schema: str, table: str, frame: pd.DataFrame) -> None:
