@@ -10,22 +10,24 @@ from __future__ import annotations
 
 import io
 import os
+import threading
 from collections.abc import Iterator
+from contextlib import contextmanager
 from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import psycopg
 from psycopg import sql
+from psycopg.abc import Buffer
 
 from anonymizers.errors import ReleaseError
 
 if TYPE_CHECKING:
     import pandas as pd
-    import pyarrow as pa
 
-__all__ = ["compose_sql", "copy_frame", "copy_out", "copy_out_groups", "fetch_columns",
-           "read_sql", "run_sql_file", "sql_dir"]
+__all__ = ["compose_sql", "copy_frame", "copy_out", "copy_stream", "fetch_columns", "read_sql",
+           "run_sql_file", "sql_dir"]
 
 
 def sql_dir() -> Path:
@@ -102,67 +104,63 @@ def copy_out(conn: psycopg.Connection, name: str, params: dict[str, Any] | None 
     return b"".join(chunks)
 
 
-# About a million fixes of CSV: a chunk's arrays stay in the tens of megabytes.
-CHUNK_BYTES = 64 * 2**20
+class _CopyReader(io.RawIOBase):
+    """The data of a running ``COPY ... TO STDOUT`` as a raw byte stream.
+
+    psycopg yields one row per block (each in memory of its own, so blocks may be kept);
+    a read joins as many as it asks for, rather than returning one row per call. Readers
+    such as pyarrow's read ahead on a thread of their own: :meth:`stop` waits for a read in
+    progress and makes later ones see the end, so that the COPY is not read from two
+    threads while psycopg ends it.
+    """
+
+    def __init__(self, copy: psycopg.Copy) -> None:
+        self._blocks = iter(copy)
+        self._rest = memoryview(b"")
+        self._lock = threading.Lock()
+        self._stopped = False
+
+    def readable(self) -> bool:
+        return True
+
+    def stop(self) -> None:
+        with self._lock:
+            self._stopped = True
+
+    def readinto(self, buffer: Any) -> int:
+        with self._lock:
+            return 0 if self._stopped else self._fill(buffer)
+
+    def _fill(self, buffer: Any) -> int:
+        wanted = len(buffer)
+        parts: list[Buffer] = [self._rest]
+        size = len(self._rest)
+        while size < wanted:
+            block = next(self._blocks, None)
+            if block is None:
+                break
+            parts.append(block)
+            size += len(block)
+        data = memoryview(b"".join(parts))
+        taken = min(wanted, len(data))
+        buffer[:taken] = data[:taken]
+        self._rest = data[taken:]
+        return taken
 
 
-def copy_out_groups(conn: psycopg.Connection, name: str, columns: dict[str, pa.DataType],
-                    params: dict[str, Any] | None = None, *, chunk_bytes: int = CHUNK_BYTES,
-                    **identifiers: Name) -> Iterator[pa.Table]:
-    """The CSV output of the ``COPY (...) TO STDOUT`` in ``sql/<name>``, ordered by its
-    first column, as tables of about ``chunk_bytes`` each that never split a group of
-    rows sharing the first column (a trajectory): memory bounded by the chunk, not the
-    output. ``columns`` names and types the CSV's columns in order. The connection runs
-    nothing else until the iteration ends (psycopg holds it for the COPY): a caller that
-    writes what it computed from a chunk keeps it until then."""
-
-    held = bytearray()
-    pending: pa.Table | None = None
+@contextmanager
+def copy_stream(conn: psycopg.Connection, name: str, params: dict[str, Any] | None = None,
+                buffer_size: int = 1 << 20, **identifiers: Name) -> Iterator[io.BufferedReader]:
+    """The output of the ``COPY (...) TO STDOUT`` statement in ``sql/<name>`` as a file
+    read while the server sends it: only what the reader asks for at a time (plus
+    ``buffer_size`` bytes of buffer) is held here, where :func:`copy_out` holds all of it.
+    The connection runs nothing else until the block ends."""
     with conn.cursor().copy(compose_sql(name, **identifiers), params or {}) as copy:
-        for data in copy:
-            held += data
-            if len(held) >= chunk_bytes:
-                cut = held.rfind(b"\n") + 1
-                table = _with_pending(pending, _read_csv(bytes(held[:cut]), columns))
-                del held[:cut]
-                done, pending = _split_last_group(table)
-                if done.num_rows:
-                    yield done
-    table = _with_pending(pending, _read_csv(bytes(held), columns))
-    if table is not None and table.num_rows:
-        yield table
-
-
-def _read_csv(data: bytes, columns: dict[str, pa.DataType]) -> pa.Table | None:
-    import pyarrow as pa
-    import pyarrow.csv as pacsv
-
-    if not data:
-        return None
-    return pacsv.read_csv(pa.py_buffer(data),
-                          read_options=pacsv.ReadOptions(column_names=list(columns)),
-                          convert_options=pacsv.ConvertOptions(column_types=columns))
-
-
-def _with_pending(pending: pa.Table | None, table: pa.Table | None) -> pa.Table | None:
-    import pyarrow as pa
-
-    if pending is None or table is None:
-        return table if pending is None else pending
-    return pa.concat_tables([pending, table])
-
-
-def _split_last_group(table: pa.Table | None) -> tuple[pa.Table, pa.Table | None]:
-    """``table`` cut before the rows of its last group (the group may go on in the next
-    chunk): (complete groups, last group)."""
-    import numpy as np
-    import pyarrow.compute as pc
-
-    assert table is not None and table.num_rows
-    key = table.column(0)
-    differs = np.flatnonzero(~pc.equal(key, key[-1]).to_numpy(zero_copy_only=False))
-    start = int(differs[-1]) + 1 if differs.size else 0
-    return table.slice(0, start), table.slice(start)
+        reader = _CopyReader(copy)
+        try:
+            yield io.BufferedReader(reader, buffer_size)
+        finally:
+            reader.stop()  # before psycopg ends the COPY (reading what is left, if any)
 
 
 def copy_frame(conn: psycopg.Connection, schema: str, table: str, frame: pd.DataFrame) -> None:

@@ -32,12 +32,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import psycopg
-import pyarrow as pa
-import pyarrow.csv as pacsv
 import shapely
 from psycopg import sql
 
-from anonymizers.db.sqlfiles import copy_out, run_sql_file
+from anonymizers.db.sqlfiles import run_sql_file
 from anonymizers.release.spec import area_of_use
 from anonymizers.verifiers.base import (
     ReleaseUnderTest,
@@ -48,6 +46,7 @@ from anonymizers.verifiers.base import (
     read_release,
 )
 from anonymizers.verifiers.containment import SupportIndex
+from anonymizers.verifiers.fixes import CHUNK_FIXES, PersonsNear, window_fixes
 from anonymizers.verifiers.rederive import OUTSIDE, Derived, derive_visits
 
 __all__ = ["VerifierResult", "derive_release_visits", "verify_generalization_release",
@@ -59,27 +58,38 @@ CROSSING_METHODS = {"kam_cut", "kam_rec"}
 
 
 def derive_release_visits(conn: psycopg.Connection, schema: str, dataset_id: int,
-                          manifest: dict[str, Any]
-                          ) -> tuple[Derived, tuple[np.ndarray, np.ndarray, np.ndarray]]:
-    """The verifier's visits of the window's fixes over the published cells of ``schema``,
-    and the fixes (x, y, owner) they come from (the attack suite reads them too)."""
+                          manifest: dict[str, Any], near: PersonsNear | None = None,
+                          chunk_fixes: int = CHUNK_FIXES
+                          ) -> tuple[Derived, PersonsNear | None]:
+    """The verifier's visits of the window's fixes over the published cells of ``schema``.
+
+    The fixes are read and derived in chunks of whole trajectories (about ``chunk_fixes``
+    fixes each, :mod:`anonymizers.verifiers.fixes`), so memory follows the chunk and the
+    visits, not the window; the visits are those of one derivation over the whole window.
+
+    Parameters
+    ----------
+    near
+        Fed every chunk of fixes on the way (the generators' check), so that the fixes are
+        read once; returned as the second item (None when not given).
+    chunk_fixes
+        Fixes per chunk, about: a chunk never splits a trajectory.
+    """
     params = {"dataset_id": dataset_id, "window_start": manifest["window_start"],
               "window_end": manifest["window_end"], "srid": manifest["srid"],
               **area_of_use(manifest["srid"])}
-    points = pacsv.read_csv(
-        pa.py_buffer(copy_out(conn, "verify/derive_sequences.sql", params)),
-        read_options=pacsv.ReadOptions(column_names=["traj", "user", "x", "y"]),
-        convert_options=pacsv.ConvertOptions(column_types={"traj": pa.string(),
-                                                           "user": pa.string()}))
-    traj = pd.factorize(points["traj"].to_pandas(), sort=False)[0]
-    owner = pd.factorize(points["user"].to_pandas(), sort=False)[0]  # k counts persons
+    # Before the COPY: the connection runs nothing else while the fixes stream in.
     rows = run_sql_file(conn, "verify/published_cells.sql", release=schema)
     ids = np.array([row[0] for row in rows], dtype=np.int64)
     polygons = shapely.from_wkb([bytes(row[1]) for row in rows])
-    x, y = points["x"].to_numpy(), points["y"].to_numpy()
-    derived = derive_visits(traj, owner, x, y, ids, polygons,
-                            crossings=manifest["method"] in CROSSING_METHODS)
-    return derived, (x, y, owner)
+    crossings = manifest["method"] in CROSSING_METHODS
+    parts = []
+    for fixes in window_fixes(conn, params, chunk_fixes):
+        parts.append(derive_visits(fixes.traj, fixes.owner, fixes.x, fixes.y, ids, polygons,
+                                   crossings=crossings))
+        if near is not None:
+            near.add(fixes)
+    return Derived.concat(parts), near
 
 
 def _check_trajectories(conn, schema: str, derived: Derived, k: int,
@@ -136,12 +146,22 @@ def _check_flows(conn, release: ReleaseUnderTest, derived: Derived, index: Suppo
                     f"{interval_count(counted, k, width)}")
 
 
-def _check_generators(conn, release: ReleaseUnderTest, derived_points,
-                      result: VerifierResult) -> None:
-    """A data-derived generator (centroid other than its polygon's own) must lie on the
-    snap lattice and have fixes of at least k persons within the radius r of it: it may
-    not point at fewer than k people (rule 2)."""
-    rows = run_sql_file(conn, "verify/data_derived_generators.sql", release=release.schema)
+def _persons_near_generators(release: ReleaseUnderTest, rows: list[tuple[Any, ...]]
+                             ) -> PersonsNear | None:
+    """The counter of persons near the data-derived generators ``rows`` (cell, x, y), for
+    the methods that have them (None otherwise: nothing to count)."""
+    if not rows or release.manifest["method"] not in CROSSING_METHODS:
+        return None
+    xy = np.array([(row[1], row[2]) for row in rows], dtype=float)
+    return PersonsNear(xy[:, 0], xy[:, 1], float(release.parameters["radius"]))
+
+
+def _check_generators(release: ReleaseUnderTest, rows: list[tuple[Any, ...]],
+                      near: PersonsNear | None, result: VerifierResult) -> None:
+    """A data-derived generator (centroid other than its polygon's own, ``rows``) must lie
+    on the snap lattice and have fixes of at least k persons within the radius r of it
+    (counted by ``near`` over the window's fixes): it may not point at fewer than k
+    people (rule 2)."""
     result.checks["data_derived_generators"] = len(rows)
     if not rows:
         return
@@ -158,12 +178,9 @@ def _check_generators(conn, release: ReleaseUnderTest, derived_points,
     for cell in off:
         result.violations.append(f"the generator of cell {cell} is not on the {snap:g} m "
                                  "lattice: it may be one person's place")
-    x, y, owner = derived_points
-    tree = shapely.STRtree(shapely.points(x, y))
-    centroids = shapely.points([(row[1], row[2]) for row in rows])
-    which, near = tree.query(centroids, predicate="dwithin", distance=reach)
-    owners = pd.DataFrame({"g": which, "o": owner[near]}).groupby("g")["o"].nunique()
-    thin = [rows[g][0] for g in range(len(rows)) if owners.get(g, 0) < k]
+    # Counted while deriving; without a count every generator fails (never passes).
+    owners = near.counts() if near is not None else np.zeros(len(rows), dtype=np.int64)
+    thin = [rows[g][0] for g in range(len(rows)) if owners[g] < k]
     result.checks["generators_below_k"] = len(thin)
     for cell in thin:
         result.violations.append(f"the generator of cell {cell} has fixes of fewer than k={k} "
@@ -218,13 +235,15 @@ def verify_generalization_release(conn: psycopg.Connection, schema: str) -> Veri
     result = VerifierResult(schema, release.k)
     if not check_shared_rules(conn, release, _lattice(release), result):
         return result
-    derived, fixes = derive_release_visits(conn, schema, release.dataset_id, release.manifest)
+    generators = run_sql_file(conn, "verify/data_derived_generators.sql", release=schema)
+    derived, near = derive_release_visits(conn, schema, release.dataset_id, release.manifest,
+                                          near=_persons_near_generators(release, generators))
     result.checks["input_trajectories"] = derived.n_trajectories
     index = _check_trajectories(conn, schema, derived, release.k, result)
     exact = release.manifest["method"] not in CROSSING_METHODS
     _check_flows(conn, release, derived, index, exact, result)
     _check_cells(conn, schema, index, release.k, result)
-    _check_generators(conn, release, fixes, result)
+    _check_generators(release, generators, near, result)
     _check_continuations(conn, release, result)
     return result
 

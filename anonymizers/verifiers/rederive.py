@@ -35,6 +35,15 @@ class Derived:
     owner: np.ndarray
     cell: np.ndarray
 
+    @classmethod
+    def concat(cls, parts: list[Derived]) -> Derived:
+        """The visits of ``parts`` (of consecutive runs of trajectories) one after another."""
+        if not parts:
+            return cls(*(np.zeros(0, dtype=np.int64) for _ in range(3)))
+        return cls(np.concatenate([part.traj for part in parts]),
+                   np.concatenate([part.owner for part in parts]),
+                   np.concatenate([part.cell for part in parts]))
+
     @property
     def n_trajectories(self) -> int:
         return int(self.traj.max()) + 1 if len(self.traj) else 0
@@ -59,11 +68,12 @@ def locate(tree: shapely.STRtree, ids: np.ndarray, x: np.ndarray, y: np.ndarray)
 
 
 def _crossings(tree: shapely.STRtree, ids: np.ndarray, traj: np.ndarray, x: np.ndarray,
-               y: np.ndarray, cell: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(position key, cell) of every cell entered between two fixes without a fix in it.
+               y: np.ndarray, cell: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(segment, fraction, cell) of every cell entered between two fixes without a fix in it.
 
-    The key of a crossing is the index of the segment's first fix plus the fraction of
-    the segment travelled when entering the cell, so sorting keys orders all events.
+    A crossing's segment is the index of the segment's first fix, its fraction that of
+    the segment travelled when entering the cell (in [0, 1)): sorting by the two orders
+    all events.
     """
     start = np.flatnonzero((traj[1:] == traj[:-1]) & ((cell[1:] != cell[:-1]) | (
         cell[1:] == OUTSIDE)))
@@ -80,23 +90,32 @@ def _crossings(tree: shapely.STRtree, ids: np.ndarray, traj: np.ndarray, x: np.n
     along = shapely.line_locate_point(lines[seg[owner]], shapely.points(coordinates),
                                       normalized=True)
     entry = pd.Series(along).groupby(owner).min().to_numpy()
-    return start[seg] + entry, ids[hit]
+    return start[seg], entry, ids[hit]
 
 
 def derive_visits(traj: np.ndarray, owner: np.ndarray, x: np.ndarray, y: np.ndarray,
                   cell_ids: np.ndarray, polygons: np.ndarray, crossings: bool) -> Derived:
-    """Fixes (sorted by trajectory and time) -> collapsed cell visits."""
+    """Fixes (sorted by trajectory and time) -> collapsed cell visits.
+
+    The visits of a run of whole trajectories do not depend on the fixes around it, so a
+    window derived chunk by chunk (:meth:`Derived.concat`) gives the same visits as one
+    call over all of it.
+    """
     tree = shapely.STRtree(polygons)
     cell = locate(tree, cell_ids, x, y)
-    key = np.arange(len(x), dtype=float)
-    event_traj, event_cell = traj, cell
+    index = np.arange(len(x), dtype=np.int64)
+    fraction = np.zeros(len(x))
+    event_cell = cell
     if crossings and len(x) > 1:
-        cross_key, cross_cell = _crossings(tree, cell_ids, traj, x, y, cell)
-        key = np.r_[key, cross_key]
-        event_traj = np.r_[traj, traj[cross_key.astype(np.int64)]]
+        cross_index, cross_fraction, cross_cell = _crossings(tree, cell_ids, traj, x, y, cell)
+        index = np.r_[index, cross_index]
+        fraction = np.r_[fraction, cross_fraction]
         event_cell = np.r_[cell, cross_cell]
-    order = np.lexsort((key, event_traj))
-    event_traj, event_cell = event_traj[order], event_cell[order]
+    # The fix index and the fraction are separate keys, not one float (index + fraction):
+    # a float's fraction would lose precision as the index grows, making the order of
+    # close crossings depend on where the trajectory lies in the window or chunk.
+    order = np.lexsort((fraction, index))
+    event_traj, event_cell = traj[index[order]], event_cell[order]
     starts = np.r_[True, (event_traj[1:] != event_traj[:-1]) | (event_cell[1:] != event_cell[:-1])]
     first_fix = np.searchsorted(traj, event_traj[starts])
     return Derived(event_traj[starts], owner[first_fix], event_cell[starts])

@@ -20,13 +20,8 @@ import pyarrow as pa
 import pyarrow.csv as pacsv
 from psycopg import sql
 
-from anonymizers.db.sqlfiles import (
-    copy_frame,
-    copy_out,
-    copy_out_groups,
-    fetch_columns,
-    run_sql_file,
-)
+from anonymizers.db.groups import copy_out_groups
+from anonymizers.db.sqlfiles import copy_frame, copy_out, fetch_columns, run_sql_file
 from anonymizers.errors import InputError
 from anonymizers.pipeline.steps import step
 from anonymizers.release.spec import ReleaseSpec

@@ -1,4 +1,4 @@
-"""anonymizers.db.sqlfiles: COPY output streamed in chunks that never split a trajectory."""
+"""anonymizers.db.groups: COPY output streamed in chunks that never split a trajectory."""
 
 from __future__ import annotations
 
@@ -6,7 +6,8 @@ import psycopg
 import pyarrow as pa
 import pytest
 
-from anonymizers.db.sqlfiles import copy_out, copy_out_groups
+from anonymizers.db.groups import copy_out_groups
+from anonymizers.db.sqlfiles import copy_out
 from anonymizers.families.generalization.tessellation import POINT_COLUMNS
 
 POINTS_FOR_PYTHON = "generalization/voronoi/100_points_for_python.sql"
@@ -28,13 +29,13 @@ def work_points(conn: psycopg.Connection, lengths: list[int]) -> str:
     return "w"
 
 
-@pytest.mark.parametrize("chunk_bytes", [1, 300, 5_000, 10**9])
+@pytest.mark.parametrize("chunk_rows", [1, 10, 100, 10**9])
 def test_chunks_hold_whole_trajectories_and_together_the_whole_output(
-        conn: psycopg.Connection, chunk_bytes: int) -> None:
+        conn: psycopg.Connection, chunk_rows: int) -> None:
     lengths = [1, 40, 3, 1, 120, 7, 2, 60]
     work = work_points(conn, lengths)
     chunks = list(copy_out_groups(conn, POINTS_FOR_PYTHON, POINT_COLUMNS,
-                                  chunk_bytes=chunk_bytes, work=work))
+                                  chunk_rows=chunk_rows, work=work))
     whole = pa.concat_tables(chunks)
     expected = copy_out(conn, POINTS_FOR_PYTHON, work=work).decode().splitlines()
     assert whole.num_rows == sum(lengths) == len(expected)
@@ -45,7 +46,7 @@ def test_chunks_hold_whole_trajectories_and_together_the_whole_output(
         trajectories = set(chunk["traj"].to_pylist())
         assert not trajectories & seen
         seen |= trajectories
-    if chunk_bytes <= 300:
+    if chunk_rows <= 100:
         assert len(chunks) > 1, "the chunk size did not cut the output"
 
 
@@ -55,10 +56,11 @@ def test_an_empty_output_gives_no_chunk(conn: psycopg.Connection) -> None:
 
 
 def test_a_long_output_streams_in_several_chunks(conn: psycopg.Connection) -> None:
-    """Chunks are yielded while the COPY runs (not only at its end), and the caller can use
-    the connection again once the iteration is over."""
-    work = work_points(conn, [50] * 40)
+    """Chunks are yielded while the COPY runs (not only at its end; they are cut between
+    pyarrow's parsed blocks of at least 64 KiB), and the caller can use the connection
+    again once the iteration is over."""
+    work = work_points(conn, [500] * 40)
     sizes = [chunk.num_rows for chunk in copy_out_groups(
-        conn, POINTS_FOR_PYTHON, POINT_COLUMNS, chunk_bytes=2_000, work=work)]
-    assert len(sizes) > 5 and sum(sizes) == 2_000
-    assert conn.execute("SELECT count(*) FROM w.points").fetchone() == (2_000,)
+        conn, POINTS_FOR_PYTHON, POINT_COLUMNS, chunk_rows=100, work=work)]
+    assert len(sizes) > 5 and sum(sizes) == 20_000
+    assert conn.execute("SELECT count(*) FROM w.points").fetchone() == (20_000,)

@@ -1,0 +1,87 @@
+"""A COPY's CSV output streamed in chunks of whole groups of rows (trajectories).
+
+Steps and verifiers that look at one trajectory at a time must not hold a window's fixes
+whole: at 25 million fixes their arrays alone pass the 2 GB a Python process may use
+(issue 12), and one Python string per fix for the ids costs more than the numbers. The
+rows come from one ``COPY (...) TO STDOUT`` ordered by its first column (the group key,
+e.g. the trajectory), are parsed by pyarrow while the server sends them
+(:func:`~anonymizers.db.sqlfiles.copy_stream`), and are handed on in tables of about
+``chunk_rows`` rows that never split a group, so memory grows with the chunk, not with
+the output.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+import psycopg
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.csv as pacsv
+
+from anonymizers.db.sqlfiles import Name, copy_stream
+
+__all__ = ["CHUNK_ROWS", "copy_out_groups", "whole_groups"]
+
+# Rows per chunk, about. Deriving a 1M-fix grid release took 520 MiB peak RSS in one chunk,
+# 380 MiB with 500k, 280 MiB with 250k (118 MiB of it the imports), and about as long
+# (README, "One release as the data grows").
+CHUNK_ROWS = 500_000
+CSV_BLOCK = 8 << 20  # bytes pyarrow parses at a time at most: about 200k fixes
+STREAM_BUFFER = 1 << 20  # bytes read from the COPY ahead of the parser
+
+
+def copy_out_groups(conn: psycopg.Connection, name: str, columns: dict[str, pa.DataType],
+                    params: dict[str, Any] | None = None, *, chunk_rows: int = CHUNK_ROWS,
+                    **identifiers: Name) -> Iterator[pa.Table]:
+    """The CSV output of the ``COPY`` in ``sql/<name>``, ordered by its first column, as
+    tables of at least ``chunk_rows`` rows (the last excepted) that never split a group
+    of rows sharing the first column. ``columns`` names and types the CSV's columns in
+    order. The COPY stays open while the caller works on a chunk: the connection runs
+    nothing else until the iteration ends."""
+    with copy_stream(conn, name, params, buffer_size=STREAM_BUFFER, **identifiers) as stream:
+        if not stream.peek(1):
+            return  # pyarrow refuses an empty CSV; an empty output has no rows
+        reader = pacsv.open_csv(
+            stream,
+            # One thread: the COPY is read where the caller runs, never from pyarrow's pool.
+            read_options=pacsv.ReadOptions(column_names=list(columns), use_threads=False,
+                                           block_size=_block_size(chunk_rows)),
+            convert_options=pacsv.ConvertOptions(column_types=columns))
+        yield from whole_groups(reader, chunk_rows)
+
+
+def _block_size(chunk_rows: int) -> int:
+    """Bytes per parsed batch: a fraction of a chunk (a fix is 40-60 bytes of CSV), since
+    chunks are cut only between batches."""
+    return max(1 << 16, min(CSV_BLOCK, chunk_rows * 16))
+
+
+def _last_group_start(key: pa.ChunkedArray) -> int:
+    """Row where the table's last group begins (its rows are the table's last run)."""
+    last = key[len(key) - 1]
+    return len(key) - pc.sum(pc.equal(key, last)).as_py()
+
+
+def whole_groups(batches: Iterable[pa.RecordBatch], chunk_rows: int) -> Iterator[pa.Table]:
+    """Regroup ``batches`` (rows ordered by their first column) into tables of at least
+    ``chunk_rows`` rows, the last excepted, each ending at a group's end. The rows of the
+    group a batch ends in wait for the next batch; a group longer than ``chunk_rows``
+    makes a larger table."""
+    pending: list[pa.RecordBatch] = []
+    rows = 0
+    for batch in batches:
+        pending.append(batch)
+        rows += batch.num_rows
+        if rows < chunk_rows:
+            continue
+        table = pa.Table.from_batches(pending)
+        cut = _last_group_start(table.column(0))
+        if cut == 0:
+            continue  # one group so far: it may go on in the next batch
+        yield table.slice(0, cut)
+        rest = table.slice(cut)
+        pending, rows = rest.to_batches(), rest.num_rows
+    if rows:
+        yield pa.Table.from_batches(pending)

@@ -1,0 +1,115 @@
+"""The window's raw fixes, streamed from one COPY in chunks of whole trajectories.
+
+A verifier that re-derives a release from the raw data must not hold the window's fixes
+whole: at 25 million fixes their arrays alone pass the 2 GB a Python process may use
+(issue 12), and one Python string per fix for the trajectory and person ids costs more
+than the numbers. The fixes come here in (trajectory, time) order from one COPY, are
+parsed by pyarrow (ids stay Arrow strings, dictionary-encoded per chunk) and handed on in
+chunks of about ``chunk_fixes`` fixes that never split a trajectory, so that memory grows
+with the chunk, not with the window. Trajectories and persons are numbered as one
+factorization of the whole window would number them: in order of first appearance.
+
+:class:`PersonsNear` counts, chunk by chunk, the distinct persons with a fix near given
+points (the verifier's check of data-derived generators).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import psycopg
+import pyarrow as pa
+import pyarrow.compute as pc
+import shapely
+
+from anonymizers.db.groups import CHUNK_ROWS, copy_out_groups
+
+__all__ = ["CHUNK_FIXES", "Fixes", "Numbering", "PersonsNear", "window_fixes"]
+
+# Fixes per chunk, about: the chunk's GEOS points and crossing segments are the
+# derivation's largest transient objects (anonymizers.db.groups.CHUNK_ROWS says what it
+# cost).
+CHUNK_FIXES = CHUNK_ROWS
+
+COLUMN_TYPES = {"traj": pa.string(), "user": pa.string(), "x": pa.float64(),
+                "y": pa.float64()}
+
+
+@dataclass
+class Fixes:
+    """Fixes of whole trajectories in (trajectory, time) order: fix i is (x[i], y[i]) of
+    trajectory traj[i] of person owner[i], both numbered over the whole window."""
+
+    traj: np.ndarray
+    owner: np.ndarray
+    x: np.ndarray
+    y: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.x)
+
+
+@dataclass
+class Numbering:
+    """Trajectory and person numbers across chunks, in order of first appearance (what
+    ``pandas.factorize(sort=False)`` of the whole window gives). Holds one entry per
+    person, nothing per fix."""
+
+    trajectories: int = 0
+    persons: dict[str, int] = field(default_factory=dict)
+
+    def number(self, table: pa.Table) -> Fixes:
+        """The fixes of ``table`` (columns traj, user, x, y; whole trajectories, each in one
+        run of rows) with numbers following those of the chunks before it."""
+        traj = pc.dictionary_encode(table["traj"].combine_chunks())
+        user = pc.dictionary_encode(table["user"].combine_chunks())
+        # Dictionaries list values in order of first appearance, so new persons of this
+        # chunk take the next numbers in the order they first come.
+        codes = np.array([self.persons.setdefault(name, len(self.persons))
+                          for name in user.dictionary.to_pylist()], dtype=np.int64)
+        fixes = Fixes(traj=traj.indices.to_numpy().astype(np.int64) + self.trajectories,
+                      owner=codes[user.indices.to_numpy()],
+                      x=table["x"].to_numpy(), y=table["y"].to_numpy())
+        self.trajectories += len(traj.dictionary)
+        return fixes
+
+
+def window_fixes(conn: psycopg.Connection, params: dict[str, Any],
+                 chunk_fixes: int = CHUNK_FIXES) -> Iterator[Fixes]:
+    """The fixes of ``sql/verify/derive_sequences.sql`` (bound to ``params``), chunk by
+    chunk of whole trajectories. The COPY stays open while the caller works on a chunk:
+    the connection runs nothing else until the last one is taken."""
+    numbering = Numbering()
+    for table in copy_out_groups(conn, "verify/derive_sequences.sql", COLUMN_TYPES, params,
+                                 chunk_rows=chunk_fixes):
+        yield numbering.number(table)
+
+
+class PersonsNear:
+    """How many distinct persons have a fix within ``reach`` of each of the points
+    (x[i], y[i]), counted over chunks of fixes whose owners are numbered across chunks.
+
+    Keeps only the distinct (point, person) pairs found so far, never the fixes.
+    """
+
+    def __init__(self, x: np.ndarray, y: np.ndarray, reach: float) -> None:
+        self.size = len(x)
+        self.reach = reach
+        self._tree = shapely.STRtree(shapely.points(x, y))
+        self._pairs = np.zeros(0, dtype=np.int64)  # point << 32 | owner, sorted, distinct
+
+    def add(self, fixes: Fixes) -> None:
+        if not self.size or not len(fixes):
+            return
+        # dwithin is symmetric: the fixes query the tree of the (few) points.
+        fix, point = self._tree.query(shapely.points(fixes.x, fixes.y), predicate="dwithin",
+                                      distance=self.reach)
+        found = (point.astype(np.int64) << 32) | fixes.owner[fix]
+        self._pairs = np.union1d(self._pairs, found)
+
+    def counts(self) -> np.ndarray:
+        """Distinct persons near each point, in the order of the points."""
+        return np.bincount(self._pairs >> 32, minlength=self.size)
