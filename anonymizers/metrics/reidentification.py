@@ -23,7 +23,13 @@ import numpy as np
 
 from anonymizers.errors import InputError
 
-__all__ = ["NO_CELL", "generalize_observations", "reidentification_risk"]
+__all__ = [
+    "NO_CELL",
+    "generalize_observations",
+    "reidentification_risk",
+    "reidentification_risk_of_sample",
+    "sample_trajectories",
+]
 
 NO_CELL = -1
 # A prefix state holding at least this many candidates is kept for other trajectories with
@@ -156,18 +162,50 @@ def reidentification_risk(
        Section 8.4 and Figures 15-16.
     """
     _check_arguments(observed_cells, owners, published, published_owners, input_sequences, k)
+    chosen = sample_trajectories(len(observed_cells), max_trajectories, rng)
+    return reidentification_risk_of_sample(
+        [observed_cells[i] for i in chosen.tolist()], owners, published, published_owners,
+        input_sequences, observations, k)
+
+
+def reidentification_risk_of_sample(
+    observed_cells: Sequence[np.ndarray],
+    owners: np.ndarray,
+    published: Sequence[Sequence[int]],
+    published_owners: np.ndarray,
+    input_sequences: Sequence[Sequence[int]],
+    observations: Sequence[int],
+    k: int,
+) -> dict[str, object]:
+    """:func:`reidentification_risk` of trajectories already drawn (no sampling here).
+
+    Parameters
+    ----------
+    observed_cells : sequence of np.ndarray of int
+        The observed cells of the attacked trajectories only (e.g. those of
+        :func:`sample_trajectories`, in that order). Only the first ``max(observations)``
+        cells of each are looked at, so a caller may pass no more than those.
+    owners, published, published_owners, input_sequences, observations, k
+        As in :func:`reidentification_risk`: ``owners`` and ``input_sequences`` describe
+        *every* input trajectory (they decide ``M``).
+
+    Returns
+    -------
+    dict
+        As :func:`reidentification_risk`, ``n_trajectories`` being ``len(observed_cells)``.
+    """
+    _check_inputs(owners, published, published_owners, input_sequences, k)
     wanted = _observation_counts(observations)
     search = _Attack(
         _SubsequenceIndex(published, published_owners),
         _SubsequenceIndex(input_sequences, owners),
         k,
     )
-    chosen = _sample(len(observed_cells), max_trajectories, rng)
     values: dict[int, list[float]] = {j: [] for j in wanted}
-    for i in chosen.tolist():
-        for j, prob in search.trajectory(observed_cells[i], wanted):
+    for cells in observed_cells:
+        for j, prob in search.trajectory(cells, wanted):
             values[j].append(prob)
-    return _summary(values, k, int(chosen.size), len(search.memo))
+    return _summary(values, k, len(observed_cells), len(search.memo))
 
 
 # --------------------------------------------------------------------------- the attack
@@ -301,10 +339,26 @@ def _check_arguments(
     k: int,
 ) -> None:
     """Reject mismatched lengths and a meaningless k."""
-    if not len(observed_cells) == len(owners) == len(input_sequences):
+    if len(observed_cells) != len(owners):
         raise InputError(
             "observed_cells, owners and input_sequences must describe the same trajectories: "
             f"got {len(observed_cells)}, {len(owners)}, {len(input_sequences)}"
+        )
+    _check_inputs(owners, published, published_owners, input_sequences, k)
+
+
+def _check_inputs(
+    owners: np.ndarray,
+    published: Sequence[Sequence[int]],
+    published_owners: np.ndarray,
+    input_sequences: Sequence[Sequence[int]],
+    k: int,
+) -> None:
+    """Reject mismatched lengths (without the observations) and a meaningless k."""
+    if len(owners) != len(input_sequences):
+        raise InputError(
+            "owners and input_sequences must describe the same trajectories: "
+            f"got {len(owners)}, {len(input_sequences)}"
         )
     if len(published) != len(published_owners):
         raise InputError(
@@ -322,10 +376,27 @@ def _observation_counts(observations: Sequence[int]) -> list[int]:
     return wanted
 
 
-def _sample(
+def sample_trajectories(
     n: int, max_trajectories: int | None, rng: np.random.Generator | int | None
 ) -> np.ndarray:
-    """Indices of the trajectories to attack, increasing."""
+    """The trajectories :func:`reidentification_risk` attacks out of ``n``, increasing.
+
+    Parameters
+    ----------
+    n : int
+        Number of input trajectories.
+    max_trajectories : int or None
+        At most this many are drawn without replacement; ``None`` (or ``>= n``) takes all,
+        without drawing from ``rng``.
+    rng : np.random.Generator, int or None
+        Randomness of the sample (an int seeds a generator).
+
+    Returns
+    -------
+    np.ndarray of int
+        Sorted trajectory indices. A caller that knows only ``n`` can draw them first and
+        fetch the fixes of these trajectories only.
+    """
     if max_trajectories is None or max_trajectories >= n:
         return np.arange(n)
     if max_trajectories < 0:
