@@ -198,44 +198,42 @@ def _number_trajectories(conn: psycopg.Connection, release: ReleaseSpec) -> np.n
     return np.fromiter((owner for owner, in rows), dtype=np.int64, count=len(rows))
 
 
-def _read_sample_fixes(conn: psycopg.Connection, release: ReleaseSpec, chosen: np.ndarray,
-                       first: int | None = None) -> tuple[list[np.ndarray], list[np.ndarray]]:
-    """Positions and published cells of the fixes of the ``chosen`` trajectories.
-
-    Parameters
-    ----------
-    conn : psycopg.Connection
-        Connection in the metrics step's transaction (after :func:`_number_trajectories`).
-    release : ReleaseSpec
-        The release.
-    chosen : np.ndarray of int
-        Trajectory numbers, increasing.
-    first : int, optional
-        Read only the first ``first`` fixes of each trajectory.
-
-    Returns
-    -------
-    tuple of list of np.ndarray
-        For each chosen trajectory, in order: its (m, 2) fix positions and the published
-        cell id of each fix (:data:`NO_CELL` when not published).
-    """
-    data = copy_out(conn, METRICS_SQL + "045_sample_fixes.sql",
-                    {"chosen": chosen.tolist(), "first": first},
-                    work=release.work_schema, fixes=_fixes_table(release))
-    types = {"traj": pa.int64(), "x": pa.float64(), "y": pa.float64(),
-             "published": pa.int64()}
-    table = pa.table({c: pa.array([], t) for c, t in types.items()}) if not data else \
-        pacsv.read_csv(pa.py_buffer(data),
-                       read_options=pacsv.ReadOptions(column_names=list(types)),
-                       convert_options=pacsv.ConvertOptions(column_types=types))
-    traj = table["traj"].to_numpy()
+def _read_sample_routes(conn: psycopg.Connection, release: ReleaseSpec,
+                        chosen: np.ndarray) -> list[np.ndarray]:
+    """The original route, (m, 2) fix positions in time order, of each chosen trajectory."""
+    table = _copy_table(copy_out(conn, METRICS_SQL + "045_sample_routes.sql",
+                                 {"chosen": chosen.tolist()}, work=release.work_schema),
+                        {"traj": pa.int64(), "x": pa.float64(), "y": pa.float64()})
     xy = np.column_stack([table["x"].to_numpy(), table["y"].to_numpy()])
+    return [xy[run] for run in _runs(table["traj"].to_numpy(), chosen)]
+
+
+def _read_observations(conn: psycopg.Connection, release: ReleaseSpec, chosen: np.ndarray,
+                       first: int) -> list[np.ndarray]:
+    """Published cell (:data:`NO_CELL`: none) of the first ``first`` fixes of each chosen
+    trajectory, in time order."""
+    table = _copy_table(copy_out(conn, METRICS_SQL + "047_sample_observations.sql",
+                                 {"chosen": chosen.tolist(), "first": first},
+                                 work=release.work_schema, fixes=_fixes_table(release)),
+                        {"traj": pa.int64(), "published": pa.int64()})
     published = table["published"].fill_null(NO_CELL).to_numpy()
-    # Rows come in trajectory order: each chosen trajectory is one run of rows.
-    bounds = zip(np.searchsorted(traj, chosen, "left").tolist(),
-                 np.searchsorted(traj, chosen, "right").tolist(), strict=True)
-    runs = [slice(start, stop) for start, stop in bounds]
-    return [xy[run] for run in runs], [published[run] for run in runs]
+    return [published[run] for run in _runs(table["traj"].to_numpy(), chosen)]
+
+
+def _copy_table(data: bytes, types: dict[str, pa.DataType]) -> pa.Table:
+    """A COPY's CSV output as typed columns (no string column: nothing per row in Python)."""
+    if not data:  # an empty CSV is an error to pyarrow, an empty sample is not one here
+        return pa.table({column: pa.array([], kind) for column, kind in types.items()})
+    return pacsv.read_csv(pa.py_buffer(data),
+                          read_options=pacsv.ReadOptions(column_names=list(types)),
+                          convert_options=pacsv.ConvertOptions(column_types=types))
+
+
+def _runs(traj: np.ndarray, chosen: np.ndarray) -> list[slice]:
+    """The rows of each chosen trajectory, ``traj`` being sorted (the COPYs order by it)."""
+    starts = np.searchsorted(traj, chosen, "left").tolist()
+    stops = np.searchsorted(traj, chosen, "right").tolist()
+    return [slice(start, stop) for start, stop in zip(starts, stops, strict=True)]
 
 
 def _read_published(conn: psycopg.Connection, release: ReleaseSpec) -> _Published:
@@ -316,9 +314,9 @@ def _cluster_rows(conn: psycopg.Connection, release: ReleaseSpec, n_trajectories
     # The draw of cluster_preservation_report, made before reading: only the sample's fixes
     # and lines leave the database.
     chosen = sample_objects(n_trajectories, CLUSTER_SAMPLE, rng)
-    original, _ = _read_sample_fixes(conn, release, chosen)
     report = cluster_preservation_of_sample(
-        original, _read_published_routes(conn, release, chosen),
+        _read_sample_routes(conn, release, chosen),
+        _read_published_routes(conn, release, chosen),
         CLUSTER_MAX_DISTANCE_ORIGINAL_M, CLUSTER_MAX_DISTANCE_ANONYMIZED_M,
         CLUSTER_MIN_NEIGHBOURS)
     if report["note"]:
@@ -385,7 +383,7 @@ def _attack_sample(conn: psycopg.Connection, release: ReleaseSpec, owners: np.nd
     """:func:`measure_risk` with the trajectories drawn first and only their fixes read."""
     chosen = sample_trajectories(owners.size, RISK_SAMPLE, rng)
     # The attacker observes the first fixes only: no more of them leave the database.
-    _, observed = _read_sample_fixes(conn, release, chosen, first=max(RISK_OBSERVATIONS))
+    observed = _read_observations(conn, release, chosen, max(RISK_OBSERVATIONS))
     result: dict[str, Any] = reidentification_risk_of_sample(
         observed, owners, published.cells, owners[published.source], inputs,
         RISK_OBSERVATIONS, release.k)
