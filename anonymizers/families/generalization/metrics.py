@@ -57,6 +57,7 @@ from anonymizers.metrics.cluster_preservation import (
 )
 from anonymizers.metrics.reidentification import (
     NO_CELL,
+    ConcatenatedSequences,
     reidentification_risk,
     reidentification_risk_of_sample,
     sample_trajectories,
@@ -104,7 +105,7 @@ class _Published:
     """The published sequences with their source trajectory (known to the pipeline only)."""
 
     source: np.ndarray  # input trajectory number of each published sequence
-    cells: list[list[int]]  # release cell ids
+    cells: ConcatenatedSequences  # release cell ids
 
 
 @contextmanager
@@ -238,10 +239,15 @@ def _runs(traj: np.ndarray, chosen: np.ndarray) -> list[slice]:
 
 def _read_published(conn: psycopg.Connection, release: ReleaseSpec) -> _Published:
     """The published sequences and their source trajectory number."""
-    rows = run_sql_file(conn, METRICS_SQL + "050_published_sources.sql",
-                        work=release.work_schema)
-    return _Published(source=np.array([source for source, _ in rows], dtype=np.int64),
-                      cells=[list(cells) for _, cells in rows])
+    table = _copy_table(copy_out(conn, METRICS_SQL + "050_published_sources.sql",
+                                 work=release.work_schema),
+                        {"anon": pa.int64(), "traj": pa.int64(), "cell": pa.int64()})
+    anon = table["anon"].to_numpy()
+    starts = np.flatnonzero(np.concatenate(([True], anon[1:] != anon[:-1]))) \
+        if anon.size else np.zeros(0, dtype=np.int64)
+    return _Published(source=table["traj"].to_numpy()[starts],
+                      cells=ConcatenatedSequences(table["cell"].to_numpy(),
+                                                  np.append(starts, anon.size)))
 
 
 def _read_published_routes(conn: psycopg.Connection, release: ReleaseSpec,
@@ -254,13 +260,14 @@ def _read_published_routes(conn: psycopg.Connection, release: ReleaseSpec,
 
 
 def _read_input_sequences(conn: psycopg.Connection, release: ReleaseSpec,
-                          n_trajectories: int) -> list[list[int]]:
+                          n_trajectories: int) -> ConcatenatedSequences:
     """Each input trajectory's visits in published cell ids (by trajectory number)."""
-    sequences: list[list[int]] = [[] for _ in range(n_trajectories)]
-    for number, cells in run_sql_file(conn, METRICS_SQL + "060_input_sequences.sql",
-                                      work=release.work_schema):
-        sequences[number] = list(cells)
-    return sequences
+    table = _copy_table(copy_out(conn, METRICS_SQL + "060_input_sequences.sql",
+                                 work=release.work_schema),
+                        {"traj": pa.int64(), "cell": pa.int64()})
+    # Rows in trajectory number order: where each number's rows start (none: empty).
+    starts = np.searchsorted(table["traj"].to_numpy(), np.arange(n_trajectories + 1))
+    return ConcatenatedSequences(table["cell"].to_numpy(), starts)
 
 
 # --------------------------------------------------------------------------- measures
@@ -378,7 +385,7 @@ def _within_bound(result: dict[str, Any], k: int) -> dict[str, Any]:
 
 
 def _attack_sample(conn: psycopg.Connection, release: ReleaseSpec, owners: np.ndarray,
-                   published: _Published, inputs: list[list[int]],
+                   published: _Published, inputs: ConcatenatedSequences,
                    rng: np.random.Generator) -> dict[str, Any]:
     """:func:`measure_risk` with the trajectories drawn first and only their fixes read."""
     chosen = sample_trajectories(owners.size, RISK_SAMPLE, rng)
@@ -391,7 +398,7 @@ def _attack_sample(conn: psycopg.Connection, release: ReleaseSpec, owners: np.nd
 
 
 def _risk_rows(conn: psycopg.Connection, release: ReleaseSpec, owners: np.ndarray,
-               published: _Published, inputs: list[list[int]],
+               published: _Published, inputs: ConcatenatedSequences,
                rng: np.random.Generator) -> tuple[list[Row], list[SeriesRow]]:
     """Re-identification probability per number of observed points (§8.4)."""
     result = _attack_sample(conn, release, owners, published, inputs, rng)
