@@ -36,6 +36,12 @@ from anonymizers.metrics import (
     route_distance_matrix,
     route_similarity,
 )
+from anonymizers.metrics.cluster_preservation import cluster_preservation_of_sample, sample_objects
+from anonymizers.metrics.reidentification import (
+    ConcatenatedSequences,
+    reidentification_risk_of_sample,
+    sample_trajectories,
+)
 
 # --------------------------------------------------------------------------- strategies
 
@@ -673,3 +679,48 @@ def test_risk_after_kam_cut_or_kam_rec_never_exceeds_one_over_k(dataset: tuple) 
         if expected:
             assert row["mean"] == pytest.approx(np.mean(expected))
             assert row["max"] == pytest.approx(max(expected))
+
+
+def concatenated(sequences: Sequence[Sequence[int]]) -> ConcatenatedSequences:
+    lengths = [len(s) for s in sequences]
+    return ConcatenatedSequences(np.array([c for s in sequences for c in s], dtype=np.int64),
+                                 np.concatenate(([0], np.cumsum(lengths))).astype(np.int64))
+
+
+def test_concatenated_sequences_read_like_lists() -> None:
+    lists = [[3, 1], [], [4, 1, 5]]
+    flat = concatenated(lists)
+    assert len(flat) == 3 and list(flat) == lists and flat[-1] == [4, 1, 5]
+    assert flat[0:2] == lists[0:2] and flat.lengths().tolist() == [2, 0, 3]
+    with pytest.raises(IndexError):
+        flat[3]
+    with pytest.raises(InputError):
+        ConcatenatedSequences(np.arange(3), np.array([0, 2]))
+
+
+@settings(max_examples=60, deadline=None)
+@given(anonymized_datasets(), st.integers(1, 16), st.integers(0, 2**32 - 1))
+def test_risk_of_a_sample_drawn_first_equals_the_risk_sampling_itself(
+    dataset: tuple, sample: int, seed: int
+) -> None:
+    """Issue 12: the metrics step draws the attacked trajectories, reads only their fixes and
+    passes the sequences end to end: the figures are those of reidentification_risk."""
+    inputs, owners, published, published_owners, observed, k = dataset
+    observed = [np.asarray(cells) for cells in observed]
+    whole = reidentification_risk(observed, np.asarray(owners), published,
+                                  np.asarray(published_owners), inputs, range(1, 6), k,
+                                  sample, np.random.default_rng(seed))
+    chosen = sample_trajectories(len(inputs), sample, np.random.default_rng(seed))
+    drawn = reidentification_risk_of_sample(
+        [observed[i][:5] for i in chosen], np.asarray(owners), concatenated(published),
+        np.asarray(published_owners), concatenated(inputs), range(1, 6), k)
+    assert repr(drawn) == repr(whole)  # repr: NaN equals NaN
+
+
+def test_cluster_report_of_a_sample_drawn_first_equals_the_report() -> None:
+    original, anonymized = bundles()
+    whole = cluster_preservation_report(original, anonymized, 100.0, 10.0, 3, 12, 7)
+    chosen = sample_objects(len(original), 12, 7)
+    drawn = cluster_preservation_of_sample([original[i] for i in chosen],
+                                           [anonymized[i] for i in chosen], 100.0, 10.0, 3)
+    assert repr(drawn) == repr(whole)

@@ -8,7 +8,9 @@ Theorem 10). A release planted with a sequence of fewer than k persons is refuse
 
 from __future__ import annotations
 
+import math
 import re
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -22,7 +24,15 @@ from anonymizers.families.generalization import metrics as release_metrics
 from anonymizers.families.generalization.metrics import (
     LENGTH_BIN_EDGES_M,
     RISK_OBSERVATIONS,
+    compute_release_metrics,
     measure_risk,
+)
+from anonymizers.families.registry import method_entry
+from anonymizers.metrics import (
+    cluster_preservation_report,
+    displacement_measures,
+    reidentification_risk,
+    writer,
 )
 from anonymizers.metrics.reidentification import NO_CELL, generalize_observations
 from anonymizers.pipeline import steps
@@ -90,6 +100,103 @@ def manifest(conn: psycopg.Connection, release: ReleaseSpec) -> dict[str, Any]:
     row = cur.fetchone()
     assert row is not None and cur.description is not None
     return {column.name: value for column, value in zip(cur.description, row, strict=True)}
+
+
+@dataclass(frozen=True)
+class WholeWindow:
+    """Every fix of the window, read whole: what the metrics step read before issue 12, kept
+    here as the straightforward reference its figures must still equal."""
+
+    traj_ids: list[str]  # trajectories numbered in traj_id order
+    owners: np.ndarray  # owner number of each trajectory
+    xy: list[np.ndarray]  # per trajectory, its fixes in time order
+    cell: list[np.ndarray]  # work cell of each fix (-1: none)
+    centroid: list[np.ndarray]  # centroid of that cell (NaN: none)
+    published_cell: list[np.ndarray]  # release cell of each fix (NO_CELL: not published)
+    published: list[tuple[int, list[int], np.ndarray]]  # (source number, cells, line), by anon_id
+    inputs: list[list[int]]  # each trajectory's visits in published cells
+
+
+def read_whole_window(session: psycopg.Connection, release: ReleaseSpec) -> WholeWindow:
+    """The window's fixes, published sequences and generalized inputs, all in memory."""
+    ids = {name: psycopg.sql.Identifier(release.work_schema, name) for name in
+           ("points", "cells", "cell_map", "anonymized", "visits")}
+    table = "point_cells" if "membership" in method_entry(release.method).steps else "memberships"
+    rows = session.execute(psycopg.sql.SQL(
+        "SELECT p.traj_id, p.user_id, ST_X(p.geom), ST_Y(p.geom), f.cell_id, "
+        "ST_X(c.centroid), ST_Y(c.centroid), m.release_cell_id FROM {points} AS p "
+        "LEFT JOIN {fixes} AS f USING (traj_id, t) "
+        "LEFT JOIN {cells} AS c ON c.cell_id = f.cell_id "
+        "LEFT JOIN {cell_map} AS m ON m.cell_id = f.cell_id ORDER BY p.traj_id, p.t").format(
+        fixes=psycopg.sql.Identifier(release.work_schema, table), **ids)).fetchall()
+    traj = [row[0] for row in rows]
+    starts = [i for i in range(len(rows)) if i == 0 or traj[i] != traj[i - 1]]
+    traj_ids = [traj[i] for i in starts]
+    number = {t: i for i, t in enumerate(traj_ids)}
+    owners = np.unique([rows[i][1] for i in starts], return_inverse=True)[1].reshape(-1)
+    values = np.array([[math.nan if v is None else v for v in row[2:]] for row in rows],
+                      dtype=np.float64).reshape(-1, 6)
+
+    def split(columns: np.ndarray) -> list[np.ndarray]:
+        return np.split(columns, starts[1:])
+
+    published = session.execute(psycopg.sql.SQL(
+        "SELECT a.source_traj_id, array_agg(m.release_cell_id ORDER BY u.ord), "
+        "array_agg(ST_X(c.centroid) ORDER BY u.ord), array_agg(ST_Y(c.centroid) ORDER BY u.ord) "
+        "FROM {anonymized} AS a "
+        "CROSS JOIN LATERAL unnest(a.cells) WITH ORDINALITY AS u(cell_id, ord) "
+        "JOIN {cell_map} AS m ON m.cell_id = u.cell_id "
+        "JOIN {cells} AS c ON c.cell_id = u.cell_id "
+        "GROUP BY a.anon_id, a.source_traj_id ORDER BY a.anon_id").format(**ids)).fetchall()
+    visits = dict(session.execute(psycopg.sql.SQL(
+        "SELECT v.traj_id, coalesce(array_agg(m.release_cell_id ORDER BY v.visit_no) "
+        "FILTER (WHERE m.release_cell_id IS NOT NULL), '{{}}') FROM {visits} AS v "
+        "LEFT JOIN {cell_map} AS m USING (cell_id) GROUP BY v.traj_id").format(**ids)).fetchall())
+    return WholeWindow(
+        traj_ids, owners, split(values[:, 0:2]),
+        split(np.nan_to_num(values[:, 2], nan=-1).astype(np.int64)), split(values[:, 3:5]),
+        split(np.nan_to_num(values[:, 5], nan=NO_CELL).astype(np.int64)),
+        [(number[source], list(cells), np.column_stack([xs, ys]).astype(np.float64))
+         for source, cells, xs, ys in published],
+        [list(visits.get(t, [])) for t in traj_ids])
+
+
+def reference_figures(window: WholeWindow, release: ReleaseSpec) -> dict[str, Any]:
+    """The displacement, cluster and risk figures computed on the whole window at once."""
+    cells = np.concatenate(window.cell)
+    inside = cells >= 0
+    owner = np.repeat(window.owners, [len(c) for c in window.cell])
+    d = displacement_measures(np.concatenate(window.xy)[inside],
+                              np.concatenate(window.centroid)[inside], cells[inside],
+                              owner[inside], release.k)
+    lines: list[np.ndarray | None] = [None] * len(window.traj_ids)
+    for source, _, line in window.published:
+        if lines[source] is None:
+            lines[source] = line
+    seeds = np.random.SeedSequence(int(release.input_fingerprint[:16], 16)).spawn(2)
+    clusters = cluster_preservation_report(
+        window.xy, lines, release_metrics.CLUSTER_MAX_DISTANCE_ORIGINAL_M,
+        release_metrics.CLUSTER_MAX_DISTANCE_ANONYMIZED_M, release_metrics.CLUSTER_MIN_NEIGHBOURS,
+        release_metrics.CLUSTER_SAMPLE, np.random.default_rng(seeds[0]))
+    sources = np.array([source for source, _, _ in window.published], dtype=np.int64)
+    risk = reidentification_risk(
+        window.published_cell, window.owners, [c for _, c, _ in window.published],
+        window.owners[sources], window.inputs, RISK_OBSERVATIONS, release.k,
+        max_trajectories=release_metrics.RISK_SAMPLE, rng=np.random.default_rng(seeds[1]))
+    return {
+        "displacement_local_avg_m": d["local_mean_avg"],
+        "displacement_global_sum_m": d["global_sum"],
+        "displacement_global_avg_m": d["global_mean"],
+        **{f"cluster_{name}": clusters[name] for name in
+           ("precision", "recall", "f_measure", "precision_star", "f_measure_star")},
+        "cluster_sample_size": clusters["sample_size"],
+        "clusters_original": clusters["n_clusters_original"],
+        "clusters_anonymized": clusters["n_clusters_anonymized"],
+        "reid_max_probability": risk["max"],
+        "reid_sample_size": risk["n_trajectories"],
+        **{f"reid.{key}@{row['observations']}": row[key] for row in risk["by_observations"]
+           for key in ("mean", "max", "fraction_zero")},
+    }
 
 
 def check_counts(found: dict[str, float | None], facts: dict[str, Any]) -> None:
@@ -171,6 +278,35 @@ def test_release_metrics_are_sane_bounded_and_idempotent(loaded_city, conn, meth
     assert snapshot(conn, release) == before
 
 
+@pytest.mark.parametrize(("method", "samples"), [("grid_kam_cut", (40, 55)),
+                                                 ("kam_cut", (40, 55)),
+                                                 ("grid_kam_cut", (10_000, 10_000))])
+def test_metrics_equal_a_whole_window_computation(loaded_city, monkeypatch, method, samples):
+    """Issue 12: displacement summed in SQL, the samples drawn on trajectory numbers and only
+    their fixes read give the figures of the whole window read at once (small samples: the
+    draws pick a subset, so the numbering must be the reference's order; large: all)."""
+    monkeypatch.setattr(release_metrics, "CLUSTER_SAMPLE", samples[0])
+    monkeypatch.setattr(release_metrics, "RISK_SAMPLE", samples[1])
+    release = build(method, 3)
+    with connect() as session:
+        window = read_whole_window(session, release)
+        expected = reference_figures(window, release)
+        writer.reset(session, release.build_schema)  # as the metrics step does first
+        found = compute_release_metrics(session, release)
+        session.rollback()
+    rows = {name: value for name, value, _, _ in found.rows}
+    rows.update({f"{name}@{x:g}": value for name, x, value, _, _ in found.series})
+    assert rows["displacement_avg_m"] == rows["displacement_global_avg_m"]
+    assert rows["displacement_sum_m"] == rows["displacement_global_sum_m"]
+    for name, value in expected.items():
+        if name.startswith("displacement_"):  # summed in another order: rounding only
+            assert rows[name] == pytest.approx(value, rel=1e-12), name
+        else:
+            assert rows[name] == value or (math.isnan(rows[name]) and math.isnan(value)), name
+    assert rows["cluster_sample_size"] == min(samples[0], len(window.traj_ids))
+    assert rows["reid_sample_size"] == min(samples[1], len(window.traj_ids))
+
+
 def test_metric_series_is_documented_and_the_release_still_verifies(loaded_city, conn):
     release = build("grid_kam_cut", 3)
     compute(release)
@@ -196,15 +332,14 @@ def test_crafted_unique_sequence_is_refused() -> None:
     assert result["max"] <= 1 / 3
 
 
-def _rare_observed_pattern(fixes, inputs: list[list[int]], k: int) -> tuple[int, list[int]]:
+def _rare_observed_pattern(window: WholeWindow, k: int) -> tuple[int, list[int]]:
     """An input trajectory and the g() of its first fixes contained in < k owners' inputs."""
-    observed = fixes.split(fixes.published_cell)
-    for i, cells in enumerate(observed):
+    for i, cells in enumerate(window.published_cell):
         for j in range(2, min(len(cells), max(RISK_OBSERVATIONS)) + 1):
             pattern = list(generalize_observations(cells[:j]))
             if NO_CELL in pattern:
                 break
-            holders = {int(fixes.owners[n]) for n, seq in enumerate(inputs)
+            holders = {int(window.owners[n]) for n, seq in enumerate(window.inputs)
                        if _contains(seq, pattern)}
             if len(holders) < k:
                 return i, pattern
@@ -219,9 +354,8 @@ def _contains(sequence: list[int], pattern: list[int]) -> bool:
 def test_a_planted_sequence_of_fewer_than_k_persons_is_refused(loaded_city, conn):
     release = build("grid_kam_cut", 3)
     with connect() as session:
-        fixes = release_metrics._read_fixes(session, release)
-        inputs = release_metrics._read_input_sequences(session, release, fixes)
-    source, pattern = _rare_observed_pattern(fixes, inputs, release.k)
+        window = read_whole_window(session, release)
+    source, pattern = _rare_observed_pattern(window, release.k)
     work, build_ = (psycopg.sql.Identifier(s) for s in (release.work_schema,
                                                          release.build_schema))
     # Publish it consistently in the work schema (with its source) and in the release.
@@ -229,7 +363,7 @@ def test_a_planted_sequence_of_fewer_than_k_persons_is_refused(loaded_city, conn
         "INSERT INTO {w}.anonymized (source_traj_id, cells) SELECT %s, array_agg(m.cell_id "
         "ORDER BY u.ord) FROM unnest(%s::integer[]) WITH ORDINALITY AS u(cell, ord) "
         "JOIN {w}.cell_map AS m ON m.release_cell_id = u.cell").format(w=work),
-        (fixes.traj_ids[source], pattern))
+        (window.traj_ids[source], pattern))
     conn.execute(psycopg.sql.SQL("INSERT INTO {}.trajectories (cells, n_cells) VALUES (%s, %s)")
                  .format(build_), (pattern, len(pattern)))
     with pytest.raises(PrivacyViolation, match="exceeds 1/k"):
@@ -258,9 +392,10 @@ def published_figures(conn: psycopg.Connection, release: ReleaseSpec) -> list[tu
 def largest_displacement(release: ReleaseSpec) -> float:
     """The figure the review solved for one taxi's fix: the largest fix-to-centroid distance."""
     with connect() as session:
-        fixes = release_metrics._read_fixes(session, release)
-    inside = fixes.cell >= 0
-    return float(np.hypot(*(fixes.xy[inside] - fixes.centroid_xy[inside]).T).max())
+        window = read_whole_window(session, release)
+    xy, centroid = np.concatenate(window.xy), np.concatenate(window.centroid)
+    inside = np.concatenate(window.cell) >= 0
+    return float(np.hypot(*(xy[inside] - centroid[inside]).T).max())
 
 
 @pytest.mark.parametrize(("method", "k"), [("grid_kam_cut", 3), ("kam_cut", 5)])

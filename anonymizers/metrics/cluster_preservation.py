@@ -45,11 +45,13 @@ __all__ = [
     "NOISE",
     "SUPPRESSED",
     "cluster_preservation",
+    "cluster_preservation_of_sample",
     "cluster_preservation_report",
     "optics_labels",
     "resample_route",
     "route_distance_matrix",
     "route_similarity",
+    "sample_objects",
 ]
 
 NOISE = -1
@@ -560,20 +562,63 @@ def cluster_preservation_report(
     """
     if len(original_routes) != len(anonymized_routes):
         raise InputError("original_routes and anonymized_routes must describe the same objects")
+    chosen = sample_objects(len(original_routes), sample, rng)
+    return cluster_preservation_of_sample(
+        [original_routes[i] for i in chosen], [anonymized_routes[i] for i in chosen],
+        max_distance_orig, max_distance_anon, min_neighbors, samples_per_route)
+
+
+def sample_objects(n: int, sample: int, rng: np.random.Generator | int | None) -> np.ndarray:
+    """The objects :func:`cluster_preservation_report` draws out of ``n``, in increasing order.
+
+    Parameters
+    ----------
+    n : int
+        Number of objects to draw from.
+    sample : int
+        At most this many are drawn, without replacement (at least 1).
+    rng : np.random.Generator, int or None
+        Randomness of the sample (an int seeds a generator).
+
+    Returns
+    -------
+    np.ndarray of int
+        ``min(sample, n)`` distinct indices in ``0 .. n - 1``, sorted.  A caller that
+        knows only ``n`` can draw them first and fetch the routes of these objects only.
+    """
     if sample < 1:
         raise InputError(f"sample must be at least 1, got {sample}")
-    n = len(original_routes)
-    chosen = np.sort(np.random.default_rng(rng).choice(n, size=min(sample, n), replace=False))
-    original = _cluster(
-        [original_routes[i] for i in chosen], max_distance_orig, min_neighbors, samples_per_route
-    )
-    anonymized = np.full(chosen.size, SUPPRESSED, dtype=np.int64)
-    candidates = [anonymized_routes[i] for i in chosen]
-    routes = [route for route in candidates if route is not None]
+    chosen = np.random.default_rng(rng).choice(n, size=min(sample, n), replace=False)
+    return np.sort(chosen)
+
+
+def cluster_preservation_of_sample(
+    original_routes: Sequence[np.ndarray],
+    anonymized_routes: Sequence[np.ndarray | None],
+    max_distance_orig: float,
+    max_distance_anon: float,
+    min_neighbors: int,
+    samples_per_route: int = DEFAULT_SAMPLES,
+) -> Result:
+    """Cluster both sides of already sampled objects with OPTICS and compare the clusterings.
+
+    Parameters are those of :func:`cluster_preservation_report`, for the drawn objects only
+    (e.g. those of :func:`sample_objects`), in the order they were drawn.
+
+    Returns
+    -------
+    dict
+        :func:`cluster_preservation`'s dictionary plus ``sample_size``.
+    """
+    if len(original_routes) != len(anonymized_routes):
+        raise InputError("original_routes and anonymized_routes must describe the same objects")
+    original = _cluster(original_routes, max_distance_orig, min_neighbors, samples_per_route)
+    anonymized = np.full(len(original_routes), SUPPRESSED, dtype=np.int64)
+    routes = [route for route in anonymized_routes if route is not None]
     if routes:
-        kept = np.array([route is not None for route in candidates])
+        kept = np.array([route is not None for route in anonymized_routes])
         anonymized[kept] = _cluster(routes, max_distance_anon, min_neighbors, samples_per_route)
-    return {**cluster_preservation(original, anonymized), "sample_size": int(chosen.size)}
+    return {**cluster_preservation(original, anonymized), "sample_size": len(original_routes)}
 
 
 def _cluster(

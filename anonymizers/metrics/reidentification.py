@@ -16,14 +16,22 @@ References
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from itertools import chain
+from typing import overload
 
 import numpy as np
 
 from anonymizers.errors import InputError
 
-__all__ = ["NO_CELL", "generalize_observations", "reidentification_risk"]
+__all__ = [
+    "NO_CELL",
+    "ConcatenatedSequences",
+    "generalize_observations",
+    "reidentification_risk",
+    "reidentification_risk_of_sample",
+    "sample_trajectories",
+]
 
 NO_CELL = -1
 # A prefix state holding at least this many candidates is kept for other trajectories with
@@ -33,6 +41,50 @@ _EMPTY = np.zeros(0, dtype=np.int64)
 
 Pattern = tuple[int, ...]
 State = tuple[np.ndarray, np.ndarray]  # (candidate sequence ids, matched position in flat)
+
+
+class ConcatenatedSequences(Sequence[list[int]]):
+    """Integer sequences stored end to end: sequence ``i`` is ``flat[starts[i]:starts[i + 1]]``.
+
+    What a bulk read of many sequences gives without a Python object per element; the
+    attack's index takes the arrays as they are, and anything else sees a sequence of lists.
+
+    Parameters
+    ----------
+    flat : np.ndarray of int
+        Every sequence's elements, one sequence after the other.
+    starts : np.ndarray of int, shape (n + 1,)
+        Where each sequence starts in ``flat``, then ``len(flat)``; non-decreasing.
+    """
+
+    def __init__(self, flat: np.ndarray, starts: np.ndarray) -> None:
+        self.flat = np.asarray(flat, dtype=np.int64)
+        self.starts = np.asarray(starts, dtype=np.int64)
+        if self.starts.size == 0 or self.starts[-1] != self.flat.size:
+            raise InputError("starts must end with the number of elements of flat")
+
+    def __len__(self) -> int:
+        return int(self.starts.size - 1)
+
+    @overload
+    def __getitem__(self, index: int) -> list[int]: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[list[int]]: ...
+
+    def __getitem__(self, index: int | slice) -> list[int] | list[list[int]]:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        i = range(len(self))[index]  # negative indices and IndexError as for a list
+        return self.flat[self.starts[i]:self.starts[i + 1]].tolist()  # type: ignore[no-any-return]
+
+    def __iter__(self) -> Iterator[list[int]]:
+        for start, stop in zip(self.starts[:-1].tolist(), self.starts[1:].tolist(), strict=True):
+            yield self.flat[start:stop].tolist()
+
+    def lengths(self) -> np.ndarray:
+        """Number of elements of each sequence."""
+        return np.diff(self.starts)
 
 
 def generalize_observations(cells: Sequence[int] | np.ndarray) -> Pattern:
@@ -156,18 +208,50 @@ def reidentification_risk(
        Section 8.4 and Figures 15-16.
     """
     _check_arguments(observed_cells, owners, published, published_owners, input_sequences, k)
+    chosen = sample_trajectories(len(observed_cells), max_trajectories, rng)
+    return reidentification_risk_of_sample(
+        [observed_cells[i] for i in chosen.tolist()], owners, published, published_owners,
+        input_sequences, observations, k)
+
+
+def reidentification_risk_of_sample(
+    observed_cells: Sequence[np.ndarray],
+    owners: np.ndarray,
+    published: Sequence[Sequence[int]],
+    published_owners: np.ndarray,
+    input_sequences: Sequence[Sequence[int]],
+    observations: Sequence[int],
+    k: int,
+) -> dict[str, object]:
+    """:func:`reidentification_risk` of trajectories already drawn (no sampling here).
+
+    Parameters
+    ----------
+    observed_cells : sequence of np.ndarray of int
+        The observed cells of the attacked trajectories only (e.g. those of
+        :func:`sample_trajectories`, in that order). Only the first ``max(observations)``
+        cells of each are looked at, so a caller may pass no more than those.
+    owners, published, published_owners, input_sequences, observations, k
+        As in :func:`reidentification_risk`: ``owners`` and ``input_sequences`` describe
+        *every* input trajectory (they decide ``M``).
+
+    Returns
+    -------
+    dict
+        As :func:`reidentification_risk`, ``n_trajectories`` being ``len(observed_cells)``.
+    """
+    _check_inputs(owners, published, published_owners, input_sequences, k)
     wanted = _observation_counts(observations)
     search = _Attack(
         _SubsequenceIndex(published, published_owners),
         _SubsequenceIndex(input_sequences, owners),
         k,
     )
-    chosen = _sample(len(observed_cells), max_trajectories, rng)
     values: dict[int, list[float]] = {j: [] for j in wanted}
-    for i in chosen.tolist():
-        for j, prob in search.trajectory(observed_cells[i], wanted):
+    for cells in observed_cells:
+        for j, prob in search.trajectory(cells, wanted):
             values[j].append(prob)
-    return _summary(values, k, int(chosen.size), len(search.memo))
+    return _summary(values, k, len(observed_cells), len(search.memo))
 
 
 # --------------------------------------------------------------------------- the attack
@@ -181,8 +265,12 @@ class _SubsequenceIndex:
     """
 
     def __init__(self, sequences: Sequence[Sequence[int]], owners: np.ndarray) -> None:
-        lengths = np.fromiter(map(len, sequences), dtype=np.int64, count=len(sequences))
-        flat = np.fromiter(chain.from_iterable(sequences), dtype=np.int64, count=lengths.sum())
+        if isinstance(sequences, ConcatenatedSequences):
+            lengths, flat = sequences.lengths(), sequences.flat
+        else:
+            lengths = np.fromiter(map(len, sequences), dtype=np.int64, count=len(sequences))
+            flat = np.fromiter(chain.from_iterable(sequences), dtype=np.int64,
+                               count=lengths.sum())
         self._end = np.cumsum(lengths)  # exclusive end of each sequence in ``flat``
         self._sequence = np.repeat(np.arange(len(sequences), dtype=np.int64), lengths)
         self._owner = np.unique(np.asarray(owners), return_inverse=True)[1].reshape(-1)
@@ -301,10 +389,26 @@ def _check_arguments(
     k: int,
 ) -> None:
     """Reject mismatched lengths and a meaningless k."""
-    if not len(observed_cells) == len(owners) == len(input_sequences):
+    if len(observed_cells) != len(owners):
         raise InputError(
             "observed_cells, owners and input_sequences must describe the same trajectories: "
             f"got {len(observed_cells)}, {len(owners)}, {len(input_sequences)}"
+        )
+    _check_inputs(owners, published, published_owners, input_sequences, k)
+
+
+def _check_inputs(
+    owners: np.ndarray,
+    published: Sequence[Sequence[int]],
+    published_owners: np.ndarray,
+    input_sequences: Sequence[Sequence[int]],
+    k: int,
+) -> None:
+    """Reject mismatched lengths (without the observations) and a meaningless k."""
+    if len(owners) != len(input_sequences):
+        raise InputError(
+            "owners and input_sequences must describe the same trajectories: "
+            f"got {len(owners)}, {len(input_sequences)}"
         )
     if len(published) != len(published_owners):
         raise InputError(
@@ -322,10 +426,27 @@ def _observation_counts(observations: Sequence[int]) -> list[int]:
     return wanted
 
 
-def _sample(
+def sample_trajectories(
     n: int, max_trajectories: int | None, rng: np.random.Generator | int | None
 ) -> np.ndarray:
-    """Indices of the trajectories to attack, increasing."""
+    """The trajectories :func:`reidentification_risk` attacks out of ``n``, increasing.
+
+    Parameters
+    ----------
+    n : int
+        Number of input trajectories.
+    max_trajectories : int or None
+        At most this many are drawn without replacement; ``None`` (or ``>= n``) takes all,
+        without drawing from ``rng``.
+    rng : np.random.Generator, int or None
+        Randomness of the sample (an int seeds a generator).
+
+    Returns
+    -------
+    np.ndarray of int
+        Sorted trajectory indices. A caller that knows only ``n`` can draw them first and
+        fetch the fixes of these trajectories only.
+    """
     if max_trajectories is None or max_trajectories >= n:
         return np.arange(n)
     if max_trajectories < 0:

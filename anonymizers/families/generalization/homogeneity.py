@@ -67,9 +67,14 @@ class _Trie:
     """The prefix tree of some sequences: node 0 is the root, ``path[i][d]`` the node of
     the prefix of length d + 1 of sequence i, ``children[n]`` the cells following node n."""
 
-    def __init__(self, sequences: Sequence[Sequence[int]]) -> None:
+    def __init__(self, sequences: Sequence[Sequence[int]], keep_paths: bool = True) -> None:
         self.children: list[dict[int, int]] = [{}]
-        self.path: list[list[int]] = [self._insert(cells) for cells in sequences]
+        # The paths hold a node per element: only the truncation needs them.
+        self.path: list[list[int]] = []
+        for cells in sequences:
+            path = self._insert(cells)
+            if keep_paths:
+                self.path.append(path)
 
     def _insert(self, cells: Sequence[int]) -> list[int]:
         node, path = 0, []
@@ -109,7 +114,7 @@ def homogeneity(sequences: Sequence[Sequence[int]]) -> Homogeneity:
     >>> (h.continued, h.homogeneous)  # <1> -> 2; <1, 2> -> 3 or 4; <5> -> 6
     (3, 2)
     """
-    trie = _Trie(sequences)
+    trie = _Trie(sequences, keep_paths=False)
     counts = [trie.continuations(node) for node in range(1, len(trie.children))]
     return Homogeneity(continued=sum(1 for n in counts if n >= 1),
                        homogeneous=sum(1 for n in counts if n == 1))

@@ -6,13 +6,18 @@ Its SQL parts insert into ``{build}.metrics`` directly; the rest it returns as a
 (:mod:`anonymizers.metrics.writer`), which also runs the last pass over every count. It
 refuses the release when the measured re-identification probability exceeds 1/k:
 
-* counts in and out, trajectory length histograms and progressive generalization: SQL
-  (``sql/generalization/metrics/0[1-3]0_*.sql``);
-* displacement (seed 000 §6.1.2), cluster preservation (§8.3), the linking attack
-  (§8.4, Theorem 10) and the homogeneity of published prefixes (issue 7, finding 11): the
-  pure functions of :mod:`anonymizers.metrics` and
-  :mod:`anonymizers.families.generalization.homogeneity`, fed by one bulk read per table
-  (``sql/generalization/metrics/0[4-7]0_*.sql``).
+* counts in and out, trajectory length histograms, progressive generalization and
+  displacement (seed 000 §6.1.2, the aggregates of
+  :func:`anonymizers.metrics.displacement_measures` over every fix): SQL
+  (``sql/generalization/metrics/0[1-4]0_*.sql``);
+* cluster preservation (§8.3), the linking attack (§8.4, Theorem 10) and the homogeneity
+  of published prefixes (issue 7, finding 11): the pure functions of
+  :mod:`anonymizers.metrics` and :mod:`anonymizers.families.generalization.homogeneity`,
+  fed by the published and the generalized input sequences (one row per trajectory) and by
+  the fixes of the sampled trajectories only (``sql/generalization/metrics/0[3-6]5_*.sql``,
+  ``060_input_sequences.sql``). Trajectories are numbered in the database
+  (``035_trajectory_numbers.sql``) and the samples drawn on those numbers, so memory does
+  not grow with the fixes and no identifier string reaches Python.
 
 Privacy rule 3 (DESIGN.md) holds for everything written here: no minimum, maximum or
 quantile of individual values (the attack's largest success probability, bounded by 1/k,
@@ -37,19 +42,26 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-import pandas as pd
 import psycopg
 import pyarrow as pa
 import pyarrow.csv as pacsv
 
-from anonymizers.db.sqlfiles import copy_out, run_sql_file
+from anonymizers.db.sqlfiles import copy_out, fetch_columns, run_sql_file
 from anonymizers.errors import PrivacyViolation, ReleaseError
 from anonymizers.families.base import MetricRow, Metrics, SeriesRow
 from anonymizers.families.generalization.homogeneity import homogeneity
 from anonymizers.families.registry import method_entry
-from anonymizers.metrics.cluster_preservation import cluster_preservation_report
-from anonymizers.metrics.displacement import displacement_measures
-from anonymizers.metrics.reidentification import NO_CELL, reidentification_risk
+from anonymizers.metrics.cluster_preservation import (
+    cluster_preservation_of_sample,
+    sample_objects,
+)
+from anonymizers.metrics.reidentification import (
+    NO_CELL,
+    ConcatenatedSequences,
+    reidentification_risk,
+    reidentification_risk_of_sample,
+    sample_trajectories,
+)
 from anonymizers.release.spec import ReleaseSpec
 
 __all__ = [
@@ -89,29 +101,11 @@ Row = MetricRow
 
 
 @dataclass(frozen=True)
-class _Fixes:
-    """Every fix of the window in trajectory order; trajectories numbered 0.. in that order."""
-
-    traj_ids: list[str]  # input trajectory of each number
-    owners: np.ndarray  # owner (what k counts) of each input trajectory
-    starts: np.ndarray  # first fix of each trajectory (plus the total at the end)
-    xy: np.ndarray  # (n, 2) fix positions
-    cell: np.ndarray  # work cell id of each fix (-1: none)
-    centroid_xy: np.ndarray  # (n, 2) centroid of that cell (NaN: none)
-    published_cell: np.ndarray  # release cell id of each fix (NO_CELL: not published)
-
-    def split(self, values: np.ndarray) -> list[np.ndarray]:
-        """``values`` (one per fix) cut into one array per trajectory."""
-        return np.split(values, self.starts[1:-1])
-
-
-@dataclass(frozen=True)
 class _Published:
     """The published sequences with their source trajectory (known to the pipeline only)."""
 
     source: np.ndarray  # input trajectory number of each published sequence
-    cells: list[list[int]]  # release cell ids
-    routes: list[np.ndarray]  # (m, 2) centroids of the cells
+    cells: ConcatenatedSequences  # release cell ids
 
 
 @contextmanager
@@ -148,18 +142,20 @@ def compute_release_metrics(conn: psycopg.Connection, release: ReleaseSpec) -> M
     """
     with _timed("counts, lengths and progressive generalization (SQL)", release):
         _sql_metrics(conn, release)
-    with _timed("reading fixes and sequences", release):
-        fixes = _read_fixes(conn, release)
-        published = _read_published(conn, release, fixes)
-        inputs = _read_input_sequences(conn, release, fixes)
+    with _timed("displacement (SQL)", release):
+        rows = _displacement_rows(conn, release)
+    with _timed("reading trajectory numbers and sequences", release):
+        owners = _number_trajectories(conn, release)
+        published = _read_published(conn, release)
+        inputs = _read_input_sequences(conn, release, owners.size)
     # Same input, same sample: releases of one window are compared on the same trajectories.
     seeds = np.random.SeedSequence(int(release.input_fingerprint[:16], 16)).spawn(2)
-    with _timed("displacement and homogeneity", release):
-        rows = _displacement_rows(fixes, release.k) + _homogeneity_rows(published)
+    with _timed("homogeneity", release):
+        rows += _homogeneity_rows(published)
     with _timed("cluster preservation", release):
-        rows += _cluster_rows(fixes, published, np.random.default_rng(seeds[0]))
+        rows += _cluster_rows(conn, release, owners.size, np.random.default_rng(seeds[0]))
     with _timed("re-identification risk", release):
-        risk_rows, series = _risk_rows(fixes, published, inputs, release.k,
+        risk_rows, series = _risk_rows(conn, release, owners, published, inputs,
                                        np.random.default_rng(seeds[1]))
     return Metrics(rows + risk_rows, series)
 
@@ -182,73 +178,110 @@ def _sql_metrics(conn: psycopg.Connection, release: ReleaseSpec) -> None:
 # --------------------------------------------------------------------------- reading
 
 
-def _read_fixes(conn: psycopg.Connection, release: ReleaseSpec) -> _Fixes:
-    """Every fix with its cell, centroid and published cell: one COPY."""
+def _fixes_table(release: ReleaseSpec) -> tuple[str, str]:
+    """The work table that holds the cell of each fix."""
     # The grid keeps its fixes' cells in memberships; the Voronoi methods in point_cells
     # (their memberships also hold the cells crossed between fixes).
     crossing = "membership" in method_entry(release.method).steps
-    table = "point_cells" if crossing else "memberships"
-    data = copy_out(conn, METRICS_SQL + "040_fixes.sql", work=release.work_schema,
-                    fixes=(release.work_schema, table))
-    types = {"traj": pa.string(), "user": pa.string(), "x": pa.float64(), "y": pa.float64(),
-             "cell": pa.int64(), "cx": pa.float64(), "cy": pa.float64(),
-             "published": pa.int64()}
-    if not data:  # an empty CSV is an error to pyarrow, an empty window is not one here
-        return _fixes_from_table(pa.table({c: pa.array([], t) for c, t in types.items()}))
-    read = pacsv.read_csv(pa.py_buffer(data),
+    return release.work_schema, "point_cells" if crossing else "memberships"
+
+
+def _number_trajectories(conn: psycopg.Connection, release: ReleaseSpec) -> np.ndarray:
+    """Number the input trajectories (temporary table metrics_trajectories); their owners.
+
+    Returns
+    -------
+    np.ndarray of int
+        Owner number (what k counts) of each trajectory number 0, 1, ...
+    """
+    rows = run_sql_file(conn, METRICS_SQL + "035_trajectory_numbers.sql",
+                        work=release.work_schema)
+    return np.fromiter((owner for owner, in rows), dtype=np.int64, count=len(rows))
+
+
+def _read_sample_routes(conn: psycopg.Connection, release: ReleaseSpec,
+                        chosen: np.ndarray) -> list[np.ndarray]:
+    """The original route, (m, 2) fix positions in time order, of each chosen trajectory."""
+    table = _copy_table(copy_out(conn, METRICS_SQL + "045_sample_routes.sql",
+                                 {"chosen": chosen.tolist()}, work=release.work_schema),
+                        {"traj": pa.int64(), "x": pa.float64(), "y": pa.float64()})
+    xy = np.column_stack([table["x"].to_numpy(), table["y"].to_numpy()])
+    return [xy[run] for run in _runs(table["traj"].to_numpy(), chosen)]
+
+
+def _read_observations(conn: psycopg.Connection, release: ReleaseSpec, chosen: np.ndarray,
+                       first: int) -> list[np.ndarray]:
+    """Published cell (:data:`NO_CELL`: none) of the first ``first`` fixes of each chosen
+    trajectory, in time order."""
+    table = _copy_table(copy_out(conn, METRICS_SQL + "047_sample_observations.sql",
+                                 {"chosen": chosen.tolist(), "first": first},
+                                 work=release.work_schema, fixes=_fixes_table(release)),
+                        {"traj": pa.int64(), "published": pa.int64()})
+    published = table["published"].fill_null(NO_CELL).to_numpy()
+    return [published[run] for run in _runs(table["traj"].to_numpy(), chosen)]
+
+
+def _copy_table(data: bytes, types: dict[str, pa.DataType]) -> pa.Table:
+    """A COPY's CSV output as typed columns (no string column: nothing per row in Python)."""
+    if not data:  # an empty CSV is an error to pyarrow, an empty sample is not one here
+        return pa.table({column: pa.array([], kind) for column, kind in types.items()})
+    return pacsv.read_csv(pa.py_buffer(data),
                           read_options=pacsv.ReadOptions(column_names=list(types)),
                           convert_options=pacsv.ConvertOptions(column_types=types))
-    return _fixes_from_table(read)
 
 
-def _fixes_from_table(table: pa.Table) -> _Fixes:
-    """Number the trajectories in file order (the COPY sorts by traj_id, t)."""
-    traj = table["traj"].to_pandas().to_numpy()
-    starts = np.flatnonzero(np.concatenate(([True], traj[1:] != traj[:-1]))) \
-        if traj.size else np.zeros(0, dtype=np.int64)
-    owner_ids = table["user"].to_pandas().to_numpy()  # k counts distinct persons
-    owners = pd.factorize(owner_ids[starts])[0]
-
-    def column(name: str, fill: float | int) -> np.ndarray:
-        return table[name].fill_null(fill).to_numpy()
-
-    return _Fixes(
-        traj_ids=traj[starts].tolist(), owners=owners,
-        starts=np.append(starts, traj.size),
-        xy=np.column_stack([column("x", math.nan), column("y", math.nan)]),
-        cell=column("cell", -1),
-        centroid_xy=np.column_stack([column("cx", math.nan), column("cy", math.nan)]),
-        published_cell=column("published", NO_CELL))
+def _runs(traj: np.ndarray, chosen: np.ndarray) -> list[slice]:
+    """The rows of each chosen trajectory, ``traj`` being sorted (the COPYs order by it)."""
+    starts = np.searchsorted(traj, chosen, "left").tolist()
+    stops = np.searchsorted(traj, chosen, "right").tolist()
+    return [slice(start, stop) for start, stop in zip(starts, stops, strict=True)]
 
 
-def _read_published(conn: psycopg.Connection, release: ReleaseSpec, fixes: _Fixes) -> _Published:
-    """The published sequences, their source trajectory number and their lines."""
-    rows = run_sql_file(conn, METRICS_SQL + "050_published_sources.sql", work=release.work_schema)
-    number = {traj: i for i, traj in enumerate(fixes.traj_ids)}
-    return _Published(
-        source=np.array([number[source] for source, *_ in rows], dtype=np.int64),
-        cells=[list(cells) for _, cells, _, _ in rows],
-        routes=[np.column_stack([xs, ys]).astype(np.float64) for _, _, xs, ys in rows])
+def _read_published(conn: psycopg.Connection, release: ReleaseSpec) -> _Published:
+    """The published sequences and their source trajectory number."""
+    table = _copy_table(copy_out(conn, METRICS_SQL + "050_published_sources.sql",
+                                 work=release.work_schema),
+                        {"anon": pa.int64(), "traj": pa.int64(), "cell": pa.int64()})
+    anon = table["anon"].to_numpy()
+    starts = np.flatnonzero(np.concatenate(([True], anon[1:] != anon[:-1]))) \
+        if anon.size else np.zeros(0, dtype=np.int64)
+    return _Published(source=table["traj"].to_numpy()[starts],
+                      cells=ConcatenatedSequences(table["cell"].to_numpy(),
+                                                  np.append(starts, anon.size)))
+
+
+def _read_published_routes(conn: psycopg.Connection, release: ReleaseSpec,
+                           chosen: np.ndarray) -> list[np.ndarray | None]:
+    """Published line of each chosen trajectory (its first published sequence), or None."""
+    rows = run_sql_file(conn, METRICS_SQL + "055_published_routes.sql",
+                        {"chosen": chosen.tolist()}, work=release.work_schema)
+    lines = {source: np.column_stack([xs, ys]).astype(np.float64) for source, xs, ys in rows}
+    return [lines.get(number) for number in chosen.tolist()]
 
 
 def _read_input_sequences(conn: psycopg.Connection, release: ReleaseSpec,
-                          fixes: _Fixes) -> list[list[int]]:
+                          n_trajectories: int) -> ConcatenatedSequences:
     """Each input trajectory's visits in published cell ids (by trajectory number)."""
-    rows = run_sql_file(conn, METRICS_SQL + "060_input_sequences.sql", work=release.work_schema)
-    by_traj = {traj: list(cells) for traj, cells in rows}
-    return [by_traj.get(traj, []) for traj in fixes.traj_ids]
+    table = _copy_table(copy_out(conn, METRICS_SQL + "060_input_sequences.sql",
+                                 work=release.work_schema),
+                        {"traj": pa.int64(), "cell": pa.int64()})
+    # Rows in trajectory number order: where each number's rows start (none: empty).
+    starts = np.searchsorted(table["traj"].to_numpy(), np.arange(n_trajectories + 1))
+    return ConcatenatedSequences(table["cell"].to_numpy(), starts)
 
 
 # --------------------------------------------------------------------------- measures
 
 
-def _displacement_rows(fixes: _Fixes, k: int) -> list[Row]:
+def _displacement_rows(conn: psycopg.Connection, release: ReleaseSpec) -> list[Row]:
     """Andrienko's displacement of the fixes to their cell's centroid, as aggregates over at
-    least k persons (no maximum: it is one fix's distance, issue 7 finding 5)."""
-    inside = fixes.cell >= 0
-    owner = np.repeat(fixes.owners, np.diff(fixes.starts))
-    d = displacement_measures(fixes.xy[inside], fixes.centroid_xy[inside], fixes.cell[inside],
-                              owner[inside], k)
+    least k persons (no maximum: it is one fix's distance, issue 7 finding 5). Summed in
+    the database: every fix counts, and none is read into Python."""
+    found = fetch_columns(conn, METRICS_SQL + "040_displacement.sql", {"k": release.k},
+                          work=release.work_schema, fixes=_fixes_table(release))
+    # NULL (too few persons, or no fix in a cell) is what displacement_measures calls NaN.
+    d = {name: math.nan if values[0] is None else float(values[0])
+         for name, values in found.items()}
     about = "distance from a fix to the centroid of its cell"
     return [
         ("displacement_local_avg_m", d["local_mean_avg"], "m",
@@ -280,23 +313,19 @@ def _homogeneity_rows(published: _Published) -> list[Row]:
     ]
 
 
-def _anonymized_routes(fixes: _Fixes, published: _Published) -> list[np.ndarray | None]:
-    """Published line of each input trajectory (its first published sequence), or None."""
-    routes: list[np.ndarray | None] = [None] * len(fixes.traj_ids)
-    for source, route in zip(published.source.tolist(), published.routes, strict=True):
-        if routes[source] is None:
-            routes[source] = route
-    return routes
-
-
-def _cluster_rows(fixes: _Fixes, published: _Published, rng: np.random.Generator) -> list[Row]:
+def _cluster_rows(conn: psycopg.Connection, release: ReleaseSpec, n_trajectories: int,
+                  rng: np.random.Generator) -> list[Row]:
     """Cluster preservation (§8.3) of a sample of the input trajectories."""
-    if not fixes.traj_ids:
+    if not n_trajectories:
         return []
-    report = cluster_preservation_report(
-        fixes.split(fixes.xy), _anonymized_routes(fixes, published),
+    # The draw of cluster_preservation_report, made before reading: only the sample's fixes
+    # and lines leave the database.
+    chosen = sample_objects(n_trajectories, CLUSTER_SAMPLE, rng)
+    report = cluster_preservation_of_sample(
+        _read_sample_routes(conn, release, chosen),
+        _read_published_routes(conn, release, chosen),
         CLUSTER_MAX_DISTANCE_ORIGINAL_M, CLUSTER_MAX_DISTANCE_ANONYMIZED_M,
-        CLUSTER_MIN_NEIGHBOURS, CLUSTER_SAMPLE, rng)
+        CLUSTER_MIN_NEIGHBOURS)
     if report["note"]:
         log.info("cluster preservation: %s", report["note"])
     how = (f"OPTICS on route similarity, MaxDistance {CLUSTER_MAX_DISTANCE_ORIGINAL_M:g} m "
@@ -342,6 +371,11 @@ def measure_risk(observed_cells: Sequence[np.ndarray], owners: np.ndarray,
     result: dict[str, Any] = reidentification_risk(
         observed_cells, owners, published, published_owners, input_sequences,
         RISK_OBSERVATIONS, k, max_trajectories=RISK_SAMPLE, rng=rng)
+    return _within_bound(result, k)
+
+
+def _within_bound(result: dict[str, Any], k: int) -> dict[str, Any]:
+    """``result`` of the linking attack, or PrivacyViolation if it beats 1/k."""
     if result["max"] > result["bound"]:
         raise PrivacyViolation(
             f"re-identification probability {result['max']:.4f} exceeds 1/k = "
@@ -350,11 +384,24 @@ def measure_risk(observed_cells: Sequence[np.ndarray], owners: np.ndarray,
     return result
 
 
-def _risk_rows(fixes: _Fixes, published: _Published, inputs: list[list[int]], k: int,
+def _attack_sample(conn: psycopg.Connection, release: ReleaseSpec, owners: np.ndarray,
+                   published: _Published, inputs: ConcatenatedSequences,
+                   rng: np.random.Generator) -> dict[str, Any]:
+    """:func:`measure_risk` with the trajectories drawn first and only their fixes read."""
+    chosen = sample_trajectories(owners.size, RISK_SAMPLE, rng)
+    # The attacker observes the first fixes only: no more of them leave the database.
+    observed = _read_observations(conn, release, chosen, max(RISK_OBSERVATIONS))
+    result: dict[str, Any] = reidentification_risk_of_sample(
+        observed, owners, published.cells, owners[published.source], inputs,
+        RISK_OBSERVATIONS, release.k)
+    return _within_bound(result, release.k)
+
+
+def _risk_rows(conn: psycopg.Connection, release: ReleaseSpec, owners: np.ndarray,
+               published: _Published, inputs: ConcatenatedSequences,
                rng: np.random.Generator) -> tuple[list[Row], list[SeriesRow]]:
     """Re-identification probability per number of observed points (§8.4)."""
-    result = measure_risk(fixes.split(fixes.published_cell), fixes.owners, published.cells,
-                          fixes.owners[published.source], inputs, k, rng)
+    result = _attack_sample(conn, release, owners, published, inputs, rng)
     rows: list[Row] = [
         ("reid_max_probability", result["max"], "probability",
          f"Largest success probability of the linking attack (seed 000 §8.4, Theorem 10) over "

@@ -1,0 +1,15 @@
+-- The input trajectories of the window numbered 0, 1, ... in traj_id order (the order the
+-- samples of the metrics are drawn in: the seeded draws pick numbers, this says whose),
+-- with their owner as a number (what k counts; equal numbers, equal persons). One row per
+-- trajectory, so Python never reads a string per fix. Temporary: it lives as long as the
+-- metrics step's transaction. Identifiers: work.
+DROP TABLE IF EXISTS pg_temp.metrics_trajectories;
+CREATE TEMP TABLE metrics_trajectories ON COMMIT DROP AS
+SELECT traj_id,
+       (row_number() OVER (ORDER BY traj_id) - 1)::integer AS traj_no,
+       (dense_rank() OVER (ORDER BY user_id) - 1)::integer AS owner_no
+FROM (SELECT DISTINCT traj_id, user_id FROM {work}.points) AS t;
+CREATE UNIQUE INDEX ON metrics_trajectories (traj_id);
+CREATE UNIQUE INDEX ON metrics_trajectories (traj_no);
+ANALYZE metrics_trajectories;
+SELECT owner_no FROM metrics_trajectories ORDER BY traj_no;

@@ -1,0 +1,38 @@
+-- Andrienko's displacement (seed 000 §6.1.2): the distance from every fix of the window that
+-- lies in a cell to the centroid of that cell, as aggregates over at least k persons
+-- (privacy rule 3; no maximum, it is one fix's distance: issue 7, finding 5):
+--   local_mean_avg  the average over the cells whose fixes belong to >= k persons of the
+--                   cell's average displacement (each such cell weighs the same);
+--   global_sum, global_mean  the sum and the average over all those fixes, NULL when they
+--                   belong to fewer than k persons.
+-- The definitions of anonymizers.metrics.displacement.displacement_measures, summed here so
+-- that no fix leaves the database. {fixes} is the table of the fixes' cells:
+-- {work}.point_cells (Voronoi methods) or {work}.memberships (grid).
+-- Params: k. Identifiers: work, fixes (schema, table).
+WITH per_cell AS (
+    SELECT f.cell_id, count(*) AS n, sum(ST_Distance(p.geom, c.centroid)) AS total
+    FROM {work}.points AS p
+    JOIN {fixes} AS f USING (traj_id, t)
+    JOIN {work}.cells AS c ON c.cell_id = f.cell_id
+    GROUP BY f.cell_id
+), cell_persons AS (
+    -- Without the points: each row of {fixes} is one fix of {work}.points with its person
+    -- (the membership steps derive it from them), and grouping the join by person would
+    -- sort every fix by a text key.
+    SELECT f.cell_id, f.user_id
+    FROM {fixes} AS f
+    JOIN {work}.cells AS c ON c.cell_id = f.cell_id
+    GROUP BY f.cell_id, f.user_id
+), persons AS (
+    SELECT cell_id, count(*) AS persons FROM cell_persons GROUP BY cell_id
+), overall AS (
+    SELECT sum(n) AS n, sum(total) AS total,
+           (SELECT count(DISTINCT user_id) FROM cell_persons) AS persons
+    FROM per_cell
+)
+SELECT (SELECT avg(d.total / d.n)
+        FROM per_cell AS d JOIN persons AS p USING (cell_id)
+        WHERE p.persons >= %(k)s) AS local_mean_avg,
+       CASE WHEN persons >= %(k)s THEN total END AS global_sum,
+       CASE WHEN persons >= %(k)s THEN total / n END AS global_mean
+FROM overall;
