@@ -3,11 +3,12 @@
 A verifier that re-derives a release from the raw data must not hold the window's fixes
 whole: at 25 million fixes their arrays alone pass the 2 GB a Python process may use
 (issue 12), and one Python string per fix for the trajectory and person ids costs more
-than the numbers. The fixes come here in (trajectory, time) order from one COPY, are
-parsed by pyarrow (ids stay Arrow strings, dictionary-encoded per chunk) and handed on in
-chunks of about ``chunk_fixes`` fixes that never split a trajectory, so that memory grows
-with the chunk, not with the window. Trajectories and persons are numbered as one
-factorization of the whole window would number them: in order of first appearance.
+than the numbers. The fixes come in (trajectory, time) order from one COPY, parsed by
+pyarrow while the server sends them (:mod:`anonymizers.db.groups`; ids stay Arrow
+strings, dictionary-encoded per chunk), in chunks of about ``chunk_fixes`` fixes that
+never split a trajectory, so that memory grows with the chunk, not with the window.
+Trajectories and persons are numbered as one factorization of the whole window would
+number them: in order of first appearance.
 
 :class:`PersonsNear` counts, chunk by chunk, the distinct persons with a fix near given
 points (the verifier's check of data-derived generators).

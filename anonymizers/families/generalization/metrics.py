@@ -14,8 +14,8 @@ refuses the release when the measured re-identification probability exceeds 1/k:
   of published prefixes (issue 7, finding 11): the pure functions of
   :mod:`anonymizers.metrics` and :mod:`anonymizers.families.generalization.homogeneity`,
   fed by the published and the generalized input sequences (one row per trajectory) and by
-  the fixes of the sampled trajectories only (``sql/generalization/metrics/0[3-6]5_*.sql``,
-  ``060_input_sequences.sql``). Trajectories are numbered in the database
+  the fixes of the sampled trajectories only (``sql/generalization/metrics/035`` to
+  ``060``). Trajectories are numbered in the database
   (``035_trajectory_numbers.sql``) and the samples drawn on those numbers, so memory does
   not grow with the fixes and no identifier string reaches Python.
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import logging
 import time
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -25,6 +25,11 @@ from anonymizers.db.sqlfiles import copy_frame, copy_out, fetch_columns, run_sql
 from anonymizers.errors import InputError
 from anonymizers.pipeline.steps import step
 from anonymizers.release.spec import ReleaseSpec
+
+if TYPE_CHECKING:
+    from anonymizers.families.generalization.characteristic_points import (
+        CharacteristicPointParams,
+    )
 
 __all__ = [
     "characteristic_points",
@@ -72,7 +77,7 @@ def characteristic_points(spec: dict[str, Any]) -> dict[str, int]:
     return {"points": points, "characteristic_points": sum(map(len, frames))}
 
 
-def _characteristic_frame(chunk: pa.Table, params) -> pd.DataFrame:
+def _characteristic_frame(chunk: pa.Table, params: CharacteristicPointParams) -> pd.DataFrame:
     """The characteristic points (user_id, x, y) of a chunk of whole trajectories."""
     import pyarrow.compute as pc
 
