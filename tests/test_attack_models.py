@@ -163,3 +163,34 @@ def test_records_sharing_anonymity_sets_count_as_records_with_copies_of_them():
     with pytest.raises(InputError, match="anonymity sets"):
         Records(shared.record, shared.location, shared.time, shared.set_offsets,
                 shared.set_persons, np.full(len(picks), len(pool)))
+
+
+def _holds_in_order(sequence: list[int], pattern: list[int]) -> bool:
+    remaining = iter(sequence)
+    return all(key in remaining for key in pattern)
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_containing_each_is_plain_subsequence_search(seed: int) -> None:
+    """The prefix-sharing batch search gives, for every pattern, exactly the records that
+    hold it in order: patterns that are prefixes of others, repeated ones, empty ones and
+    ones no record holds, over records that may be empty."""
+    from anonymizers.attacks.adapters.generalization import containing_persons
+    from anonymizers.attacks.index import RecordIndex
+
+    rng = np.random.default_rng(seed)
+    sequences = [rng.integers(0, 6, size=int(rng.integers(0, 9))) for _ in range(60)]
+    patterns = [s[: int(rng.integers(0, s.size + 1))] for s in sequences[:40]]
+    patterns += [rng.integers(0, 7, size=int(rng.integers(0, 5))) for _ in range(40)]
+    patterns += patterns[:10]
+    record = np.repeat(np.arange(len(sequences)), [s.size for s in sequences])
+    index = RecordIndex(record, np.concatenate(sequences), len(sequences))
+    found = index.containing_each(patterns)
+    for pattern, records in zip(patterns, found, strict=True):
+        expected = [r for r, s in enumerate(sequences)
+                    if pattern.size and _holds_in_order(s.tolist(), pattern.tolist())]
+        assert records.tolist() == expected
+        assert records.tolist() == index.containing(pattern).tolist()
+    owners = rng.integers(0, 20, size=len(sequences))
+    persons = containing_persons(patterns, sequences, owners)
+    assert [p.tolist() for p in persons] == [sorted(set(owners[r].tolist())) for r in found]

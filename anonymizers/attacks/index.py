@@ -11,6 +11,8 @@ knowledge instance.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 
 from anonymizers.attacks.knowledge import Records, group_bounds
@@ -133,6 +135,40 @@ class RecordIndex:
         for key in pattern[1:].tolist():
             records, positions = self.advance(records, positions, key)
         return records
+
+    def containing_each(self, patterns: Sequence[np.ndarray]) -> list[np.ndarray]:
+        """``containing(p)`` for every pattern ``p`` (equal patterns get one shared array).
+
+        Matching a pattern key by key leaves, after each prefix, the matched records and
+        where each matched. Patterns in lexicographic order share their longest common
+        prefix with the one before, so with those states kept on a stack each pattern only
+        matches its own suffix. A k-anonymous release's sequences share prefixes by
+        construction (a prefix tree), so this costs about one pass over the matched records
+        per prefix-tree node, against one per pattern from its first key, which grows with
+        the square of the records (24k patterns of a 1M-fix city: 25.7 s that way).
+        """
+        found: list[np.ndarray] = [_EMPTY] * len(patterns)
+        states: list[tuple[np.ndarray, np.ndarray]] = []
+        previous: tuple[int, ...] | None = None
+        for key, i in sorted((tuple(p.tolist()), i) for i, p in enumerate(patterns)):
+            if key != previous:
+                shared = _shared_prefix(key, previous or ())
+                del states[shared:]
+                for depth in range(shared, len(key)):
+                    states.append(self.start(key[0]) if depth == 0
+                                  else self.advance(*states[-1], key[depth]))
+                previous = key
+            found[i] = states[-1][0] if key else _EMPTY
+        return found
+
+
+def _shared_prefix(a: tuple[int, ...], b: tuple[int, ...]) -> int:
+    shared = 0
+    for x, y in zip(a, b, strict=False):
+        if x != y:
+            break
+        shared += 1
+    return shared
 
 
 class AnonymitySets:

@@ -21,7 +21,7 @@ A release whose resident memory passes --max-rss-gib (default 8) is killed and r
 with the memory it had reached.
 
 Run: .venv/bin/python tests/benchmarks/bench_scale.py [--method kam_rec] [--k 5]
-     [--sizes 1000000 5000000 25000000] [--max-rss-gib 8]
+     [--sizes 1000000 5000000 25000000] [--max-rss-gib 8] [--add]
 """
 
 from __future__ import annotations
@@ -161,10 +161,16 @@ def main() -> None:
                         default=[1_000_000, 5_000_000, TARGET_POINTS])
     parser.add_argument("--max-rss-gib", type=float, default=8.0,
                         help="kill a release whose resident memory passes this")
+    parser.add_argument("--add", action="store_true",
+                        help="keep the runs of other sizes already in the results file")
     args = parser.parse_args()
-    runs: list[dict] = []
+    results = RESULTS / f"scale_{args.method}.json"
+    runs: list[dict] = ([run for run in json.loads(results.read_text())["runs"]
+                         if run["points"] not in args.sizes]
+                        if args.add and results.exists() else [])
     for points in args.sizes:  # the figures so far are written after each size
         runs.append(measure(points, args.method, args.k, args.max_rss_gib * 1024))
+        runs.sort(key=lambda run: run["points"])
         write_results(f"scale_{args.method}", {"machine": {"cpus": os.cpu_count()},
                                                "runs": runs})
     runs = [run for run in runs if "error" not in run["release"]]

@@ -55,11 +55,10 @@ def containing_persons(patterns: list[np.ndarray], sequences: list[np.ndarray],
     """For each pattern, the persons owning a sequence that contains it as a subsequence."""
     as_records = records_from_sequences(sequences, [np.zeros(0)] * len(sequences))
     index = RecordIndex(as_records.record, as_records.location, as_records.n_records)
-    memo: dict[tuple[int, ...], np.ndarray] = {}
+    persons: dict[int, np.ndarray] = {}  # by id of the records array: equal patterns share it
     found = []
-    for pattern in patterns:
-        key = tuple(pattern.tolist())
-        if key not in memo:
-            memo[key] = np.unique(owners[index.containing(pattern)])
-        found.append(memo[key])
+    for records in index.containing_each(patterns):
+        if id(records) not in persons:
+            persons[id(records)] = np.unique(owners[records])
+        found.append(persons[id(records)])
     return found
