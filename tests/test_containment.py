@@ -45,6 +45,32 @@ def test_support_counts_distinct_owners_not_sequences():
 
 
 @settings(max_examples=150, deadline=None)
+@given(sequences, st.lists(cells, min_size=1, max_size=4), st.integers(1, 5), st.data())
+def test_support_is_the_brute_force_owner_count_capped_at_stop(seqs, pattern, stop, data):
+    """Candidates are walked one at a time and counting stops at ``stop_at``: the count is
+    still the distinct owners holding the pattern in order, capped there."""
+    owners = data.draw(st.lists(st.integers(0, 8), min_size=len(seqs), max_size=len(seqs)))
+    index = SupportIndex(seqs, owners)
+    holders = {o for s, o in zip(seqs, owners, strict=True) if _brute_subsequence(pattern, s)}
+    assert index.support(pattern) == len(holders)
+    assert index.support(pattern, stop_at=stop) == min(len(holders), stop)
+
+
+@settings(max_examples=150, deadline=None)
+@given(sequences, st.lists(st.lists(cells, max_size=5), max_size=30), st.data())
+def test_shortfalls_walk_gives_every_pattern_its_brute_force_support(seqs, patterns, data):
+    """The prefix walk over many patterns at once (prefixes of one another, repeats, the
+    empty one, cells nobody visits) counts what one pattern at a time does."""
+    owners = data.draw(st.lists(st.integers(0, 8), min_size=len(seqs), max_size=len(seqs)))
+    patterns += [s[:cut] for s in seqs[:5] for cut in range(len(s) + 1)]
+    k = len(set(owners)) + 1  # every pattern falls short: every support is reported
+    shortfalls = SupportIndex(seqs, owners).shortfalls(patterns, k)
+    expected = {tuple(p): len({o for s, o in zip(seqs, owners, strict=True)
+                               if p and _brute_subsequence(p, s)}) for p in patterns}
+    assert {s.pattern: s.support for s in shortfalls} == expected
+
+
+@settings(max_examples=150, deadline=None)
 @given(sequences, st.integers(min_value=2, max_value=4), st.data())
 def test_kam_cut_output_always_passes_the_verifier(seqs, k, data):
     owners = data.draw(st.lists(st.integers(0, 12), min_size=len(seqs), max_size=len(seqs)))
