@@ -185,6 +185,7 @@ class AnonymitySets:
         self.persons = records.set_persons
         self.set_of = records.record_sets
         sizes = np.diff(self.offsets)
+        self.sizes = sizes
         self.singletons = bool(np.all(sizes == 1))
         owner_sets = np.repeat(np.arange(sizes.size, dtype=np.int64), sizes)
         order = np.lexsort((owner_sets, self.persons))
@@ -211,8 +212,16 @@ class AnonymitySets:
         sets = np.unique(self.set_of[records])
         if self.singletons:  # set s is persons[s]
             return np.unique(self.persons[sets])
-        parts = [self.persons[self.offsets[s]:self.offsets[s + 1]] for s in sets.tolist()]
-        return np.unique(np.concatenate(parts)) if parts else _EMPTY
+        starts, sizes = self.offsets[sets], self.sizes[sets]
+        # Every member of every set at once: each set's offset repeated over its size,
+        # plus the position within it.
+        within = np.arange(int(sizes.sum())) - np.repeat(np.cumsum(sizes) - sizes, sizes)
+        return np.unique(self.persons[np.repeat(starts, sizes) + within])
+
+    def largest(self, records: np.ndarray) -> int:
+        """Size of the largest anonymity set among ``records``: a lower bound of
+        :meth:`count`, far cheaper than the union."""
+        return int(self.sizes[self.set_of[records]].max(initial=0))
 
     def count(self, records: np.ndarray) -> int:
         if records.size == 0:

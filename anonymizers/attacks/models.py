@@ -95,10 +95,20 @@ class _Best:
 
     def score(self, records: np.ndarray) -> None:
         self.instances += 1
+        if records.size == 0:
+            return
+        hits_own = bool(intersect(records, self.own).size)
+        # 1 / (largest anonymity set) bounds 1 / count from above: when that cannot raise
+        # the risk (nor the success, for an instance that finds the target), the union of
+        # the sets, the costly part, is not needed. Exact: the outcome is the same.
+        largest = self.sets.largest(records)  # 0: no record stands for anyone
+        ceiling = 1.0 / largest if largest else 1.0
+        if largest and ceiling <= self.risk and (not hits_own or ceiling <= self.success):
+            return
         count = self.sets.count(records)
         if count:
             self.risk = max(self.risk, 1.0 / count)
-            if intersect(records, self.own).size:
+            if hits_own:
                 self.success = max(self.success, 1.0 / count)
 
     @property
