@@ -38,7 +38,7 @@ def test_is_subsequence_matches_brute_force(pattern, sequence):
 
 
 def test_support_counts_distinct_owners_not_sequences():
-    index = SupportIndex([(1, 2, 3)] * 4 + [(1, 3)], owners=[7, 7, 7, 7, 8])
+    index = SupportIndex.of_sequences([(1, 2, 3)] * 4 + [(1, 3)], owners=[7, 7, 7, 7, 8])
     assert index.support((1, 3)) == 2
     assert index.support((2,)) == 1
     assert index.support((9,)) == 0
@@ -47,10 +47,9 @@ def test_support_counts_distinct_owners_not_sequences():
 @settings(max_examples=150, deadline=None)
 @given(sequences, st.lists(cells, min_size=1, max_size=4), st.integers(1, 5), st.data())
 def test_support_is_the_brute_force_owner_count_capped_at_stop(seqs, pattern, stop, data):
-    """Candidates are walked one at a time and counting stops at ``stop_at``: the count is
-    still the distinct owners holding the pattern in order, capped there."""
+    """The count is the distinct owners holding the pattern in order, capped at stop_at."""
     owners = data.draw(st.lists(st.integers(0, 8), min_size=len(seqs), max_size=len(seqs)))
-    index = SupportIndex(seqs, owners)
+    index = SupportIndex.of_sequences(seqs, owners)
     holders = {o for s, o in zip(seqs, owners, strict=True) if _brute_subsequence(pattern, s)}
     assert index.support(pattern) == len(holders)
     assert index.support(pattern, stop_at=stop) == min(len(holders), stop)
@@ -64,7 +63,7 @@ def test_shortfalls_walk_gives_every_pattern_its_brute_force_support(seqs, patte
     owners = data.draw(st.lists(st.integers(0, 8), min_size=len(seqs), max_size=len(seqs)))
     patterns += [s[:cut] for s in seqs[:5] for cut in range(len(s) + 1)]
     k = len(set(owners)) + 1  # every pattern falls short: every support is reported
-    shortfalls = SupportIndex(seqs, owners).shortfalls(patterns, k)
+    shortfalls = SupportIndex.of_sequences(seqs, owners).shortfalls(patterns, k)
     expected = {tuple(p): len({o for s, o in zip(seqs, owners, strict=True)
                                if p and _brute_subsequence(p, s)}) for p in patterns}
     assert {s.pattern: s.support for s in shortfalls} == expected
@@ -75,7 +74,7 @@ def test_shortfalls_walk_gives_every_pattern_its_brute_force_support(seqs, patte
 def test_kam_cut_output_always_passes_the_verifier(seqs, k, data):
     owners = data.draw(st.lists(st.integers(0, 12), min_size=len(seqs), max_size=len(seqs)))
     published = kam_cut(seqs, owners, k)
-    index = SupportIndex(seqs, owners)
+    index = SupportIndex.of_sequences(seqs, owners)
     assert index.shortfalls([p.cells for p in published], k) == []
 
 
@@ -85,5 +84,5 @@ def test_a_planted_rare_sequence_is_caught(seqs, k):
     owners = list(range(len(seqs)))  # every sequence its own person
     planted = (*seqs[0], 99)  # cell 99 is visited by nobody: support 0
     published = [p.cells for p in kam_cut(seqs, owners, k)] + [planted]
-    shortfalls = SupportIndex(seqs, owners).shortfalls(published, k)
+    shortfalls = SupportIndex.of_sequences(seqs, owners).shortfalls(published, k)
     assert [s.pattern for s in shortfalls] == [planted]

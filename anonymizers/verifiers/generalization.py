@@ -94,8 +94,7 @@ def derive_release_visits(conn: psycopg.Connection, schema: str, dataset_id: int
 
 def _check_trajectories(conn, schema: str, derived: Derived, k: int,
                         result: VerifierResult) -> SupportIndex:
-    inside, owners = derived.sequences(drop_outside=True)
-    index = SupportIndex(inside, owners)
+    index = derived.support_index()
     published = conn.execute(sql.SQL("SELECT DISTINCT cells FROM {}.trajectories").format(
         sql.Identifier(schema))).fetchall()
     shortfalls = index.shortfalls([tuple(row[0]) for row in published], k)
@@ -128,8 +127,9 @@ def _check_flows(conn, release: ReleaseUnderTest, derived: Derived, index: Suppo
         "SELECT from_cell, to_cell, n_persons, n_trajectories FROM {}.flows").format(
         sql.Identifier(release.schema))).fetchall()
     result.checks["flows"] = len(rows)
+    supports = dict(index.supports(sorted({(row[0], row[1]) for row in rows})))
     for from_cell, to_cell, n_persons, n_trajectories in rows:
-        support = index.support((from_cell, to_cell), stop_at=k)
+        support = supports[(from_cell, to_cell)]
         if support < k:
             result.violations.append(f"flow {from_cell}->{to_cell}: the move is made by only "
                                      f"{support} persons (k={k})")
@@ -191,7 +191,8 @@ def _check_cells(conn, schema: str, index: SupportIndex, k: int,
                  result: VerifierResult) -> None:
     cells = [row[0] for row in conn.execute(sql.SQL("SELECT cell_id FROM {}.cells").format(
         sql.Identifier(schema))).fetchall()]
-    thin = [cell for cell in cells if index.support((cell,), stop_at=k) < k]
+    thin = [cell for (cell,), support in index.supports(sorted((cell,) for cell in cells))
+            if support < k]
     result.checks["cells"] = len(cells)
     result.checks["cells_below_k"] = len(thin)
     for cell in thin:

@@ -22,6 +22,8 @@ import numpy as np
 import pandas as pd
 import shapely
 
+from anonymizers.verifiers.containment import SupportIndex
+
 __all__ = ["OUTSIDE", "Derived", "derive_visits", "locate"]
 
 OUTSIDE = -1
@@ -47,6 +49,12 @@ class Derived:
     @property
     def n_trajectories(self) -> int:
         return int(self.traj.max()) + 1 if len(self.traj) else 0
+
+    def support_index(self) -> SupportIndex:
+        """The trajectories' sequences of published cells (OUTSIDE dropped) as an index."""
+        inside = self.cell != OUTSIDE
+        first = np.searchsorted(self.traj, np.arange(self.n_trajectories))
+        return SupportIndex(self.cell[inside], self.traj[inside], self.owner[first])
 
     def sequences(self, drop_outside: bool) -> tuple[list[tuple[int, ...]], list[int]]:
         """One cell tuple and one owner per trajectory."""
