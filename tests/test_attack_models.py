@@ -175,7 +175,7 @@ def test_containing_each_is_plain_subsequence_search(seed: int) -> None:
     """The prefix-sharing batch search gives, for every pattern, exactly the records that
     hold it in order: patterns that are prefixes of others, repeated ones, empty ones and
     ones no record holds, over records that may be empty."""
-    from anonymizers.attacks.adapters.generalization import containing_persons
+    from anonymizers.attacks.adapters.generalization import Flat, containing_persons
     from anonymizers.attacks.index import RecordIndex
 
     rng = np.random.default_rng(seed)
@@ -192,5 +192,6 @@ def test_containing_each_is_plain_subsequence_search(seed: int) -> None:
         assert records.tolist() == expected
         assert records.tolist() == index.containing(pattern).tolist()
     owners = rng.integers(0, 20, size=len(sequences))
-    persons = containing_persons(patterns, sequences, owners)
-    assert [p.tolist() for p in persons] == [sorted(set(owners[r].tolist())) for r in found]
+    sets, set_of = containing_persons(Flat.of(patterns), Flat.of(sequences), owners)
+    assert [sets[s].tolist() for s in set_of] == [sorted(set(owners[r].tolist())) for r in found]
+    assert len({tuple(s.tolist()) for s in sets}) == len(sets)  # equal sets shared

@@ -12,53 +12,135 @@ is location knowledge, and frequencies are those within one trajectory.
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+
 import numpy as np
 import psycopg
+import pyarrow as pa
 
-from anonymizers.attacks.adapters.base import (
-    AttackInput,
-    KeyCoder,
-    records_from_sequences,
-    sequence_input,
-)
+from anonymizers.attacks.adapters.base import AttackInput
 from anonymizers.attacks.index import RecordIndex
+from anonymizers.attacks.knowledge import NO_TIME, Observations, Records
 from anonymizers.attacks.models import MODELS
-from anonymizers.db.sqlfiles import run_sql_file
+from anonymizers.db.groups import copy_out_groups
+from anonymizers.db.sqlfiles import fetch_columns
 from anonymizers.verifiers.base import read_release
 from anonymizers.verifiers.generalization import derive_release_visits
+from anonymizers.verifiers.rederive import OUTSIDE
 
-__all__ = ["attack_input", "containing_persons"]
+__all__ = ["Flat", "attack_input", "containing_persons"]
 
 # Every model reads a sequence of cells; the privacy model (k-anonymity of every published
 # sequence in persons) bounds all of them by 1/k.
 COVERED = tuple(MODELS)
 
 
+@dataclass(frozen=True)
+class Flat:
+    """Sequences one after another, as two arrays: sequence ``i`` is
+    ``items[starts[i]:starts[i + 1]]``. (No Python object per sequence: a 25M-fix city has
+    two million trajectories, and a tuple or array each took gigabytes.)"""
+
+    items: np.ndarray
+    starts: np.ndarray
+
+    @classmethod
+    def of(cls, sequences: Sequence[Sequence[int]]) -> Flat:
+        lengths = np.fromiter(map(len, sequences), dtype=np.int64, count=len(sequences))
+        items = np.fromiter((c for s in sequences for c in s), dtype=np.int64,
+                            count=int(lengths.sum()))
+        return cls(items, np.concatenate(([0], np.cumsum(lengths))).astype(np.int64))
+
+    @classmethod
+    def grouped(cls, items: np.ndarray, sequence_of: np.ndarray, n: int) -> Flat:
+        """From items already grouped by sequence (``sequence_of`` non-decreasing)."""
+        return cls(items, np.searchsorted(sequence_of, np.arange(n + 1)).astype(np.int64))
+
+    def __len__(self) -> int:
+        return self.starts.size - 1
+
+    def __iter__(self) -> Iterator[np.ndarray]:
+        for a, b in zip(self.starts[:-1].tolist(), self.starts[1:].tolist(), strict=True):
+            yield self.items[a:b]
+
+    @property
+    def sequence_of(self) -> np.ndarray:
+        return np.repeat(np.arange(len(self), dtype=np.int64), np.diff(self.starts))
+
+
 def attack_input(conn: psycopg.Connection, schema: str) -> AttackInput:
     release = read_release(conn, schema)
     derived, _ = derive_release_visits(conn, schema, release.dataset_id, release.manifest)
-    inputs, owners = derived.sequences(drop_outside=True)
-    coder = KeyCoder()
-    order = np.argsort(np.asarray(owners, dtype=np.int64), kind="stable")
-    targets = [coder.encode(inputs[i]) for i in order.tolist()]
-    persons = np.asarray(owners, dtype=np.int64)[order]
-    published = [coder.encode(tuple(row[0])) for row in
-                 run_sql_file(conn, "attacks/published_sequences.sql", release=schema)]
-    return sequence_input(persons, targets, published,
-                          containing_persons(published, targets, persons), COVERED,
-                          "targets: the window's trajectories over the published cells; "
-                          "records: the published trajectories")
+    targets, persons = _targets(derived.traj, derived.owner, derived.cell)
+    published = _published(conn, schema)
+    labels = _labels_by_first_use(np.concatenate((targets.items, published.items)))
+    holders, set_of = containing_persons(published, targets, persons)
+    unit = targets.sequence_of
+    observations = Observations(unit, persons[unit], _codes(labels, targets.items),
+                                np.full(unit.size, NO_TIME))
+    offsets = np.concatenate(([0], np.cumsum([h.size for h in holders]))).astype(np.int64)
+    records = Records(published.sequence_of, _codes(labels, published.items),
+                      np.full(published.items.size, NO_TIME), offsets,
+                      np.concatenate(holders or [np.zeros(0, dtype=np.int64)]), set_of)
+    return AttackInput(observations, records, COVERED, COVERED, "trajectory",
+                       "targets: the window's trajectories over the published cells; "
+                       "records: the published trajectories")
 
 
-def containing_persons(patterns: list[np.ndarray], sequences: list[np.ndarray],
-                       owners: np.ndarray) -> list[np.ndarray]:
-    """For each pattern, the persons owning a sequence that contains it as a subsequence."""
-    as_records = records_from_sequences(sequences, [np.zeros(0)] * len(sequences))
-    index = RecordIndex(as_records.record, as_records.location, as_records.n_records)
-    persons: dict[int, np.ndarray] = {}  # by id of the records array: equal patterns share it
-    found = []
-    for records in index.containing_each(patterns):
-        if id(records) not in persons:
-            persons[id(records)] = np.unique(owners[records])
-        found.append(persons[id(records)])
-    return found
+def _targets(traj: np.ndarray, owner: np.ndarray, cell: np.ndarray) -> tuple[Flat, np.ndarray]:
+    """Each trajectory's published cells (OUTSIDE dropped) as one target, targets ordered
+    by owner (stably: by trajectory within an owner), and each target's owner."""
+    n = int(traj.max()) + 1 if traj.size else 0
+    owners = owner[np.searchsorted(traj, np.arange(n))].astype(np.int64)
+    order = np.argsort(owners, kind="stable")
+    rank = np.empty(n, dtype=np.int64)
+    rank[order] = np.arange(n)
+    inside = cell != OUTSIDE
+    unit = rank[traj[inside]]
+    visits = np.argsort(unit, kind="stable")  # keeps each trajectory's visits in order
+    return Flat.grouped(cell[inside][visits].astype(np.int64), unit[visits], n), owners[order]
+
+
+def _published(conn: psycopg.Connection, schema: str) -> Flat:
+    n = int(fetch_columns(conn, "attacks/published_count.sql", release=schema)["n_records"][0])
+    parts = [(chunk.column("record").to_numpy(), chunk.column("cell").to_numpy())
+             for chunk in copy_out_groups(conn, "attacks/published_items.sql",
+                                          {"record": pa.int64(), "cell": pa.int64()},
+                                          release=schema)]
+    record = np.concatenate([p[0] for p in parts]) if parts else np.zeros(0, dtype=np.int64)
+    cells = np.concatenate([p[1] for p in parts]) if parts else np.zeros(0, dtype=np.int64)
+    return Flat.grouped(cells, record, n)
+
+
+def _labels_by_first_use(items: np.ndarray) -> np.ndarray:
+    """The distinct labels in the order they first occur (dense key i is the i-th)."""
+    labels, first = np.unique(items, return_index=True)
+    return labels[np.argsort(first, kind="stable")]
+
+
+def _codes(labels: np.ndarray, items: np.ndarray) -> np.ndarray:
+    """Dense key of each item: its label's place in ``labels``."""
+    order = np.argsort(labels, kind="stable")
+    return order[np.searchsorted(labels[order], items)].astype(np.int64)
+
+
+def containing_persons(patterns: Flat, sequences: Flat,
+                       owners: np.ndarray) -> tuple[list[np.ndarray], np.ndarray]:
+    """The persons owning a sequence that contains each pattern as a subsequence: the
+    distinct sets of persons, and which one each pattern has."""
+    index = RecordIndex(sequences.sequence_of, sequences.items, len(sequences))
+    distinct: list[np.ndarray] = []
+    by_records: dict[int, int] = {}  # id of a records array -> its set (equal patterns share)
+    by_content: dict[bytes, int] = {}  # different patterns may stand for the same persons
+    set_of = np.empty(len(patterns), dtype=np.int64)
+    for i, records in enumerate(index.containing_each(patterns)):
+        found = by_records.get(id(records))
+        if found is None:
+            persons = np.unique(owners[records])
+            found = by_content.setdefault(persons.tobytes(), len(distinct))
+            if found == len(distinct):
+                distinct.append(persons)
+            by_records[id(records)] = found
+        set_of[i] = found
+    return distinct, set_of
