@@ -235,6 +235,16 @@ PLANTS: dict[str, tuple[Callable[[psycopg.Connection, str], list[Statement]], st
         lambda conn, b: [f"ALTER TABLE {b}.cells ADD COLUMN note text",
                          f"UPDATE {b}.cells SET note = (SELECT user_id FROM raw.points LIMIT 1)"],
         "raw traj_id/user_id"),
+    "rule 5: a raw trajectory id in a text array": (
+        lambda conn, b: [f"ALTER TABLE {b}.flows ADD COLUMN tags text[]",
+                         f"UPDATE {b}.flows SET tags = ARRAY['x', "
+                         "(SELECT traj_id FROM raw.points LIMIT 1)]"],
+        "flows.tags holds 1 raw traj_id/user_id"),
+    "rule 5: the plain source digest in a JSON column": (
+        lambda conn, b: [f"ALTER TABLE {b}.cells ADD COLUMN extra jsonb",
+                         f"UPDATE {b}.cells SET extra = jsonb_build_object('src', "
+                         "(SELECT source_sha256 FROM raw.datasets LIMIT 1))"],
+        "cells.extra publishes the source file's plain digest"),
     "rule 5: a timestamp": (
         lambda conn, b: [f"ALTER TABLE {b}.flows ADD COLUMN seen timestamptz"],
         "flows.seen publishes time"),

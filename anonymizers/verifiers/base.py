@@ -208,23 +208,26 @@ def _check_identifiers_and_time(conn: psycopg.Connection, release: ReleaseUnderT
                                 time_lattice_s: float | None,
                                 result: VerifierResult) -> None:
     columns = run_sql_file(conn, "verify/identifier_leaks.sql", {"schema": release.schema})
-    leaked = 0
-    for table, column in columns:
-        n = run_sql_file(conn, "verify/count_leaked_ids.sql", {"dataset_id": release.dataset_id},
-                         source=(release.schema, table), column=column)[0][0]
-        if n:
-            leaked += n
-            result.violations.append(f"{table}.{column} holds {n} raw traj_id/user_id values")
+    run_sql_file(conn, "verify/published_id_values_reset.sql")
+    for column_no, (table, column) in enumerate(columns):
+        run_sql_file(conn, "verify/published_id_values.sql", {"column_no": column_no},
+                     source=(release.schema, table), column=column)
+    leaks = dict(run_sql_file(conn, "verify/count_leaked_ids.sql",
+                              {"dataset_id": release.dataset_id}))
+    for column_no, n in sorted(leaks.items()):
+        table, column = columns[column_no]
+        result.violations.append(f"{table}.{column} holds {n} raw traj_id/user_id values")
     result.checks["identifier_columns_scanned"] = len(columns)
-    result.checks["raw_identifiers_found"] = leaked
+    result.checks["raw_identifiers_found"] = sum(leaks.values())
     _check_time_columns(conn, release, time_lattice_s, result)
-    for (table,) in run_sql_file(conn, "verify/release_tables.sql", {"schema": release.schema}):
-        found = run_sql_file(conn, "verify/rows_containing.sql",
+    for table, column in run_sql_file(conn, "verify/text_columns.sql",
+                                      {"schema": release.schema}):
+        found = run_sql_file(conn, "verify/column_containing.sql",
                              {"needle": release.source_sha256},
-                             source=(release.schema, table))[0][0]
+                             source=(release.schema, table), column=column)[0][0]
         if found:
-            result.violations.append(f"{table} publishes the source file's plain digest, "
-                                     "which confirms a candidate file (rule 5)")
+            result.violations.append(f"{table}.{column} publishes the source file's plain "
+                                     "digest, which confirms a candidate file (rule 5)")
 
 
 # --------------------------------------------------------------------------- rule 1
