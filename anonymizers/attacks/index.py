@@ -16,6 +16,7 @@ from collections.abc import Iterable
 import numpy as np
 
 from anonymizers.attacks.knowledge import Records, group_bounds
+from anonymizers.verifiers.containment import shared_prefix_length
 
 __all__ = ["BITSET_BUDGET", "AnonymitySets", "RecordIndex", "intersect"]
 
@@ -153,7 +154,7 @@ class RecordIndex:
         previous: tuple[int, ...] | None = None
         for key, i in keyed:
             if key != previous:
-                shared = _shared_prefix(key, previous or ())
+                shared = shared_prefix_length(key, previous or ())
                 del states[shared:]
                 for depth in range(shared, len(key)):
                     states.append(self.start(key[0]) if depth == 0
@@ -161,15 +162,6 @@ class RecordIndex:
                 previous = key
             found[i] = states[-1][0] if key else _EMPTY
         return found
-
-
-def _shared_prefix(a: tuple[int, ...], b: tuple[int, ...]) -> int:
-    shared = 0
-    for x, y in zip(a, b, strict=False):
-        if x != y:
-            break
-        shared += 1
-    return shared
 
 
 class AnonymitySets:

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["Shortfall", "SupportIndex", "is_subsequence"]
+__all__ = ["Shortfall", "SupportIndex", "is_subsequence", "shared_prefix_length"]
 
 
 def is_subsequence(pattern: Sequence[int], sequence: Sequence[int]) -> bool:
@@ -93,7 +93,7 @@ class SupportIndex:
         previous: tuple[int, ...] = ()
         found = []
         for pattern in patterns:
-            shared = _shared_prefix(pattern, previous)
+            shared = shared_prefix_length(pattern, previous)
             del matches[shared:]
             for depth in range(shared, len(pattern)):
                 matches.append(self._first(pattern[0]) if depth == 0
@@ -129,7 +129,8 @@ class SupportIndex:
         return found[same]
 
 
-def _shared_prefix(a: tuple[int, ...], b: tuple[int, ...]) -> int:
+def shared_prefix_length(a: tuple[int, ...], b: tuple[int, ...]) -> int:
+    """How many leading items ``a`` and ``b`` have in common."""
     shared = 0
     for x, y in zip(a, b, strict=False):
         if x != y:

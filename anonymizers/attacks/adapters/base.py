@@ -10,8 +10,8 @@ import numpy as np
 from anonymizers.attacks.knowledge import NO_TIME, Observations, Records
 from anonymizers.attacks.suite import ModelRun
 
-__all__ = ["AttackInput", "KeyCoder", "observations_from_sequences", "records_from_sequences",
-           "sequence_input"]
+__all__ = ["AttackInput", "KeyCoder", "distinct_sets", "observations_from_sequences",
+           "records_from_sequences", "sequence_input"]
 
 
 @dataclass(frozen=True)
@@ -61,7 +61,7 @@ def records_from_sequences(sequences: Sequence[np.ndarray],
     lengths = np.fromiter((len(s) for s in sequences), dtype=np.int64, count=len(sequences))
     record = np.repeat(np.arange(len(sequences), dtype=np.int64), lengths)
     location = np.concatenate(sequences) if sequences else np.zeros(0, dtype=np.int64)
-    distinct, set_of = _distinct_sets(anonymity_sets)
+    distinct, set_of = distinct_sets(anonymity_sets)
     sizes = np.fromiter((len(a) for a in distinct), dtype=np.int64, count=len(distinct))
     offsets = np.concatenate(([0], np.cumsum(sizes))).astype(np.int64)
     persons = (np.concatenate(distinct) if distinct else np.zeros(0)).astype(np.int64)
@@ -69,7 +69,7 @@ def records_from_sequences(sequences: Sequence[np.ndarray],
                    persons, set_of)
 
 
-def _distinct_sets(sets: Sequence[np.ndarray]) -> tuple[list[np.ndarray], np.ndarray]:
+def distinct_sets(sets: Sequence[np.ndarray]) -> tuple[list[np.ndarray], np.ndarray]:
     """The distinct arrays of ``sets`` and which one each is (by content; an array object
     met again is not hashed again)."""
     by_object: dict[int, int] = {}

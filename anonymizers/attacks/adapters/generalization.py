@@ -19,7 +19,7 @@ import numpy as np
 import psycopg
 import pyarrow as pa
 
-from anonymizers.attacks.adapters.base import AttackInput
+from anonymizers.attacks.adapters.base import AttackInput, distinct_sets
 from anonymizers.attacks.index import RecordIndex
 from anonymizers.attacks.knowledge import NO_TIME, Observations, Records
 from anonymizers.attacks.models import MODELS
@@ -130,17 +130,10 @@ def containing_persons(patterns: Flat, sequences: Flat,
     """The persons owning a sequence that contains each pattern as a subsequence: the
     distinct sets of persons, and which one each pattern has."""
     index = RecordIndex(sequences.sequence_of, sequences.items, len(sequences))
-    distinct: list[np.ndarray] = []
-    by_records: dict[int, int] = {}  # id of a records array -> its set (equal patterns share)
-    by_content: dict[bytes, int] = {}  # different patterns may stand for the same persons
-    set_of = np.empty(len(patterns), dtype=np.int64)
-    for i, records in enumerate(index.containing_each(patterns)):
-        found = by_records.get(id(records))
-        if found is None:
-            persons = np.unique(owners[records])
-            found = by_content.setdefault(persons.tobytes(), len(distinct))
-            if found == len(distinct):
-                distinct.append(persons)
-            by_records[id(records)] = found
-        set_of[i] = found
-    return distinct, set_of
+    persons: dict[int, np.ndarray] = {}  # by id of the records array: equal patterns share it
+    found = []
+    for records in index.containing_each(patterns):
+        if id(records) not in persons:
+            persons[id(records)] = np.unique(owners[records])
+        found.append(persons[id(records)])
+    return distinct_sets(found)  # different patterns may stand for the same persons
