@@ -102,8 +102,8 @@ class _Best:
         # the risk (nor the success, for an instance that finds the target), the union of
         # the sets, the costly part, is not needed. Exact: the outcome is the same.
         largest = self.sets.largest(records)  # 0: no record stands for anyone
-        ceiling = 1.0 / largest if largest else 1.0
-        if largest and ceiling <= self.risk and (not hits_own or ceiling <= self.success):
+        if largest and 1.0 / largest <= self.risk and (
+                not hits_own or 1.0 / largest <= self.success):
             return
         count = self.sets.count(records)
         if count:

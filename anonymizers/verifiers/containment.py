@@ -4,9 +4,10 @@ Written independently of the prefix-tree anonymizers on purpose: it shares no co
 them, so a bug there is not repeated here. Containment is seed 000 Definition 4: S is
 contained in T if S's cells appear in T in order, not necessarily consecutively.
 
-The derived sequences are held as flat numpy arrays (one item per visit, int32), with
-each cell's positions in order: a city of 25M fixes has millions of sequences, and a
-Python tuple per sequence with a Python set per cell took gigabytes.
+The derived sequences are held as flat numpy arrays (one item per visit; positions and
+sequence numbers as int32), with each cell's positions in order: a city of 25M fixes
+has millions of sequences, and a Python tuple per sequence with a Python set per cell
+took gigabytes.
 """
 
 from __future__ import annotations
