@@ -245,6 +245,11 @@ PLANTS: dict[str, tuple[Callable[[psycopg.Connection, str], list[Statement]], st
                          f"UPDATE {b}.cells SET extra = jsonb_build_object('src', "
                          "(SELECT source_sha256 FROM raw.datasets LIMIT 1))"],
         "cells.extra publishes the source file's plain digest"),
+    "rule 5: the plain source digest in an XML column": (
+        lambda conn, b: [f"ALTER TABLE {b}.flows ADD COLUMN doc xml",
+                         f"UPDATE {b}.flows SET doc = ('<a>' || "
+                         "(SELECT source_sha256 FROM raw.datasets LIMIT 1) || '</a>')::xml"],
+        "flows.doc publishes the source file's plain digest"),
     "rule 5: a timestamp": (
         lambda conn, b: [f"ALTER TABLE {b}.flows ADD COLUMN seen timestamptz"],
         "flows.seen publishes time"),

@@ -74,13 +74,13 @@ def attack_input(conn: psycopg.Connection, schema: str) -> AttackInput:
     derived, _ = derive_release_visits(conn, schema, release.dataset_id, release.manifest)
     targets, persons = _targets(derived.traj, derived.owner, derived.cell)
     published = _published(conn, schema)
-    labels = _labels_by_first_use(np.concatenate((targets.items, published.items)))
+    target_keys, published_keys = _dense_keys(targets.items, published.items)
     holders, set_of = containing_persons(published, targets, persons)
     unit = targets.sequence_of
-    observations = Observations(unit, persons[unit], _codes(labels, targets.items),
+    observations = Observations(unit, persons[unit], target_keys,
                                 np.full(unit.size, NO_TIME))
     offsets = np.concatenate(([0], np.cumsum([h.size for h in holders]))).astype(np.int64)
-    records = Records(published.sequence_of, _codes(labels, published.items),
+    records = Records(published.sequence_of, published_keys,
                       np.full(published.items.size, NO_TIME), offsets,
                       np.concatenate(holders or [np.zeros(0, dtype=np.int64)]), set_of)
     return AttackInput(observations, records, COVERED, COVERED, "trajectory",
@@ -113,16 +113,14 @@ def _published(conn: psycopg.Connection, schema: str) -> Flat:
     return Flat.grouped(cells, record, n)
 
 
-def _labels_by_first_use(items: np.ndarray) -> np.ndarray:
-    """The distinct labels in the order they first occur (dense key i is the i-th)."""
-    labels, first = np.unique(items, return_index=True)
-    return labels[np.argsort(first, kind="stable")]
-
-
-def _codes(labels: np.ndarray, items: np.ndarray) -> np.ndarray:
-    """Dense key of each item: its label's place in ``labels``."""
-    order = np.argsort(labels, kind="stable")
-    return order[np.searchsorted(labels[order], items)].astype(np.int64)
+def _dense_keys(*parts: np.ndarray) -> tuple[np.ndarray, ...]:
+    """Dense keys 0.. for the labels of ``parts``, numbered in the order they are first
+    met over the parts one after another."""
+    labels, first, inverse = np.unique(np.concatenate(parts), return_index=True,
+                                       return_inverse=True)
+    rank = np.empty(labels.size, dtype=np.int64)
+    rank[np.argsort(first, kind="stable")] = np.arange(labels.size)
+    return tuple(np.split(rank[inverse.ravel()], np.cumsum([p.size for p in parts[:-1]])))
 
 
 def containing_persons(patterns: Flat, sequences: Flat,
