@@ -25,7 +25,7 @@ from anonymizers.verifiers import fixes as fixes_module
 from anonymizers.verifiers.base import read_release
 from anonymizers.verifiers.fixes import Fixes, Numbering, PersonsNear
 from anonymizers.verifiers.generalization import CROSSING_METHODS, derive_release_visits
-from anonymizers.verifiers.rederive import OUTSIDE, Derived, derive_visits
+from anonymizers.verifiers.rederive import OUTSIDE, CellLocator, Derived, derive_visits
 
 SMALL_CHUNK = 2_000  # fixes: the small city (~20k) comes in about ten chunks
 
@@ -134,9 +134,10 @@ def assert_same_visits(a: Derived, b: Derived) -> None:
 @pytest.mark.parametrize("crossings", [False, True])
 def test_visits_of_chunks_concatenated_are_those_of_the_whole(crossings: bool) -> None:
     fixes, (ids, polygons) = random_fixes(), voronoi_cells()
-    whole = derive_visits(fixes.traj, fixes.owner, fixes.x, fixes.y, ids, polygons, crossings)
+    cells = CellLocator(ids, polygons)
+    whole = derive_visits(fixes.traj, fixes.owner, fixes.x, fixes.y, cells, crossings)
     assert (whole.cell == OUTSIDE).any() and (whole.cell != OUTSIDE).any()
-    parts = [derive_visits(f.traj, f.owner, f.x, f.y, ids, polygons, crossings)
+    parts = [derive_visits(f.traj, f.owner, f.x, f.y, cells, crossings)
              for f in split(fixes, [1, 2, 17, 30, 59])]
     assert_same_visits(Derived.concat(parts), whole)
     empty = Derived.concat([])  # an empty window
@@ -200,7 +201,7 @@ def one_shot_visits(conn: psycopg.Connection, schema: str) -> tuple[Derived, Fix
     ids = np.array([row[0] for row in rows], dtype=np.int64)
     polygons = shapely.from_wkb([bytes(row[1]) for row in rows])
     crossings = release.manifest["method"] in CROSSING_METHODS
-    return derive_visits(fixes.traj, fixes.owner, fixes.x, fixes.y, ids, polygons,
+    return derive_visits(fixes.traj, fixes.owner, fixes.x, fixes.y, CellLocator(ids, polygons),
                          crossings), fixes
 
 

@@ -23,7 +23,7 @@ import shapely
 from anonymizers.families.registry import SHARED_STEPS_AFTER, method_entry
 from anonymizers.pipeline import steps
 from anonymizers.release.spec import ReleaseSpec
-from anonymizers.verifiers.rederive import derive_visits
+from anonymizers.verifiers.rederive import CellLocator, derive_visits
 
 RADIUS = 300.0  # metres: the synthetic city is small, the paper's 500 m leaves few cells
 
@@ -105,7 +105,7 @@ def verifier_sequences(conn: psycopg.Connection, work: str) -> dict[str, tuple[i
                          ).fetchall()
     ids = np.array([cell[0] for cell in cells], dtype=np.int64)
     polygons = shapely.from_wkb([bytes(cell[1]) for cell in cells])
-    derived = derive_visits(traj, owner, x, y, ids, polygons, crossings=True)
+    derived = derive_visits(traj, owner, x, y, CellLocator(ids, polygons), crossings=True)
     sequences, _ = derived.sequences(drop_outside=True)
     return {str(names[i]): collapse(int(c) for c in seq) for i, seq in enumerate(sequences)
             if seq}

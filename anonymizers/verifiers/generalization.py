@@ -47,7 +47,7 @@ from anonymizers.verifiers.base import (
 )
 from anonymizers.verifiers.containment import SupportIndex
 from anonymizers.verifiers.fixes import CHUNK_FIXES, PersonsNear, window_fixes
-from anonymizers.verifiers.rederive import OUTSIDE, Derived, derive_visits
+from anonymizers.verifiers.rederive import OUTSIDE, CellLocator, Derived, derive_visits
 
 __all__ = ["VerifierResult", "derive_release_visits", "verify_generalization_release",
            "verify_release"]
@@ -80,12 +80,12 @@ def derive_release_visits(conn: psycopg.Connection, schema: str, dataset_id: int
               **area_of_use(manifest["srid"])}
     # Before the COPY: the connection runs nothing else while the fixes stream in.
     rows = run_sql_file(conn, "verify/published_cells.sql", release=schema)
-    ids = np.array([row[0] for row in rows], dtype=np.int64)
-    polygons = shapely.from_wkb([bytes(row[1]) for row in rows])
+    cells = CellLocator(np.array([row[0] for row in rows], dtype=np.int64),
+                        shapely.from_wkb([bytes(row[1]) for row in rows]))
     crossings = manifest["method"] in CROSSING_METHODS
     parts = []
     for fixes in window_fixes(conn, params, chunk_fixes):
-        parts.append(derive_visits(fixes.traj, fixes.owner, fixes.x, fixes.y, ids, polygons,
+        parts.append(derive_visits(fixes.traj, fixes.owner, fixes.x, fixes.y, cells,
                                    crossings=crossings))
         if near is not None:
             near.add(fixes)

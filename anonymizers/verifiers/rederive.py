@@ -23,10 +23,9 @@ import pandas as pd
 import shapely
 
 from anonymizers.verifiers.containment import SupportIndex
+from anonymizers.verifiers.point_location import OUTSIDE, CellLocator
 
-__all__ = ["OUTSIDE", "Derived", "derive_visits", "locate"]
-
-OUTSIDE = -1
+__all__ = ["OUTSIDE", "CellLocator", "Derived", "derive_visits"]
 
 
 @dataclass
@@ -66,15 +65,6 @@ class Derived:
         return sequences, self.owner[first].tolist()
 
 
-def locate(tree: shapely.STRtree, ids: np.ndarray, x: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """The published cell holding each fix (smallest id on a shared edge), or OUTSIDE."""
-    point_index, cell_index = tree.query(shapely.points(x, y), predicate="intersects")
-    cell = np.full(len(x), np.iinfo(np.int64).max)
-    np.minimum.at(cell, point_index, ids[cell_index])
-    cell[cell == np.iinfo(np.int64).max] = OUTSIDE
-    return cell
-
-
 def _crossings(tree: shapely.STRtree, ids: np.ndarray, traj: np.ndarray, x: np.ndarray,
                y: np.ndarray, cell: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(segment, fraction, cell) of every cell entered between two fixes without a fix in it.
@@ -102,20 +92,21 @@ def _crossings(tree: shapely.STRtree, ids: np.ndarray, traj: np.ndarray, x: np.n
 
 
 def derive_visits(traj: np.ndarray, owner: np.ndarray, x: np.ndarray, y: np.ndarray,
-                  cell_ids: np.ndarray, polygons: np.ndarray, crossings: bool) -> Derived:
-    """Fixes (sorted by trajectory and time) -> collapsed cell visits.
+                  cells: CellLocator, crossings: bool) -> Derived:
+    """Fixes (sorted by trajectory and time) -> collapsed cell visits over ``cells``
+    (built once per release: its lattice serves every chunk).
 
     The visits of a run of whole trajectories do not depend on the fixes around it, so a
     window derived chunk by chunk (:meth:`Derived.concat`) gives the same visits as one
     call over all of it.
     """
-    tree = shapely.STRtree(polygons)
-    cell = locate(tree, cell_ids, x, y)
+    cell = cells.locate(x, y)
     index = np.arange(len(x), dtype=np.int64)
     fraction = np.zeros(len(x))
     event_cell = cell
     if crossings and len(x) > 1:
-        cross_index, cross_fraction, cross_cell = _crossings(tree, cell_ids, traj, x, y, cell)
+        cross_index, cross_fraction, cross_cell = _crossings(cells.tree, cells.ids, traj, x, y,
+                                                             cell)
         index = np.r_[index, cross_index]
         fraction = np.r_[fraction, cross_fraction]
         event_cell = np.r_[cell, cross_cell]
