@@ -6,17 +6,15 @@
 -- the distinct persons with a trajectory of that length and is published only when they
 -- are at least k: an empty bin and a bin of 1 .. k - 1 persons are both NULL, so a lonely
 -- outlier cannot even be told from an empty bin. Also the averages (over every trajectory
--- of a window of at least k persons).
+-- of a window of at least k persons; summed as numeric, which does not depend on the order
+-- rows come in, so that a re-run publishes the same digits).
 -- Params: edges (float8[], increasing, first 0: the lower edge of each bin; the last bin is
--- open), k. Identifiers: work, build.
+-- open), k. Reads metrics_input (005_input_trajectories.sql). Identifiers: work, build.
 INSERT INTO {build}.metric_series (series, x, value, unit, description)
 WITH owners AS (
-    SELECT DISTINCT traj_id, user_id FROM {work}.points
+    SELECT traj_id, user_id FROM metrics_input
 ), original AS (
-    -- ST_MakeLine of a single fix has no length: coalesce covers a NULL line too.
-    SELECT user_id, coalesce(ST_Length(ST_MakeLine(geom ORDER BY t)), 0) AS len
-    FROM {work}.points
-    GROUP BY traj_id, user_id
+    SELECT user_id, len FROM metrics_input
 ), published AS (
     -- The lines of build.trajectories (generalization/080_build_release.sql), with the
     -- person each comes from (known to the work schema only).
@@ -55,10 +53,9 @@ LEFT JOIN binned AS n ON n.side = b.side AND n.bin = b.bin;
 INSERT INTO {build}.metrics (name, value, unit, description)
 SELECT * FROM (VALUES
     ('length_original_avg_m',
-     (SELECT avg(len) FROM (SELECT coalesce(ST_Length(ST_MakeLine(geom ORDER BY t)), 0) AS len
-                            FROM {work}.points GROUP BY traj_id) AS o)::float8, 'm',
+     (SELECT avg(len::numeric) FROM metrics_input)::float8, 'm',
      'Average length of the input trajectories (sum of the segments between their fixes)'),
     ('length_published_avg_m',
-     (SELECT avg(coalesce(ST_Length(geom), 0)) FROM {build}.trajectories)::float8, 'm',
+     (SELECT avg(coalesce(ST_Length(geom), 0)::numeric) FROM {build}.trajectories)::float8, 'm',
      'Average length of the published trajectories (line through the cell centroids; 0 for one cell)')
 ) AS m(name, value, unit, description);

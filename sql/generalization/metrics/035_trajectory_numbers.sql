@@ -2,13 +2,13 @@
 -- samples of the metrics are drawn in: the seeded draws pick numbers, this says whose),
 -- with their owner as a number (what k counts; equal numbers, equal persons). One row per
 -- trajectory, so Python never reads a string per fix. Temporary: it lives as long as the
--- metrics step's transaction. Identifiers: work.
+-- metrics step's transaction. Reads metrics_input (005_input_trajectories.sql).
 DROP TABLE IF EXISTS pg_temp.metrics_trajectories;
 CREATE TEMP TABLE metrics_trajectories ON COMMIT DROP AS
 SELECT traj_id,
        (row_number() OVER (ORDER BY traj_id) - 1)::integer AS traj_no,
        (dense_rank() OVER (ORDER BY user_id) - 1)::integer AS owner_no
-FROM (SELECT DISTINCT traj_id, user_id FROM {work}.points) AS t;
+FROM metrics_input;
 CREATE UNIQUE INDEX ON metrics_trajectories (traj_id);
 CREATE UNIQUE INDEX ON metrics_trajectories (traj_no);
 ANALYZE metrics_trajectories;

@@ -8,9 +8,12 @@
 -- The definitions of anonymizers.metrics.displacement.displacement_measures, summed here so
 -- that no fix leaves the database. {fixes} is the table of the fixes' cells:
 -- {work}.point_cells (Voronoi methods) or {work}.memberships (grid).
+-- Sums and averages are numeric: in floating point they depend on the order parallel
+-- workers combine them in, so a re-run published figures that differed in the last digits.
 -- Params: k. Identifiers: work, fixes (schema, table).
 WITH per_cell AS (
-    SELECT f.cell_id, count(*) AS n, sum(ST_Distance(p.geom, c.centroid)) AS total
+    SELECT f.cell_id, count(*) AS n,
+           sum(ST_Distance(p.geom, c.centroid)::numeric) AS total
     FROM {work}.points AS p
     JOIN {fixes} AS f USING (traj_id, t)
     JOIN {work}.cells AS c ON c.cell_id = f.cell_id
@@ -30,9 +33,9 @@ WITH per_cell AS (
            (SELECT count(DISTINCT user_id) FROM cell_persons) AS persons
     FROM per_cell
 )
-SELECT (SELECT avg(d.total / d.n)
+SELECT (SELECT avg(d.total / d.n)::float8
         FROM per_cell AS d JOIN persons AS p USING (cell_id)
         WHERE p.persons >= %(k)s) AS local_mean_avg,
-       CASE WHEN persons >= %(k)s THEN total END AS global_sum,
-       CASE WHEN persons >= %(k)s THEN total / n END AS global_mean
+       CASE WHEN persons >= %(k)s THEN total::float8 END AS global_sum,
+       CASE WHEN persons >= %(k)s THEN (total / n)::float8 END AS global_mean
 FROM overall;
