@@ -12,26 +12,37 @@ knowledge instance.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from functools import cached_property
 
 import numpy as np
 
 from anonymizers.attacks.knowledge import Records, group_bounds
 from anonymizers.verifiers.containment import shared_prefix_length
 
-__all__ = ["BITSET_BUDGET", "AnonymitySets", "RecordIndex", "intersect"]
+__all__ = ["BITSET_BUDGET", "BITSET_RATIO", "AnonymitySets", "RecordIndex", "intersect"]
 
 _EMPTY = np.zeros(0, dtype=np.int64)
-# Largest person bitset table (records x 64-bit words) kept in memory: 256 MB.
+# Shorter side of an intersection from which a mask beats binary search.
+_MASK_FROM = 512
+# Largest person bitset table (large sets x 64-bit words) kept in memory: 256 MB.
 BITSET_BUDGET = 32 * 1024 * 1024
+# A set gets a bitset when it is at most this many times the size of its array of persons.
+BITSET_RATIO = 8
 
 
 def intersect(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Intersection of two sorted arrays of distinct ids (binary search of the shorter in
-    the longer: no concatenation and sort as in np.intersect1d)."""
+    """Intersection of two sorted arrays of distinct non-negative ids (no concatenation
+    and sort as in np.intersect1d): a binary search of the shorter in the longer, or, when
+    the shorter is long too, a lookup in a mask of the longer's ids (the searches of long
+    posting lists were most of the attack suite's time on a 5M-fix city)."""
     if a.size == 0 or b.size == 0:
         return _EMPTY
     if a.size > b.size:
         a, b = b, a
+    if a.size >= _MASK_FROM:
+        mask = np.zeros(int(max(a[-1], b[-1])) + 1, dtype=bool)
+        mask[b] = True
+        return a[mask[a]]
     at = np.searchsorted(b, a)
     at[at == b.size] = 0
     return a[b[at] == a]
@@ -54,20 +65,44 @@ class RecordIndex:
         # Where each record's items start (an empty record starts where the next does).
         self.record_bounds = np.searchsorted(record, np.arange(n_records + 1)).astype(np.int64)
         self.totals = np.diff(self.record_bounds)
-        self._pairs(record, keys)
         self._positions(keys)
         self._holding: dict[tuple[int, int], np.ndarray] = {}
 
-    def _pairs(self, record: np.ndarray, keys: np.ndarray) -> None:
-        order = np.lexsort((record, keys))
-        k_sorted, r_sorted = keys[order], record[order]
+    @cached_property
+    def _pairs(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """(key, record, count) of each distinct (key, record) pair, by key, and the slices
+        of each key. Built on first use: the subsequence search (:meth:`containing_each`)
+        needs only the positions, and at 25M fixes this table of every target's items
+        cost hundreds of megabytes."""
+        order = np.lexsort((self.record, self.keys))
+        k_sorted, r_sorted = self.keys[order], self.record[order]
+        del order
         new = np.concatenate(([True], (k_sorted[1:] != k_sorted[:-1])
-                              | (r_sorted[1:] != r_sorted[:-1]))) if keys.size else _EMPTY
+                              | (r_sorted[1:] != r_sorted[:-1]))) if self.keys.size else _EMPTY
         starts = np.flatnonzero(new)
-        self.pair_key = k_sorted[starts]
-        self.pair_record = r_sorted[starts]
-        self.pair_count = np.diff(np.concatenate((starts, [keys.size]))).astype(np.int64)
-        self.key_values, self.key_starts = self._key_slices(self.pair_key)
+        pair_key, pair_record = k_sorted[starts], r_sorted[starts]
+        pair_count = np.diff(np.concatenate((starts, [self.keys.size]))).astype(np.int64)
+        return (pair_key, pair_record, pair_count, *self._key_slices(pair_key))
+
+    @property
+    def pair_key(self) -> np.ndarray:
+        return self._pairs[0]
+
+    @property
+    def pair_record(self) -> np.ndarray:
+        return self._pairs[1]
+
+    @property
+    def pair_count(self) -> np.ndarray:
+        return self._pairs[2]
+
+    @property
+    def key_values(self) -> np.ndarray:
+        return self._pairs[3]
+
+    @property
+    def key_starts(self) -> np.ndarray:
+        return self._pairs[4]
 
     @staticmethod
     def _key_slices(sorted_keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -168,8 +203,12 @@ class AnonymitySets:
     """The persons behind sets of records (the union of their anonymity sets).
 
     Records may share an anonymity set (``Records.set_of``); everything here works on the
-    distinct sets. Unions are bitwise ORs of one bitset of persons per set when those fit in
-    :data:`BITSET_BUDGET` words (else concatenations), and are memoized by set of sets:
+    distinct sets. A union is counted as the bitwise OR of one bitset of persons per large
+    set, plus the members of the small sets that OR leaves out. The large sets are those
+    whose bitset is at most :data:`BITSET_RATIO` times their sorted array of persons,
+    largest first while :data:`BITSET_BUDGET` words last: a few sets of a popular cell
+    hold most of the members (5M-fix city: 500 of 25k sets hold half of 7M members), and
+    merging their arrays was most of the suite's time. Counts are memoized by set of sets:
     many instances of knowledge match the same records.
     """
 
@@ -187,29 +226,41 @@ class AnonymitySets:
         self._records_by_set = np.argsort(self.set_of, kind="stable")
         self._set_starts = np.searchsorted(self.set_of[self._records_by_set],
                                            np.arange(sizes.size + 1))
-        self._bits = self._bitsets(owner_sets, sizes.size)
+        self._dense = np.searchsorted(self._person_values, self.persons)
+        self._words = (self._person_values.size + 63) // 64
+        self._row = np.full(sizes.size, -1, dtype=np.int64)  # bitset row of a large set
+        self._bits = self._bitsets(owner_sets)
         self._memo: dict[bytes, int] = {}
 
-    def _bitsets(self, owner_sets: np.ndarray, n_sets: int) -> np.ndarray | None:
-        dense = np.searchsorted(self._person_values, self.persons)
-        words = (self._person_values.size + 63) // 64
-        if self.singletons or n_sets * words > BITSET_BUDGET:
-            return None
-        bits = np.zeros((n_sets, words), dtype=np.uint64)
-        np.bitwise_or.at(bits, (owner_sets, dense // 64),
+    def _bitsets(self, owner_sets: np.ndarray) -> np.ndarray:
+        """One bitset of persons per large set (rows by ``_row``)."""
+        if self.singletons or self._words == 0:
+            return np.zeros((0, self._words), dtype=np.uint64)
+        by_size = np.argsort(-self.sizes, kind="stable")
+        worth = by_size[self.sizes[by_size] * BITSET_RATIO >= self._words]
+        large = worth[:BITSET_BUDGET // self._words]
+        self._row[large] = np.arange(large.size)
+        bits = np.zeros((large.size, self._words), dtype=np.uint64)
+        member = self._row[owner_sets] >= 0
+        dense = self._dense[member]
+        np.bitwise_or.at(bits, (self._row[owner_sets[member]], dense // 64),
                          np.left_shift(np.uint64(1), (dense % 64).astype(np.uint64)))
         return bits
+
+    def _members_of_sets(self, sets: np.ndarray, values: np.ndarray) -> np.ndarray:
+        """Distinct ``values`` (per member of a set) of the members of ``sets``."""
+        starts, sizes = self.offsets[sets], self.sizes[sets]
+        # Every member of every set at once: each set's offset repeated over its size,
+        # plus the position within it.
+        within = np.arange(int(sizes.sum())) - np.repeat(np.cumsum(sizes) - sizes, sizes)
+        return np.unique(values[np.repeat(starts, sizes) + within])
 
     def members(self, records: np.ndarray) -> np.ndarray:
         """Distinct persons of the anonymity sets of ``records``."""
         sets = np.unique(self.set_of[records])
         if self.singletons:  # set s is persons[s]
             return np.unique(self.persons[sets])
-        starts, sizes = self.offsets[sets], self.sizes[sets]
-        # Every member of every set at once: each set's offset repeated over its size,
-        # plus the position within it.
-        within = np.arange(int(sizes.sum())) - np.repeat(np.cumsum(sizes) - sizes, sizes)
-        return np.unique(self.persons[np.repeat(starts, sizes) + within])
+        return self._members_of_sets(sets, self.persons)
 
     def largest(self, records: np.ndarray) -> int:
         """Size of the largest anonymity set among ``records``: a lower bound of
@@ -225,13 +276,22 @@ class AnonymitySets:
         key = sets.tobytes()
         found = self._memo.get(key)
         if found is None:
-            if self._bits is not None:
-                union = np.bitwise_or.reduce(self._bits[sets], axis=0)
-                found = int(np.unpackbits(union.view(np.uint8)).sum())
-            else:
-                found = int(self.members(records).size)
+            found = self._union_size(sets)
             self._memo[key] = found
         return found
+
+    def _union_size(self, sets: np.ndarray) -> int:
+        """Distinct persons of ``sets``: the OR of the large ones' bitsets, plus the small
+        ones' members outside it."""
+        rows = self._row[sets]
+        union = np.bitwise_or.reduce(self._bits[rows[rows >= 0]], axis=0) if (
+            rows >= 0).any() else np.zeros(self._words, dtype=np.uint64)
+        small = sets[rows < 0]
+        if small.size == 0:
+            return int(np.bitwise_count(union).sum())
+        dense = self._members_of_sets(small, self._dense)
+        outside = (union[dense // 64] >> (dense % 64).astype(np.uint64)) & np.uint64(1) == 0
+        return int(np.bitwise_count(union).sum()) + int(outside.sum())
 
     def records_of(self, person: int) -> np.ndarray:
         """Sorted records whose anonymity set holds ``person``."""

@@ -73,10 +73,11 @@ def attack_input(conn: psycopg.Connection, schema: str) -> AttackInput:
     release = read_release(conn, schema)
     derived, _ = derive_release_visits(conn, schema, release.dataset_id, release.manifest)
     targets, persons = _targets(derived.traj, derived.owner, derived.cell)
+    del derived  # the largest arrays here at 25M fixes: gone before the indexes are built
     published = _published(conn, schema)
     target_keys, published_keys = _dense_keys(targets.items, published.items)
-    holders, set_of = containing_persons(published, targets, persons)
     unit = targets.sequence_of
+    holders, set_of = containing_persons(published, targets, persons, unit)
     observations = Observations(unit, persons[unit], target_keys,
                                 np.full(unit.size, NO_TIME))
     offsets = np.concatenate(([0], np.cumsum([h.size for h in holders]))).astype(np.int64)
@@ -123,11 +124,15 @@ def _dense_keys(*parts: np.ndarray) -> tuple[np.ndarray, ...]:
     return tuple(np.split(rank[inverse.ravel()], np.cumsum([p.size for p in parts[:-1]])))
 
 
-def containing_persons(patterns: Flat, sequences: Flat,
-                       owners: np.ndarray) -> tuple[list[np.ndarray], np.ndarray]:
+def containing_persons(patterns: Flat, sequences: Flat, owners: np.ndarray,
+                       sequence_of: np.ndarray | None = None
+                       ) -> tuple[list[np.ndarray], np.ndarray]:
     """The persons owning a sequence that contains each pattern as a subsequence: the
-    distinct sets of persons, and which one each pattern has."""
-    index = RecordIndex(sequences.sequence_of, sequences.items, len(sequences))
+    distinct sets of persons, and which one each pattern has. ``sequence_of`` is
+    ``sequences.sequence_of`` when the caller already has it."""
+    if sequence_of is None:
+        sequence_of = sequences.sequence_of
+    index = RecordIndex(sequence_of, sequences.items, len(sequences))
     persons: dict[int, np.ndarray] = {}  # by id of the records array: equal patterns share it
     found = []
     for records in index.containing_each(patterns):
