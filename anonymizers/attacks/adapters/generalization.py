@@ -18,18 +18,19 @@ from dataclasses import dataclass
 import numpy as np
 import psycopg
 import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.csv as pacsv
 
 from anonymizers.attacks.adapters.base import AttackInput, distinct_sets
 from anonymizers.attacks.index import RecordIndex
 from anonymizers.attacks.knowledge import NO_TIME, Observations, Records
 from anonymizers.attacks.models import MODELS
-from anonymizers.db.groups import copy_out_groups
-from anonymizers.db.sqlfiles import fetch_columns
+from anonymizers.db.sqlfiles import copy_stream
 from anonymizers.verifiers.base import read_release
 from anonymizers.verifiers.generalization import derive_release_visits
 from anonymizers.verifiers.rederive import OUTSIDE
 
-__all__ = ["Flat", "attack_input", "containing_persons"]
+__all__ = ["Flat", "attack_input", "containing_persons", "int_lists"]
 
 # Every model reads a sequence of cells; the privacy model (k-anonymity of every published
 # sequence in persons) bounds all of them by 1/k.
@@ -104,14 +105,40 @@ def _targets(traj: np.ndarray, owner: np.ndarray, cell: np.ndarray) -> tuple[Fla
 
 
 def _published(conn: psycopg.Connection, schema: str) -> Flat:
-    n = int(fetch_columns(conn, "attacks/published_count.sql", release=schema)["n_records"][0])
-    parts = [(chunk.column("record").to_numpy(), chunk.column("cell").to_numpy())
-             for chunk in copy_out_groups(conn, "attacks/published_items.sql",
-                                          {"record": pa.int64(), "cell": pa.int64()},
-                                          release=schema)]
-    record = np.concatenate([p[0] for p in parts]) if parts else np.zeros(0, dtype=np.int64)
-    cells = np.concatenate([p[1] for p in parts]) if parts else np.zeros(0, dtype=np.int64)
-    return Flat.grouped(cells, record, n)
+    """The published trajectories' cells, one record per row, in the order they come."""
+    lengths, items = [], []
+    with copy_stream(conn, "attacks/published_items.sql", release=schema) as stream:
+        if stream.peek(1):  # pyarrow refuses an empty CSV
+            reader = pacsv.open_csv(stream, read_options=pacsv.ReadOptions(
+                column_names=["cells"], use_threads=False), convert_options=pacsv.ConvertOptions(
+                column_types={"cells": pa.string()}))
+            for batch in reader:
+                counts, cells = int_lists(batch.column(0))
+                lengths.append(counts)
+                items.append(cells)
+    counts = np.concatenate(lengths) if lengths else np.zeros(0, dtype=np.int64)
+    flat = np.concatenate(items) if items else np.zeros(0, dtype=np.int64)
+    return Flat(flat, np.concatenate(([0], np.cumsum(counts))).astype(np.int64))
+
+
+def int_lists(texts: pa.Array) -> tuple[np.ndarray, np.ndarray]:
+    """Integers separated by single spaces, one list per string ('' or null: an empty list),
+    as (length of each list, all integers one list after another); parsed in Arrow, with no
+    Python object per list.
+
+    Examples
+    --------
+    >>> lengths, items = int_lists(pa.array(["3 1", "", None, "7"]))
+    >>> lengths.tolist(), items.tolist()
+    ([2, 0, 0, 1], [3, 1, 7])
+    """
+    parts = pc.split_pattern(texts, " ")  # '' -> [''], null -> null
+    words = pc.list_flatten(parts)
+    kept = pc.not_equal(words, "").to_numpy(zero_copy_only=False)
+    owner = pc.list_parent_indices(parts).to_numpy(zero_copy_only=False)
+    lengths = np.bincount(owner[kept], minlength=len(texts)).astype(np.int64)
+    return lengths, pc.cast(words.filter(pa.array(kept)), pa.int64()).to_numpy(
+        zero_copy_only=False)
 
 
 def _dense_keys(*parts: np.ndarray) -> tuple[np.ndarray, ...]:
