@@ -165,6 +165,36 @@ def test_records_sharing_anonymity_sets_count_as_records_with_copies_of_them():
                 shared.set_persons, np.full(len(picks), len(pool)))
 
 
+@pytest.mark.parametrize("scale", [1, 10**12])  # persons numbered 0.. / sparse large ids
+@pytest.mark.parametrize("budget", [0, 1 << 20])  # no bitset / bitsets for the large sets
+def test_union_counts_and_records_of_a_person_are_plain_set_arithmetic(
+        scale: int, budget: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Counts through bitsets of the large sets plus the small sets' members, whatever the
+    person ids, equal the size of the union of the sets; records_of is a plain scan."""
+    from anonymizers.attacks import index
+
+    monkeypatch.setattr(index, "BITSET_BUDGET", budget)
+    rng = np.random.default_rng(11)
+    sets = [np.unique(rng.integers(0, 3_000, size)) * scale
+            for size in rng.choice([1, 2, 30, 400, 2_500], 60)]
+    n_records = 200
+    set_of = rng.integers(0, len(sets), n_records)
+    records = Records(np.arange(n_records), np.zeros(n_records, dtype=np.int64),
+                      np.full(n_records, NO_TIME),
+                      np.concatenate(([0], np.cumsum([s.size for s in sets]))),
+                      np.concatenate(sets), set_of)
+    anonymity = index.AnonymitySets(records)
+    assert (anonymity._bits.shape[0] > 0) == (budget > 0)
+    for _ in range(100):
+        chosen = np.unique(rng.integers(0, n_records, rng.integers(1, 12)))
+        union = set().union(*(sets[set_of[r]].tolist() for r in chosen))
+        assert anonymity.count(chosen) == len(union)
+        assert anonymity.members(chosen).tolist() == sorted(union)
+    for person in rng.choice(np.concatenate(sets), 20).tolist() + [scale * 5_000]:
+        expected = [r for r in range(n_records) if person in sets[set_of[r]]]
+        assert anonymity.records_of(person).tolist() == expected
+
+
 def _holds_in_order(sequence: list[int], pattern: list[int]) -> bool:
     remaining = iter(sequence)
     return all(key in remaining for key in pattern)

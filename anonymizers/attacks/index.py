@@ -205,11 +205,15 @@ class AnonymitySets:
     Records may share an anonymity set (``Records.set_of``); everything here works on the
     distinct sets. A union is counted as the bitwise OR of one bitset of persons per large
     set, plus the members of the small sets that OR leaves out. The large sets are those
-    whose bitset is at most :data:`BITSET_RATIO` times their sorted array of persons,
-    largest first while :data:`BITSET_BUDGET` words last: a few sets of a popular cell
-    hold most of the members (5M-fix city: 500 of 25k sets hold half of 7M members), and
-    merging their arrays was most of the suite's time. Counts are memoized by set of sets:
-    many instances of knowledge match the same records.
+    whose bitset is at most :data:`BITSET_RATIO` times their array of persons, largest
+    first while :data:`BITSET_BUDGET` words last: a few sets of a popular cell hold most of
+    the members (5M-fix city: 500 of 25k sets hold half of 7M members), and merging their
+    arrays was most of the suite's time. Counts are memoized by set of sets: many
+    instances of knowledge match the same records.
+
+    Memory: besides the records' own arrays, one array per record and the bitsets. No
+    index of sets by person (a 25M-fix city has tens of millions of members):
+    :meth:`records_of`, asked once per target, scans the members instead.
     """
 
     def __init__(self, records: Records) -> None:
@@ -219,21 +223,28 @@ class AnonymitySets:
         sizes = np.diff(self.offsets)
         self.sizes = sizes
         self.singletons = bool(np.all(sizes == 1))
-        owner_sets = np.repeat(np.arange(sizes.size, dtype=np.int64), sizes)
-        order = np.lexsort((owner_sets, self.persons))
-        self._sets_by_person = owner_sets[order]
-        self._person_values, self._person_starts = RecordIndex._key_slices(self.persons[order])
         self._records_by_set = np.argsort(self.set_of, kind="stable")
         self._set_starts = np.searchsorted(self.set_of[self._records_by_set],
                                            np.arange(sizes.size + 1))
-        self._dense = np.searchsorted(self._person_values, self.persons)
-        self._words = (self._person_values.size + 63) // 64
+        self._ids = self._bit_ids()
+        self._words = (int(self._ids.max(initial=-1)) + 64) // 64
         self._row = np.full(sizes.size, -1, dtype=np.int64)  # bitset row of a large set
-        self._bits = self._bitsets(owner_sets)
+        self._bits = self._bitsets()
         self._memo: dict[bytes, int] = {}
+        self._records_of: dict[int, np.ndarray] = {}
 
-    def _bitsets(self, owner_sets: np.ndarray) -> np.ndarray:
-        """One bitset of persons per large set (rows by ``_row``)."""
+    def _bit_ids(self) -> np.ndarray:
+        """Each member's bit: the person itself when persons are small non-negative
+        numbers (the adapters number them 0, 1, ...), else its rank among them."""
+        persons = self.persons
+        if persons.size == 0 or (int(persons.min()) >= 0
+                                 and int(persons.max()) < 4 * persons.size + 4096):
+            return persons
+        return np.unique(persons, return_inverse=True)[1].reshape(-1)
+
+    def _bitsets(self) -> np.ndarray:
+        """One bitset of persons per large set (rows by ``_row``), set by set: no
+        temporary array over all members."""
         if self.singletons or self._words == 0:
             return np.zeros((0, self._words), dtype=np.uint64)
         by_size = np.argsort(-self.sizes, kind="stable")
@@ -241,10 +252,11 @@ class AnonymitySets:
         large = worth[:BITSET_BUDGET // self._words]
         self._row[large] = np.arange(large.size)
         bits = np.zeros((large.size, self._words), dtype=np.uint64)
-        member = self._row[owner_sets] >= 0
-        dense = self._dense[member]
-        np.bitwise_or.at(bits, (self._row[owner_sets[member]], dense // 64),
-                         np.left_shift(np.uint64(1), (dense % 64).astype(np.uint64)))
+        one = np.uint64(1)
+        for row, chosen in enumerate(large.tolist()):
+            ids = self._ids[self.offsets[chosen]:self.offsets[chosen + 1]]
+            np.bitwise_or.at(bits[row], ids // 64, np.left_shift(one, (ids % 64).astype(
+                np.uint64)))
         return bits
 
     def _members_of_sets(self, sets: np.ndarray, values: np.ndarray) -> np.ndarray:
@@ -289,16 +301,23 @@ class AnonymitySets:
         small = sets[rows < 0]
         if small.size == 0:
             return int(np.bitwise_count(union).sum())
-        dense = self._members_of_sets(small, self._dense)
-        outside = (union[dense // 64] >> (dense % 64).astype(np.uint64)) & np.uint64(1) == 0
+        ids = self._members_of_sets(small, self._ids)
+        outside = (union[ids // 64] >> (ids % 64).astype(np.uint64)) & np.uint64(1) == 0
         return int(np.bitwise_count(union).sum()) + int(outside.sum())
 
     def records_of(self, person: int) -> np.ndarray:
-        """Sorted records whose anonymity set holds ``person``."""
-        at = int(np.searchsorted(self._person_values, person))
-        if at == self._person_values.size or self._person_values[at] != person:
-            return _EMPTY
-        sets = self._sets_by_person[self._person_starts[at]:self._person_starts[at + 1]]
+        """Sorted records whose anonymity set holds ``person`` (memoized: every model and
+        knowledge length asks again for the same targets)."""
+        found = self._records_of.get(person)
+        if found is None:
+            found = self._records_of[person] = self._find_records_of(person)
+        return found
+
+    def _find_records_of(self, person: int) -> np.ndarray:
+        at = np.flatnonzero(self.persons == person)
+        # The set holding member position p: the last whose offset is at most p (an empty
+        # set shares its offset with the next one and is skipped by side="right").
+        sets = np.unique(np.searchsorted(self.offsets, at, side="right") - 1)
         parts = [self._records_by_set[self._set_starts[s]:self._set_starts[s + 1]]
                  for s in sets.tolist()]
         return np.sort(np.concatenate(parts)) if parts else _EMPTY
