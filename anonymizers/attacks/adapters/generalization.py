@@ -79,12 +79,12 @@ def attack_input(conn: psycopg.Connection, schema: str) -> AttackInput:
     target_keys, published_keys = _dense_keys(targets.items, published.items)
     unit = targets.sequence_of
     holders, set_of = containing_persons(published, targets, persons, unit)
+    offsets, members = _packed(holders)
+    del holders
     observations = Observations(unit, persons[unit], target_keys,
                                 np.full(unit.size, NO_TIME))
-    offsets = np.concatenate(([0], np.cumsum([h.size for h in holders]))).astype(np.int64)
     records = Records(published.sequence_of, published_keys,
-                      np.full(published.items.size, NO_TIME), offsets,
-                      np.concatenate(holders or [np.zeros(0, dtype=np.int64)]), set_of)
+                      np.full(published.items.size, NO_TIME), offsets, members, set_of)
     return AttackInput(observations, records, COVERED, COVERED, "trajectory",
                        "targets: the window's trajectories over the published cells; "
                        "records: the published trajectories")
@@ -139,6 +139,21 @@ def int_lists(texts: pa.Array) -> tuple[np.ndarray, np.ndarray]:
     lengths = np.bincount(owner[kept], minlength=len(texts)).astype(np.int64)
     return lengths, pc.cast(words.filter(pa.array(kept)), pa.int64()).to_numpy(
         zero_copy_only=False)
+
+
+def _packed(sets: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    """``sets`` one after another (offsets, members), each dropped from the list once
+    copied: at 25M fixes the members are tens of millions, and a concatenation would hold
+    them twice."""
+    offsets = np.concatenate(([0], np.cumsum([s.size for s in sets]))).astype(np.int64)
+    members = np.empty(int(offsets[-1]), dtype=np.int64)
+    for i, start in enumerate(offsets[:-1].tolist()):
+        members[start:start + sets[i].size] = sets[i]
+        sets[i] = _NONE
+    return offsets, members
+
+
+_NONE = np.zeros(0, dtype=np.int64)
 
 
 def _dense_keys(*parts: np.ndarray) -> tuple[np.ndarray, ...]:
