@@ -190,7 +190,7 @@ def test_union_counts_and_records_of_a_person_are_plain_set_arithmetic(
         union = set().union(*(sets[set_of[r]].tolist() for r in chosen))
         assert anonymity.count(chosen) == len(union)
         assert anonymity.members(chosen).tolist() == sorted(union)
-    for person in rng.choice(np.concatenate(sets), 20).tolist() + [scale * 5_000]:
+    for person in [*rng.choice(np.concatenate(sets), 20).tolist(), scale * 5_000]:
         expected = [r for r in range(n_records) if person in sets[set_of[r]]]
         assert anonymity.records_of(person).tolist() == expected
 

@@ -68,8 +68,8 @@ class CellLocator:
 
     def _classify(self) -> None:
         """Which cells meet each bucket: none, one covering it, or the candidates."""
-        col, row = np.meshgrid(np.arange(self.nx), np.arange(self.ny), indexing="xy")
-        col, row = col.ravel(), row.ravel()
+        col = np.tile(np.arange(self.nx), self.ny)  # bucket b is (b % nx, b // nx)
+        row = np.repeat(np.arange(self.ny), self.nx)
         # Each box grown by a hair: a point that rounding puts in a bucket lies in its box.
         x0, y0 = self.x0 + col * self.size, self.y0 + row * self.size
         hair = self.size * 1e-6
