@@ -9,6 +9,8 @@ import shapely
 
 from anonymizers.verifiers.point_location import OUTSIDE, CellLocator
 
+FAR = np.array([612_345.5, 5_234_567.25])  # a UTM-like offset: coordinates round at 1e-9 m
+
 
 def reference(ids: np.ndarray, polygons: np.ndarray, x: np.ndarray, y: np.ndarray
               ) -> np.ndarray:
@@ -52,15 +54,20 @@ def cells_and_points(kind: str, rng: np.random.Generator
                              shapely.Polygon([(0, 1000), (1000, 0), (1000, 30)])])
     elif kind == "one thin cell":
         polygons = np.array([shapely.Polygon([(0, 0), (1000, 1), (1000, 2)])])
+    elif kind == "far from the origin":
+        polygons = shapely.transform(voronoi(60, rng), lambda xy: xy + FAR)
     else:
         raise AssertionError(kind)
     ids = rng.permutation(len(polygons)).astype(np.int64) * 7 + 3
     x, y = rng.random(20_000) * 1200 - 100, rng.random(20_000) * 1200 - 100
+    if kind == "far from the origin":
+        x, y = x + FAR[0], y + FAR[1]
     edge_x, edge_y = on_edges(polygons)
     return ids, polygons, np.r_[x, edge_x], np.r_[y, edge_y]
 
 
-@pytest.mark.parametrize("kind", ["voronoi", "grid", "overlapping", "one thin cell"])
+@pytest.mark.parametrize("kind", ["voronoi", "grid", "overlapping", "one thin cell",
+                                  "far from the origin"])
 @pytest.mark.parametrize("seed", [0, 1])
 def test_locate_equals_one_intersects_test_per_point(kind: str, seed: int) -> None:
     ids, polygons, x, y = cells_and_points(kind, np.random.default_rng(seed))

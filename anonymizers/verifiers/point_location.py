@@ -70,9 +70,12 @@ class CellLocator:
         """Which cells meet each bucket: none, one covering it, or the candidates."""
         col = np.tile(np.arange(self.nx), self.ny)  # bucket b is (b % nx, b // nx)
         row = np.repeat(np.arange(self.ny), self.nx)
-        # Each box grown by a hair: a point that rounding puts in a bucket lies in its box.
+        # Each box grown by a hair: a point that rounding puts in a bucket lies in its box
+        # (a hair far above the rounding of the coordinates, however large they are).
         x0, y0 = self.x0 + col * self.size, self.y0 + row * self.size
-        hair = self.size * 1e-6
+        largest = max(abs(self.x0), abs(self.y0), abs(x0[-1]) + self.size,
+                      abs(y0[-1]) + self.size)
+        hair = max(self.size * 1e-6, float(np.spacing(largest)) * 1024)
         boxes = shapely.box(x0 - hair, y0 - hair, x0 + self.size + hair, y0 + self.size + hair)
         bucket, cell = self.tree.query(boxes, predicate="intersects")
         meeting = np.bincount(bucket, minlength=boxes.size)
