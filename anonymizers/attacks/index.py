@@ -12,6 +12,7 @@ knowledge instance.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass
 from functools import cached_property
 
 import numpy as np
@@ -19,7 +20,8 @@ import numpy as np
 from anonymizers.attacks.knowledge import Records, group_bounds
 from anonymizers.verifiers.containment import shared_prefix_length
 
-__all__ = ["BITSET_BUDGET", "BITSET_RATIO", "AnonymitySets", "RecordIndex", "intersect"]
+__all__ = ["BITSET_BUDGET", "BITSET_RATIO", "AnonymitySets", "KeyPairs", "RecordIndex",
+           "intersect"]
 
 _EMPTY = np.zeros(0, dtype=np.int64)
 # Shorter side of an intersection from which a mask beats binary search.
@@ -48,6 +50,18 @@ def intersect(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return a[b[at] == a]
 
 
+@dataclass(frozen=True)
+class KeyPairs:
+    """Each distinct (key, record) pair and how often the record holds the key, sorted by
+    key; key ``key_values[i]``'s pairs are rows ``key_starts[i]:key_starts[i + 1]``."""
+
+    key: np.ndarray
+    record: np.ndarray
+    count: np.ndarray
+    key_values: np.ndarray
+    key_starts: np.ndarray
+
+
 class RecordIndex:
     """Records by item key: for each key the records holding it, their counts and positions.
 
@@ -69,40 +83,19 @@ class RecordIndex:
         self._holding: dict[tuple[int, int], np.ndarray] = {}
 
     @cached_property
-    def _pairs(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """(key, record, count) of each distinct (key, record) pair, by key, and the slices
-        of each key. Built on first use: the subsequence search (:meth:`containing_each`)
-        needs only the positions, and at 25M fixes this table of every target's items
-        cost hundreds of megabytes."""
+    def pairs(self) -> KeyPairs:
+        """The distinct (key, record) pairs. Built on first use: the subsequence search
+        (:meth:`containing_each`) needs only the positions, and at 25M fixes this table of
+        every target's items cost hundreds of megabytes."""
         order = np.lexsort((self.record, self.keys))
         k_sorted, r_sorted = self.keys[order], self.record[order]
         del order
         new = np.concatenate(([True], (k_sorted[1:] != k_sorted[:-1])
                               | (r_sorted[1:] != r_sorted[:-1]))) if self.keys.size else _EMPTY
         starts = np.flatnonzero(new)
-        pair_key, pair_record = k_sorted[starts], r_sorted[starts]
-        pair_count = np.diff(np.concatenate((starts, [self.keys.size]))).astype(np.int64)
-        return (pair_key, pair_record, pair_count, *self._key_slices(pair_key))
-
-    @property
-    def pair_key(self) -> np.ndarray:
-        return self._pairs[0]
-
-    @property
-    def pair_record(self) -> np.ndarray:
-        return self._pairs[1]
-
-    @property
-    def pair_count(self) -> np.ndarray:
-        return self._pairs[2]
-
-    @property
-    def key_values(self) -> np.ndarray:
-        return self._pairs[3]
-
-    @property
-    def key_starts(self) -> np.ndarray:
-        return self._pairs[4]
+        key = k_sorted[starts]
+        count = np.diff(np.concatenate((starts, [self.keys.size]))).astype(np.int64)
+        return KeyPairs(key, r_sorted[starts], count, *self._key_slices(key))
 
     @staticmethod
     def _key_slices(sorted_keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -126,16 +119,18 @@ class RecordIndex:
         keys come back for target after target)."""
         found = self._holding.get((key, at_least))
         if found is None:
-            part = self._slice(self.key_values, self.key_starts, key)
-            records, counts = self.pair_record[part], self.pair_count[part]
+            pairs = self.pairs
+            part = self._slice(pairs.key_values, pairs.key_starts, key)
+            records, counts = pairs.record[part], pairs.count[part]
             found = records if at_least <= 1 else records[counts >= at_least]
             self._holding[(key, at_least)] = found
         return found
 
     def counts(self, key: int) -> tuple[np.ndarray, np.ndarray]:
         """Records holding ``key`` and how many times each does."""
-        part = self._slice(self.key_values, self.key_starts, key)
-        return self.pair_record[part], self.pair_count[part]
+        pairs = self.pairs
+        part = self._slice(pairs.key_values, pairs.key_starts, key)
+        return pairs.record[part], pairs.count[part]
 
     def start(self, key: int) -> tuple[np.ndarray, np.ndarray]:
         """Records holding ``key`` and the position of its first occurrence in each."""

@@ -458,8 +458,8 @@ class HomeWorkAttack(AttackModel):
 
     def prepare(self, records: Records, shared: dict[str, Any] | None = None) -> None:
         super().prepare(records, shared)
-        self._tops = _top_two(self.index.pair_record, self.index.pair_key,
-                              self.index.pair_count, records.n_records)
+        pairs = self.index.pairs
+        self._tops = _top_two(pairs.record, pairs.key, pairs.count, records.n_records)
 
     def search(self, target: Target, best: _Best) -> None:
         values, counts = np.unique(self.target_keys(target), return_counts=True)

@@ -32,6 +32,7 @@ from anonymizers.verifiers.rederive import OUTSIDE
 
 __all__ = ["Flat", "attack_input", "containing_persons", "int_lists"]
 
+_EMPTY = np.zeros(0, dtype=np.int64)
 # Every model reads a sequence of cells; the privacy model (k-anonymity of every published
 # sequence in persons) bounds all of them by 1/k.
 COVERED = tuple(MODELS)
@@ -149,11 +150,8 @@ def _packed(sets: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
     members = np.empty(int(offsets[-1]), dtype=np.int64)
     for i, start in enumerate(offsets[:-1].tolist()):
         members[start:start + sets[i].size] = sets[i]
-        sets[i] = _NONE
+        sets[i] = _EMPTY
     return offsets, members
-
-
-_NONE = np.zeros(0, dtype=np.int64)
 
 
 def _dense_keys(*parts: np.ndarray) -> tuple[np.ndarray, ...]:
