@@ -343,7 +343,7 @@ def test_bit_parallel_lcs_returns_a_longest_common_subsequence(a, b) -> None:
 
 
 def test_kam_rec_matches_brute_force_with_more_than_63_distinct_cells() -> None:
-    # Past 63 distinct cells the neighbour filter cannot use one int64 mask per sequence.
+    # Past 64 distinct cells a sequence's set of cells takes more than one 64-bit word.
     # Twelve people drive one 80-cell route, each skipping 3 of the same 8 cells.
     rng = random.Random(0)
     base = list(range(100, 180))
@@ -380,3 +380,47 @@ def test_kam_rec_matches_brute_force_on_a_denser_random_city() -> None:
             assert (len(result[i]) if i in result else None) == expected
         if i in result:
             assert support(result[i], sequences, owners) >= 3
+
+
+def overlap_bound(wanted: Counter, other: Sequence[int]) -> int:
+    """|T ∩ U| of multisets, T given as its cell counts."""
+    held = Counter(other)
+    return sum(min(held[cell], n) for cell, n in wanted.items())
+
+
+# Cells up to 140: sets of cells of one, two and three 64-bit words; cells 0-3 often,
+# so that sequences revisit them.
+distinct_sequences = st.lists(
+    st.lists(st.one_of(st.integers(0, 3), st.integers(0, 140)), min_size=1,
+             max_size=9).map(tuple),
+    min_size=2, max_size=40, unique=True)
+
+
+@settings(max_examples=200, deadline=None)
+@given(distinct_sequences, st.data())
+def test_candidates_come_by_decreasing_overlap_then_input_order(distinct, data) -> None:
+    # ClosestLCS's candidate order, against every bound counted by brute force. T's
+    # wanted cells are a sub-multiset of it (cells of too few owners are left out).
+    postings = prefix_tree._Postings(distinct)
+    t = data.draw(st.integers(0, len(distinct) - 1))
+    kept = data.draw(st.lists(st.booleans(), min_size=len(distinct[t]),
+                              max_size=len(distinct[t])))
+    wanted = Counter(c for c, keep in zip(distinct[t], kept, strict=True) if keep)
+    if not wanted:
+        wanted = Counter(distinct[t][:1])
+    min_len = data.draw(st.integers(1, sum(wanted.values())))
+    expected = sorted((-bound, i) for i, other in enumerate(distinct)
+                      if i != t and (bound := overlap_bound(wanted, other)) >= min_len)
+    found = list(postings.by_overlap(wanted, min_len, exclude=t))
+    assert found == [(i, -negative) for negative, i in expected]
+
+
+@settings(max_examples=200, deadline=None)
+@given(distinct_sequences, st.data())
+def test_holders_of_a_pattern_hold_each_of_its_cells(distinct, data) -> None:
+    postings = prefix_tree._Postings(distinct)
+    source = data.draw(st.sampled_from(distinct))
+    picked = data.draw(st.lists(st.booleans(), min_size=len(source), max_size=len(source)))
+    pattern = tuple(c for c, keep in zip(source, picked, strict=True) if keep) or source[:1]
+    expected = [i for i, other in enumerate(distinct) if set(pattern) <= set(other)]
+    assert postings.holding(pattern).tolist() == expected
