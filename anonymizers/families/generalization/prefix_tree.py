@@ -533,20 +533,13 @@ class _Postings:
             words[word] = words.get(word, 0) | 1 << bit
         return [(word, np.uint64(bits)) for word, bits in sorted(words.items())]
 
-    def _bounds(self, seq_ids: np.ndarray, wanted: Counter[int],
-                mask: list[tuple[int, np.uint64]]) -> np.ndarray:
-        """The overlap bound with ``wanted`` of each of ``seq_ids`` (ascending, distinct):
-        one per cell held, plus, for a cell both hold more than once, the repeats."""
-        bounds = np.zeros(seq_ids.size, dtype=np.int64)
+    def _held(self, seq_ids: np.ndarray, mask: list[tuple[int, np.uint64]]) -> np.ndarray:
+        """How many of the cells in ``mask`` each of ``seq_ids`` holds: the overlap bound
+        with a T that holds each of them once."""
+        held = np.zeros(seq_ids.size, dtype=np.int64)
         for word, bits in mask:
-            bounds += np.bitwise_count(self._words[word].take(seq_ids) & bits)
-        for cell, n in wanted.items():
-            if n > 1 and cell in self._again and seq_ids.size:
-                again, times = self._again[cell]
-                at = np.minimum(np.searchsorted(seq_ids, again), seq_ids.size - 1)
-                hit = seq_ids[at] == again
-                bounds[at[hit]] += np.minimum(times[hit], n - 1)
-        return bounds
+            held += np.bitwise_count(self._words[word].take(seq_ids) & bits)
+        return held
 
     def by_overlap(self, wanted: Counter[int], min_len: int,
                    exclude: int) -> Iterator[tuple[int, int]]:
@@ -555,10 +548,10 @@ class _Postings:
         highest bounds first."""
         rarest = sorted(wanted, key=lambda cell: (self._ids[cell].size, cell))
         total, mask = sum(wanted.values()), self._mask(wanted)
-        # A bound costs a look per word of T, and more for a cell T repeats: when T
-        # repeats one (T-Drive's taxi shifts), when the lazy way would cost more than
-        # counting over all postings at once, or when it has gone past a few cells
-        # (sparse data), the rest is counted at once.
+        # The lazy way counts a bound as a popcount per word of T's cells, for a T that
+        # holds each once. A T that repeats a cell (T-Drive's taxi shifts), one for which
+        # that would cost more than counting over all its postings at once, and one that
+        # has gone past a few cells (sparse data) get the rest counted at once.
         lazy = (max(wanted.values()) == 1 and self._ids[rarest[0]].size * len(mask) * _LAZY_CELLS
                 < sum(self._ids[cell].size for cell in wanted))
         seen, bounds, used, covered = _NO_IDS, _NO_IDS, 0, 0
@@ -572,7 +565,7 @@ class _Postings:
                 new = self._ids[rarest[used - 1]]
                 new = new[new != exclude]
                 seen = np.concatenate((seen, new))
-                bounds = np.concatenate((bounds, self._bounds(new, wanted, mask)))
+                bounds = np.concatenate((bounds, self._held(new, mask)))
             # Every sequence of a bound above |T| - covered is in `seen` now (a sequence
             # seen twice, from two cells, has one bound: it is given once).
             lowest = max(min_len, total - covered + 1)
