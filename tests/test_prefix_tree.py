@@ -11,6 +11,7 @@ import math
 import random
 from collections import Counter
 from collections.abc import Sequence
+from unittest import mock
 
 import pytest
 from hypothesis import given, settings
@@ -396,12 +397,20 @@ distinct_sequences = st.lists(
     min_size=2, max_size=40, unique=True)
 
 
+def postings_of(distinct: list[tuple[int, ...]], with_bits: bool) -> prefix_tree._Postings:
+    """The postings, with the bits of each sequence's cells or (over budget) without."""
+    budget = prefix_tree._BITS_BUDGET_BYTES if with_bits else 0
+    with mock.patch.object(prefix_tree, "_BITS_BUDGET_BYTES", budget):
+        return prefix_tree._Postings(distinct)
+
+
 @settings(max_examples=200, deadline=None)
-@given(distinct_sequences, st.data())
-def test_candidates_come_by_decreasing_overlap_then_input_order(distinct, data) -> None:
+@given(distinct_sequences, st.booleans(), st.data())
+def test_candidates_come_by_decreasing_overlap_then_input_order(distinct, with_bits: bool,
+                                                                 data) -> None:
     # ClosestLCS's candidate order, against every bound counted by brute force. T's
     # wanted cells are a sub-multiset of it (cells of too few owners are left out).
-    postings = prefix_tree._Postings(distinct)
+    postings = postings_of(distinct, with_bits)
     t = data.draw(st.integers(0, len(distinct) - 1))
     kept = data.draw(st.lists(st.booleans(), min_size=len(distinct[t]),
                               max_size=len(distinct[t])))
@@ -416,11 +425,24 @@ def test_candidates_come_by_decreasing_overlap_then_input_order(distinct, data) 
 
 
 @settings(max_examples=200, deadline=None)
-@given(distinct_sequences, st.data())
-def test_holders_of_a_pattern_hold_each_of_its_cells(distinct, data) -> None:
-    postings = prefix_tree._Postings(distinct)
+@given(distinct_sequences, st.booleans(), st.data())
+def test_holders_of_a_pattern_hold_each_of_its_cells(distinct, with_bits: bool, data) -> None:
+    postings = postings_of(distinct, with_bits)
     source = data.draw(st.sampled_from(distinct))
     picked = data.draw(st.lists(st.booleans(), min_size=len(source), max_size=len(source)))
     pattern = tuple(c for c, keep in zip(source, picked, strict=True) if keep) or source[:1]
     expected = [i for i, other in enumerate(distinct) if set(pattern) <= set(other)]
     assert postings.holding(pattern).tolist() == expected
+
+
+def test_kam_rec_is_the_same_without_the_bits_of_the_cells() -> None:
+    # Over the bits' memory budget every T is counted over all its postings.
+    rng = random.Random(3)
+    sequences = [collapse([rng.randrange(30) for _ in range(rng.randint(2, 9))])
+                 for _ in range(300)]
+    owners = [rng.randrange(120) for _ in sequences]
+    with_bits = kam_rec(sequences, owners, 3, 0.4)
+    with mock.patch.object(prefix_tree, "_BITS_BUDGET_BYTES", 0):
+        without = kam_rec(sequences, owners, 3, 0.4)
+    assert with_bits == without
+    assert sum(len(item.cells) < len(sequences[item.source]) for item in with_bits) > 10

@@ -48,6 +48,9 @@ _NO_IDS = np.zeros(0, dtype=np.int64)
 _LAZY_CELLS = 4
 # Holders of a pattern whose order is checked at a time, until k owners are found.
 _HOLDERS_AT_ONCE = 256
+# Most memory the bits of the distinct sequences' cells may take (one bit per sequence
+# and cell; a city of 5M fixes: 103k sequences and 309 cells, 4 MB).
+_BITS_BUDGET_BYTES = 256 << 20
 
 
 @dataclass(frozen=True)
@@ -512,10 +515,15 @@ class _Postings:
         self._size = len(distinct)
         self._bit = {cell: bit for bit, cell in enumerate(sorted(ids))}
         # Word w of every sequence's bits in one array: a bound gathers only T's words.
-        self._words = np.zeros((max(1, -(-len(ids) // 64)), len(distinct)), dtype=np.uint64)
-        for cell, holders in self._ids.items():
-            word, bit = divmod(self._bit[cell], 64)
-            self._words[word, holders] |= np.uint64(1 << bit)
+        # Past the budget (very many cells and sequences), no bits: every T is counted
+        # over all its postings, as the lazy way's fall-back does.
+        shape = (max(1, -(-len(ids) // 64)), len(distinct))
+        self._words: np.ndarray | None = None
+        if shape[0] * shape[1] * 8 <= _BITS_BUDGET_BYTES:
+            self._words = np.zeros(shape, dtype=np.uint64)
+            for cell, holders in self._ids.items():
+                word, bit = divmod(self._bit[cell], 64)
+                self._words[word, holders] |= np.uint64(1 << bit)
 
     def cells(self) -> Iterable[int]:
         """Every cell some sequence holds."""
@@ -536,6 +544,7 @@ class _Postings:
     def _held(self, seq_ids: np.ndarray, mask: list[tuple[int, np.uint64]]) -> np.ndarray:
         """How many of the cells in ``mask`` each of ``seq_ids`` holds: the overlap bound
         with a T that holds each of them once."""
+        assert self._words is not None  # only the lazy way calls it
         held = np.zeros(seq_ids.size, dtype=np.int64)
         for word, bits in mask:
             held += np.bitwise_count(self._words[word].take(seq_ids) & bits)
@@ -552,7 +561,8 @@ class _Postings:
         # holds each once. A T that repeats a cell (T-Drive's taxi shifts), one for which
         # that would cost more than counting over all its postings at once, and one that
         # has gone past a few cells (sparse data) get the rest counted at once.
-        lazy = (max(wanted.values()) == 1 and self._ids[rarest[0]].size * len(mask) * _LAZY_CELLS
+        lazy = (self._words is not None and max(wanted.values()) == 1
+                and self._ids[rarest[0]].size * len(mask) * _LAZY_CELLS
                 < sum(self._ids[cell].size for cell in wanted))
         seen, bounds, used, covered = _NO_IDS, _NO_IDS, 0, 0
         level = total  # the highest bound not yet given
@@ -596,6 +606,11 @@ class _Postings:
         """Ids (ascending) of the sequences holding every cell of ``pattern`` (a superset
         of those containing it in order)."""
         held = self._ids[min(pattern, key=lambda cell: self._ids[cell].size)]
+        if self._words is None:
+            for cell in set(pattern):
+                ids = self._ids[cell]
+                held = held[ids[np.minimum(np.searchsorted(ids, held), ids.size - 1)] == held]
+            return held
         for word, bits in self._mask(pattern):
             held = held[(self._words[word].take(held) & bits) == bits]
         return held
