@@ -482,19 +482,21 @@ class _Recovery:
 
 
 class _Postings:
-    """For each cell, the distinct sequences holding it (ids ascending) and how often;
-    for each distinct sequence, the set of its cells as bits.
+    """For each cell, the distinct sequences holding it (ids ascending) and those holding
+    it more than once; for each distinct sequence, the set of its cells as bits (within
+    ``_BITS_BUDGET_BYTES``).
 
     ClosestLCS needs, for one ``T``, the other sequences by decreasing overlap bound
     ``|T ∩ U|`` (multisets), ties by id, but only as far as its scan goes: usually the
     few sequences of the highest bounds. Counting the bound of every sequence sharing a
     cell with ``T`` (a pass over all of ``T``'s postings, which grow with the input)
-    made recovery quadratic with a large constant. Here a sequence of bound at least b
+    gave recovery's quadratic term a large constant. Here a sequence of bound at least b
     holds one of any set of ``T``'s cells making up more than ``|T| - b`` of its cells,
     so the sequences of the highest bounds come from the postings of ``T``'s rarest
     cells, one more cell per lower level (on a city of 1M fixes, the rarest postings
     are 1/22 of all), and their bounds from the bits, a popcount per word of ``T``.
-    Memory: one bit per (distinct sequence, cell), plus the postings.
+    Memory: one bit per (distinct sequence, cell), plus the postings. Recovery stays
+    quadratic in the worst case: the rarest postings grow with the input too.
     """
 
     def __init__(self, distinct: list[Cells]) -> None:
