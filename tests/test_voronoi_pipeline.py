@@ -317,14 +317,11 @@ def test_progressive_generalization_merges_until_every_generator_has_k_persons(
     assert generators_with_few_persons_near(conn, work, k, RADIUS) == []
 
 
-@pytest.mark.parametrize("full_share", [1.0, 0.0], ids=["always-update", "always-redo"])
 def test_incremental_membership_equals_a_full_one_and_the_verifiers(
-        loaded_city: str, conn: psycopg.Connection, monkeypatch: pytest.MonkeyPatch,
-        full_share: float) -> None:
-    """After progressive generalization (membership updated cell by cell, or redone when
-    many fixes moved), recomputing the membership from scratch changes nothing, and the
-    verifier derives the same sequences."""
-    monkeypatch.setattr(tessellation, "FULL_MEMBERSHIP_SHARE", full_share)
+        loaded_city: str, conn: psycopg.Connection) -> None:
+    """After progressive generalization (membership updated only where the cells
+    changed), recomputing the membership from scratch changes nothing, and the verifier
+    derives the same sequences."""
     spec = run_voronoi_steps(voronoi_params(k=3), until="progressive_generalization")
     work = spec.work_schema
     snapshot = (f"SELECT traj_id, cell_id, date_trunc('milliseconds', t) AS t "
@@ -345,7 +342,6 @@ def test_updated_statistics_equal_recomputed_ones_at_every_step(
         loaded_city: str, conn: psycopg.Connection, monkeypatch: pytest.MonkeyPatch) -> None:
     """After each membership update, the cell statistics recomputed for the changed cells
     only, and the neighbour flows, are those of a full pass."""
-    monkeypatch.setattr(tessellation, "FULL_MEMBERSHIP_SHARE", 1.0)
     original = tessellation._statistics
     compared: list[int] = []
 

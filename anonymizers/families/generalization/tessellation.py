@@ -163,31 +163,20 @@ def _full_membership(conn: psycopg.Connection, release: ReleaseSpec) -> None:
     run_sql_file(conn, VORONOI + "128_crossings.sql", work=release.work_schema)
 
 
-# Above this share of fixes in changed cells, a full membership is cheaper than an update
-# (synthetic city, 1M fixes: at 72 %, 36 s against 25 s; at 35 %, 20 s against 28 s).
-FULL_MEMBERSHIP_SHARE = 0.5
-
-
-def _update_membership(conn: psycopg.Connection, release: ReleaseSpec) -> bool:
-    """Membership after a step changed cells: updated where they changed, or redone when
-    most fixes lie in changed cells. True when it was updated (the statistics can then be
-    updated too: {work}.changed_cells says which cells changed)."""
+def _update_membership(conn: psycopg.Connection, release: ReleaseSpec) -> None:
+    """Membership after a step changed cells, looked at again only where they changed
+    (124_changed_cells.sql, 125_membership_update.sql); {work}.changed_cells then says
+    whose statistics to recompute."""
     started = time.perf_counter()
-    share = float(fetch_columns(conn, VORONOI + "124_changed_cells.sql",
-                                work=release.work_schema)["changed_share"][0])
-    if share > FULL_MEMBERSHIP_SHARE:
-        _full_membership(conn, release)
-        log.info("membership redone: %.0f%% of the fixes were in changed cells (%.1f s)",
-                 100 * share, time.perf_counter() - started)
-        return False
+    run_sql_file(conn, VORONOI + "124_changed_cells.sql", work=release.work_schema)
     run_sql_file(conn, VORONOI + "125_membership_update.sql", work=release.work_schema)
     counts = fetch_columns(conn, VORONOI + "126_update_counts.sql", work=release.work_schema)
     middle = time.perf_counter()
     run_sql_file(conn, VORONOI + "128_crossings.sql", work=release.work_schema)
-    log.info("membership update: %s changed cells, %s moved fixes, %s segments re-crossed "
-             "(%.1f s + %.1f s)", counts["changed_cells"][0], counts["moved_points"][0],
+    log.info("membership update: %s changed cells, %s fixes looked at, %s moved, %s segments "
+             "looked at, %s re-crossed (%.1f s + %.1f s)", counts["changed_cells"][0],
+             counts["candidates"][0], counts["moved_points"][0], counts["rerouted_segments"][0],
              counts["recrossed_segments"][0], middle - started, time.perf_counter() - middle)
-    return True
 
 
 def membership(spec: dict[str, Any]) -> None:
@@ -288,7 +277,9 @@ def _resolve_coinciding(conn: psycopg.Connection, release: ReleaseSpec, stats,
     ``kept`` in place; returns how many generators were merged into another."""
     from anonymizers.families.generalization.progressive import coinciding
 
-    next_id, merged = max([*groups, *kept, 0]) + 1, 0
+    # Fresh ids, above every cell of the step (also those merged away): 124_changed_cells.sql
+    # tells new cells from changed ones by id.
+    next_id, merged = max([*groups, *kept, *stats.cell_id.tolist(), 0]) + 1, 0
     while True:
         ids = [*kept, *new]
         xy = np.array([kept[i] for i in kept] + [(g.x, g.y) for g in new.values()])
@@ -309,10 +300,18 @@ def _resolve_coinciding(conn: psycopg.Connection, release: ReleaseSpec, stats,
 def _apply(conn: psycopg.Connection, release: ReleaseSpec, stats, plan,
            merged: dict[tuple[int, int], _Generator]) -> tuple[int, int]:
     """Replace merged and dropped generators; returns how many generators remain and how
-    many were merged because they snapped onto one lattice point."""
-    first = int(stats.cell_id.max()) + 1 if len(stats.cell_id) else 1
-    groups = {first + g: [a, b] for g, (a, b) in enumerate(plan.merges)}
-    new = {first + g: merged[pair] for g, pair in enumerate(plan.merges)}
+    many were merged because they snapped onto one lattice point.
+
+    A merged generator takes the id of the cell of the pair with more fixes: most of them
+    then keep their cell id through the membership update, which only looks at fixes
+    whose cells changed (125_membership_update.sql)."""
+    row = {int(cell): i for i, cell in enumerate(stats.cell_id)}
+    groups: dict[int, list[int]] = {}
+    new: dict[int, _Generator] = {}
+    for pair in plan.merges:
+        heavier = max(pair, key=lambda cell: (stats.n_points[row[cell]], -cell))
+        groups[heavier] = list(pair)
+        new[heavier] = merged[pair]
     gone = {c for pair in plan.merges for c in pair} | set(plan.drops)
     kept = {int(c): (float(x), float(y))
             for c, x, y in zip(stats.cell_id, stats.centroid_x, stats.centroid_y, strict=True)
@@ -322,10 +321,11 @@ def _apply(conn: psycopg.Connection, release: ReleaseSpec, stats, plan,
     gone |= before - set(kept)
     work = release.work_schema
     run_sql_file(conn, VORONOI + "115_cell_successors.sql", {
-        "old_ids": [old for cells in groups.values() for old in cells],
-        "new_ids": [new_id for new_id, cells in groups.items() for _ in cells]}, work=work)
+        "old_ids": [old for new_id, cells in groups.items() for old in cells if old != new_id],
+        "new_ids": [new_id for new_id, cells in groups.items() for old in cells
+                    if old != new_id]}, work=work)
     conn.execute(sql.SQL("DELETE FROM {} WHERE gen_id = ANY(%s)").format(
-        sql.Identifier(work, "generators")), (sorted(gone),))
+        sql.Identifier(work, "generators")), (sorted(gone | set(new)),))
     if new:
         _copy_generators(conn, release, pd.DataFrame(
             [(gen_id, *generator) for gen_id, generator in new.items()],
@@ -383,6 +383,8 @@ def progressive_generalization(spec: dict[str, Any]) -> dict[str, int]:
                 raise InputError("progressive generalization left fewer than two cells: the "
                                  "window has too few persons for this k; lower k or widen it")
             _rebuild_cells(conn, release)
-            updated = _update_membership(conn, release)
+            _update_membership(conn, release)
+            updated = True
             iteration += 1
+        run_sql_file(conn, VORONOI + "170_drop_scratch.sql", work=release.work_schema)
     return {"iterations": iteration}

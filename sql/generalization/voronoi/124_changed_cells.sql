@@ -1,11 +1,18 @@
--- Which cells a step of progressive generalization changed (their polygons differ from
--- cells_prev: ST_Equals is exact, so any numerical difference counts as a change, which
--- costs time, never correctness), and the share of fixes lying in stale cells: the
--- caller redoes membership from scratch when that share is large, since an update then
--- tests and re-crosses most fixes at a higher cost per fix than a full membership
--- (tessellation.FULL_MEMBERSHIP_SHARE). The fixes in gaps (outside the clip
--- box, NULL cell) move too when the box moved (it follows the generators, and may have
--- grown over them): box_moved. Identifiers: work.
+-- What a step of progressive generalization changed, for 125_membership_update.sql and
+-- the statistics (130_cell_statistics.sql). Identifiers: work.
+-- changed_cells: the cells whose polygon differs from their previous one (ST_Equals is
+-- exact, so any numerical difference counts as a change: that costs time, never
+-- correctness), or that are new. A merge keeps the id of one of its two cells
+-- (tessellation._apply): that cell changed, the other one is removed. removed_cells: the
+-- previous cells that are gone (merged into another, or dropped). regions: where the
+-- cells that are there before and after changed, as the symmetric difference of their
+-- new and previous polygons (what they lost to a neighbour or gained from one), and the
+-- whole polygon of a new cell (generators that snapped onto one lattice point get a new
+-- id). Wherever the tessellation changed, it did in a region or in a removed cell:
+-- 125_membership_update.sql relies on it.
+-- box_moved: the clip box follows the generators; when it moved, the fixes in gaps
+-- (outside it, NULL cell) and the segments ending in one are looked at again too, as
+-- the crossing step bounds such a segment by the box.
 DROP TABLE IF EXISTS {work}.box_moved;
 CREATE TABLE {work}.box_moved AS
 SELECT (b.x_min, b.y_min, b.x_max, b.y_max) IS DISTINCT FROM
@@ -17,14 +24,17 @@ DROP TABLE IF EXISTS {work}.changed_cells;
 CREATE TABLE {work}.changed_cells AS
 SELECT c.cell_id, c.geom FROM {work}.cells AS c LEFT JOIN {work}.cells_prev AS o USING (cell_id)
 WHERE o.cell_id IS NULL OR NOT ST_Equals(c.geom, o.geom);
-CREATE INDEX ON {work}.changed_cells USING gist (geom);
 
-DROP TABLE IF EXISTS {work}.stale_cells;
-CREATE TABLE {work}.stale_cells AS
-SELECT o.cell_id, o.geom FROM {work}.cells_prev AS o LEFT JOIN {work}.cells AS c USING (cell_id)
-WHERE c.cell_id IS NULL OR NOT ST_Equals(c.geom, o.geom);
+DROP TABLE IF EXISTS {work}.removed_cells;
+CREATE TABLE {work}.removed_cells AS
+SELECT o.cell_id FROM {work}.cells_prev AS o
+WHERE NOT EXISTS (SELECT 1 FROM {work}.cells AS c WHERE c.cell_id = o.cell_id);
 
-SELECT coalesce(avg((cell_id IN (SELECT cell_id FROM {work}.stale_cells)
-                     OR (cell_id IS NULL AND (SELECT moved FROM {work}.box_moved)))::integer),
-                0) AS changed_share
-FROM {work}.point_cells;
+DROP TABLE IF EXISTS {work}.regions;
+CREATE TABLE {work}.regions AS
+SELECT c.cell_id, coalesce(ST_SymDifference(c.geom, o.geom), c.geom) AS geom
+FROM {work}.cells AS c
+LEFT JOIN {work}.cells_prev AS o USING (cell_id)
+WHERE o.cell_id IS NULL OR NOT ST_Equals(c.geom, o.geom);
+DELETE FROM {work}.regions WHERE ST_IsEmpty(geom);
+ANALYZE {work}.regions;

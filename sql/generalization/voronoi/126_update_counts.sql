@@ -1,4 +1,6 @@
 -- What a membership update touched, for the step's log. Identifiers: work.
 SELECT (SELECT count(*) FROM {work}.changed_cells) AS changed_cells,
+       (SELECT count(*) FROM {work}.candidates) AS candidates,
        (SELECT count(*) FROM {work}.moved_points) AS moved_points,
+       (SELECT count(*) FROM {work}.rerouted) AS rerouted_segments,
        (SELECT count(*) FROM {work}.recross) AS recrossed_segments;
