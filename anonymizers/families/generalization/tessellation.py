@@ -184,10 +184,57 @@ def membership(spec: dict[str, Any]) -> None:
         _full_membership(conn, release)
 
 
-def _statistics(conn: psycopg.Connection, release: ReleaseSpec, updated: bool):
+MOVE_COLUMNS = {"traj": pa.int64(), "person": pa.int64(), "from": pa.int64(),
+                "to": pa.int64()}
+
+
+class _Moves:
+    """The planner's moves between cells, kept between steps (moves.TrajectoryMoves): all
+    of them after a full membership, then only the changed trajectories' after an update
+    (a step changes a fraction of the trajectories; the other ones' moves stand)."""
+
+    def __init__(self) -> None:
+        from anonymizers.families.generalization.moves import TrajectoryMoves
+
+        self.kept = TrajectoryMoves()
+        self.read = False
+
+    def refresh(self, conn: psycopg.Connection, release: ReleaseSpec, updated: bool) -> None:
+        work = release.work_schema
+        if updated and self.read:
+            changed = fetch_columns(conn, VORONOI + "142_changed_trajectories.sql",
+                                    work=work)["traj_no"]
+            self.kept.replace(changed, *_read_moves(conn, release,
+                                                    "143_changed_moves_for_python.sql"))
+            return
+        from anonymizers.families.generalization.moves import TrajectoryMoves
+
+        run_sql_file(conn, VORONOI + "127_trajectory_numbers.sql", work=work)
+        self.kept = TrajectoryMoves.from_arrays(
+            *_read_moves(conn, release, "141_moves_for_python.sql"))
+        self.read = True
+
+
+def _read_moves(conn: psycopg.Connection, release: ReleaseSpec,
+                name: str) -> list[np.ndarray]:
+    """(trajectory, person, from cell, to cell) arrays of the moves the COPY in ``name``
+    writes."""
+    # The window over the trajectories' memberships sorts them in memory (as 120 does).
+    conn.execute("SET LOCAL work_mem = '256MB'")
+    data = copy_out(conn, VORONOI + name, work=release.work_schema)
+    if not data:
+        return [np.zeros(0, dtype=np.int64)] * 4
+    table = pacsv.read_csv(pa.py_buffer(data),
+                           read_options=pacsv.ReadOptions(column_names=list(MOVE_COLUMNS)),
+                           convert_options=pacsv.ConvertOptions(column_types=MOVE_COLUMNS))
+    return [table[name].to_numpy() for name in MOVE_COLUMNS]
+
+
+def _statistics(conn: psycopg.Connection, release: ReleaseSpec, updated: bool,
+                moves: _Moves):
     """Current cells' statistics and neighbour flows, as the merge planner wants them;
     ``updated``: the membership was updated since they were last computed (not redone), so
-    only the changed cells' statistics are recomputed."""
+    only the changed cells' statistics are recomputed, and the changed trajectories' moves."""
     from anonymizers.families.generalization.progressive import CellStatistics, NeighbourFlows
 
     work = release.work_schema
@@ -201,10 +248,11 @@ def _statistics(conn: psycopg.Connection, release: ReleaseSpec, updated: bool):
     displacement = (float(columns["displacement_sum_m"].sum()
                           / max(columns["n_points"].sum(), 1)),
                     float(columns["displacement_max_m"].max()))
-    pairs = fetch_columns(conn, VORONOI + "140_neighbour_flows.sql", work=work)
-    flows = NeighbourFlows(**{name: np.array(pairs[column], dtype=np.int64)
-                              for name, column in (("a", "a_id"), ("b", "b_id"),
-                                                   ("a_to_b", "a_to_b"), ("b_to_a", "b_to_a"))})
+    moves.refresh(conn, release, updated)
+    pairs = fetch_columns(conn, VORONOI + "140_neighbour_pairs.sql", work=work)
+    a, b = (np.array(pairs[column], dtype=np.int64) for column in ("a_id", "b_id"))
+    counts = moves.kept.counts()
+    flows = NeighbourFlows(a=a, b=b, a_to_b=counts.between(a, b), b_to_a=counts.between(b, a))
     return stats, flows, displacement
 
 
@@ -368,9 +416,9 @@ def progressive_generalization(spec: dict[str, Any]) -> dict[str, int]:
             _rebuild_cells(conn, release)
             _full_membership(conn, release)
         conn.execute(sql.SQL("TRUNCATE {}").format(log_table))
-        iteration, updated = 0, False
+        iteration, updated, moves = 0, False, _Moves()
         while True:
-            stats, flows, displacement = _statistics(conn, release, updated)
+            stats, flows, displacement = _statistics(conn, release, updated, moves)
             plan, merged = _plan(conn, release, stats, flows,
                                  include_pairs=iteration < int(release.params["max_iterations"]))
             left, snap_merges = (_apply(conn, release, stats, plan, merged) if plan.changes

@@ -81,17 +81,20 @@ WITH ends AS (
     SELECT traj_id, t FROM {work}.point_cells
     WHERE cell_id IS NULL AND (SELECT moved FROM {work}.box_moved)
 )
-SELECT s.seg_id
+SELECT s.seg_id, s.traj_id
 FROM {work}.regions AS r
 CROSS JOIN LATERAL (
-    SELECT seg_id FROM {work}.segments AS s WHERE ST_Intersects(r.geom, s.line) OFFSET 0
+    SELECT seg_id, traj_id FROM {work}.segments AS s
+    WHERE ST_Intersects(r.geom, s.line) OFFSET 0
 ) AS s
 UNION
-SELECT s.seg_id FROM ends AS e JOIN {work}.segments AS s ON s.traj_id = e.traj_id AND s.t1 = e.t
+SELECT s.seg_id, s.traj_id FROM ends AS e
+JOIN {work}.segments AS s ON s.traj_id = e.traj_id AND s.t1 = e.t
 UNION
-SELECT s.seg_id FROM ends AS e JOIN {work}.segments AS s ON s.traj_id = e.traj_id AND s.t2 = e.t
+SELECT s.seg_id, s.traj_id FROM ends AS e
+JOIN {work}.segments AS s ON s.traj_id = e.traj_id AND s.t2 = e.t
 UNION
-SELECT s.seg_id FROM {work}.crossings AS x
+SELECT s.seg_id, s.traj_id FROM {work}.crossings AS x
 JOIN {work}.segments AS s ON s.traj_id = x.traj_id AND s.t1 = x.t1
 WHERE x.cell_id IN (SELECT cell_id FROM {work}.removed_cells);
 ANALYZE {work}.rerouted;
@@ -108,7 +111,7 @@ CREATE TABLE {work}.recross AS
 SELECT s.seg_id, s.traj_id, s.user_id, s.t1, s.t2, a.cell_id AS c1, b.cell_id AS c2, s.line,
        s.ax, s.ay, s.dx, s.dy
 FROM {work}.rerouted AS r
-JOIN {work}.segments AS s USING (seg_id)
+JOIN {work}.segments AS s USING (seg_id, traj_id)
 JOIN {work}.point_cells AS a ON a.traj_id = s.traj_id AND a.t = s.t1
 JOIN {work}.point_cells AS b ON b.traj_id = s.traj_id AND b.t = s.t2
 WHERE a.cell_id IS NULL OR a.cell_id IS DISTINCT FROM b.cell_id;
