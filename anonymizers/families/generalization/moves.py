@@ -40,7 +40,7 @@ class MoveCounts:
         if not len(self.persons) or not len(a):
             return found
         width = int(max(self.to_cell.max(), b.max())) + 1
-        table = self.from_cell * width + self.to_cell  # ascending: sorted by (from, to)
+        table = self.from_cell.astype(np.int64) * width + self.to_cell  # sorted by (from, to)
         probe = a * width + b
         at = np.minimum(np.searchsorted(table, probe), len(table) - 1)
         hit = table[at] == probe
@@ -49,7 +49,8 @@ class MoveCounts:
 
 
 class TrajectoryMoves:
-    """Every trajectory's moves (trajectory, person, from cell, to cell), one row per move.
+    """Every trajectory's moves (trajectory, person, from cell, to cell), one row per move,
+    as 32-bit integers (a move is 16 bytes).
 
     Examples
     --------
@@ -63,7 +64,7 @@ class TrajectoryMoves:
     """
 
     def __init__(self) -> None:
-        empty = np.zeros(0, dtype=np.int64)
+        empty = np.zeros(0, dtype=np.int32)
         self.trajectory, self.person, self.from_cell, self.to_cell = (empty,) * 4
 
     @classmethod
@@ -77,8 +78,8 @@ class TrajectoryMoves:
 
     def replace(self, trajectories, trajectory, person, from_cell, to_cell) -> None:
         """Drop the moves of ``trajectories`` and add the given ones (theirs, now)."""
-        keep = ~np.isin(self.trajectory, np.asarray(trajectories, dtype=np.int64))
-        columns = [np.concatenate([old[keep], np.asarray(new, dtype=np.int64)])
+        keep = ~np.isin(self.trajectory, np.asarray(trajectories, dtype=np.int32))
+        columns = [np.concatenate([old[keep], np.asarray(new, dtype=np.int32)])
                    for old, new in ((self.trajectory, trajectory), (self.person, person),
                                     (self.from_cell, from_cell), (self.to_cell, to_cell))]
         self.trajectory, self.person, self.from_cell, self.to_cell = columns
@@ -89,7 +90,7 @@ class TrajectoryMoves:
             empty = np.zeros(0, dtype=np.int64)
             return MoveCounts(empty, empty, empty)
         width = int(self.to_cell.max()) + 1
-        pair = self.from_cell * width + self.to_cell
+        pair = self.from_cell.astype(np.int64) * width + self.to_cell
         order = np.lexsort((self.person, pair))
         pair, person = pair[order], self.person[order]
         first = np.ones(len(pair), dtype=bool)  # first row of each (pair, person)

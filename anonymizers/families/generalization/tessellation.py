@@ -21,7 +21,13 @@ import pyarrow.csv as pacsv
 from psycopg import sql
 
 from anonymizers.db.groups import copy_out_groups
-from anonymizers.db.sqlfiles import copy_frame, copy_out, fetch_columns, run_sql_file
+from anonymizers.db.sqlfiles import (
+    copy_frame,
+    copy_out,
+    copy_stream,
+    fetch_columns,
+    run_sql_file,
+)
 from anonymizers.errors import InputError
 from anonymizers.pipeline.steps import step
 from anonymizers.release.spec import ReleaseSpec
@@ -184,8 +190,9 @@ def membership(spec: dict[str, Any]) -> None:
         _full_membership(conn, release)
 
 
-MOVE_COLUMNS = {"traj": pa.int64(), "person": pa.int64(), "from": pa.int64(),
-                "to": pa.int64()}
+# Trajectory and person numbers and cell ids all fit in 32 bits (moves.py keeps them so).
+MOVE_COLUMNS = {"traj": pa.int32(), "person": pa.int32(), "from": pa.int32(),
+                "to": pa.int32()}
 
 
 class _Moves:
@@ -218,16 +225,21 @@ class _Moves:
 def _read_moves(conn: psycopg.Connection, release: ReleaseSpec,
                 name: str) -> list[np.ndarray]:
     """(trajectory, person, from cell, to cell) arrays of the moves the COPY in ``name``
-    writes."""
+    writes, parsed block by block as the server sends them (only the arrays are held)."""
     # The window over the trajectories' memberships sorts them in memory (as 120 does).
     conn.execute("SET LOCAL work_mem = '256MB'")
-    data = copy_out(conn, VORONOI + name, work=release.work_schema)
-    if not data:
-        return [np.zeros(0, dtype=np.int64)] * 4
-    table = pacsv.read_csv(pa.py_buffer(data),
-                           read_options=pacsv.ReadOptions(column_names=list(MOVE_COLUMNS)),
-                           convert_options=pacsv.ConvertOptions(column_types=MOVE_COLUMNS))
-    return [table[name].to_numpy() for name in MOVE_COLUMNS]
+    blocks: list[list[np.ndarray]] = []
+    with copy_stream(conn, VORONOI + name, work=release.work_schema) as stream:
+        if stream.peek(1):  # pyarrow refuses an empty CSV
+            reader = pacsv.open_csv(
+                stream, read_options=pacsv.ReadOptions(column_names=list(MOVE_COLUMNS),
+                                                       use_threads=False),
+                convert_options=pacsv.ConvertOptions(column_types=MOVE_COLUMNS))
+            blocks.extend([batch.column(i).to_numpy() for i in range(len(MOVE_COLUMNS))]
+                          for batch in reader)
+    if not blocks:
+        return [np.zeros(0, dtype=np.int32)] * len(MOVE_COLUMNS)
+    return [np.concatenate(column) for column in zip(*blocks, strict=True)]
 
 
 def _statistics(conn: psycopg.Connection, release: ReleaseSpec, updated: bool,
