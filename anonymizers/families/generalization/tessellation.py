@@ -21,13 +21,7 @@ import pyarrow.csv as pacsv
 from psycopg import sql
 
 from anonymizers.db.groups import copy_out_groups
-from anonymizers.db.sqlfiles import (
-    copy_frame,
-    copy_out,
-    copy_stream,
-    fetch_columns,
-    run_sql_file,
-)
+from anonymizers.db.sqlfiles import copy_frame, copy_out, fetch_columns, run_sql_file
 from anonymizers.errors import InputError
 from anonymizers.pipeline.steps import step
 from anonymizers.release.spec import ReleaseSpec
@@ -165,8 +159,8 @@ def voronoi(spec: dict[str, Any]) -> None:
 
 
 def _full_membership(conn: psycopg.Connection, release: ReleaseSpec) -> None:
-    run_sql_file(conn, VORONOI + "120_membership.sql", work=release.work_schema)
-    run_sql_file(conn, VORONOI + "128_crossings.sql", work=release.work_schema)
+    for name in ("120_membership.sql", "128_crossings.sql", "129_segments_kept.sql"):
+        run_sql_file(conn, VORONOI + name, work=release.work_schema)
 
 
 def _update_membership(conn: psycopg.Connection, release: ReleaseSpec) -> None:
@@ -179,6 +173,7 @@ def _update_membership(conn: psycopg.Connection, release: ReleaseSpec) -> None:
     counts = fetch_columns(conn, VORONOI + "126_update_counts.sql", work=release.work_schema)
     middle = time.perf_counter()
     run_sql_file(conn, VORONOI + "128_crossings.sql", work=release.work_schema)
+    run_sql_file(conn, VORONOI + "129_segments_added.sql", work=release.work_schema)
     log.info("membership update: %s changed cells, %s fixes looked at, %s moved, %s segments "
              "looked at, %s re-crossed (%.1f s + %.1f s)", counts["changed_cells"][0],
              counts["candidates"][0], counts["moved_points"][0], counts["rerouted_segments"][0],
@@ -225,21 +220,18 @@ class _Moves:
 def _read_moves(conn: psycopg.Connection, release: ReleaseSpec,
                 name: str) -> list[np.ndarray]:
     """(trajectory, person, from cell, to cell) arrays of the moves the COPY in ``name``
-    writes, parsed block by block as the server sends them (only the arrays are held)."""
+    writes. (Parsed block by block as the server sends them, the 5M city's moves took 10.4
+    s against 6.7 s, for a peak RSS of 361 against 392 MiB.)"""
     # The window over the trajectories' memberships sorts them in memory (as 120 does).
     conn.execute("SET LOCAL work_mem = '256MB'")
-    blocks: list[list[np.ndarray]] = []
-    with copy_stream(conn, VORONOI + name, work=release.work_schema) as stream:
-        if stream.peek(1):  # pyarrow refuses an empty CSV
-            reader = pacsv.open_csv(
-                stream, read_options=pacsv.ReadOptions(column_names=list(MOVE_COLUMNS),
-                                                       use_threads=False),
-                convert_options=pacsv.ConvertOptions(column_types=MOVE_COLUMNS))
-            blocks.extend([batch.column(i).to_numpy() for i in range(len(MOVE_COLUMNS))]
-                          for batch in reader)
-    if not blocks:
+    data = copy_out(conn, VORONOI + name, work=release.work_schema)
+    if not data:  # pyarrow refuses an empty CSV
         return [np.zeros(0, dtype=np.int32)] * len(MOVE_COLUMNS)
-    return [np.concatenate(column) for column in zip(*blocks, strict=True)]
+    table = pacsv.read_csv(pa.py_buffer(data),
+                           read_options=pacsv.ReadOptions(column_names=list(MOVE_COLUMNS)),
+                           convert_options=pacsv.ConvertOptions(column_types=MOVE_COLUMNS))
+    del data
+    return [table[column].to_numpy() for column in MOVE_COLUMNS]
 
 
 def _statistics(conn: psycopg.Connection, release: ReleaseSpec, updated: bool,

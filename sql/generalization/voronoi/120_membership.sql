@@ -11,10 +11,11 @@
 -- fixes' GiST index. OFFSET 0 keeps the planner from turning the join around to feed the
 -- DISTINCT ON from the (traj_id, t) index (EXPLAIN ANALYZE, whole T-Drive, 793k fixes,
 -- 6381 cells: 2.7 s, against 26 s with a per-fix probe of the cells' index).
--- {work}.segments holds every segment between consecutive fixes of a trajectory, with a
--- GiST index on its line: it does not depend on the cells, and lets a membership update
--- find the segments a change of cells can reroute by a spatial join
--- (125_membership_update.sql) instead of reading whole trajectories.
+-- The segments between two fixes in different cells (or in a gap) go to recross, for
+-- 128_crossings.sql; 129_segments_kept.sql then keeps them, with their GiST index, as
+-- {work}.segments, where a membership update finds the segments a change of cells can
+-- reroute by a spatial join (125_membership_update.sql). A segment between two fixes of
+-- one cell stays inside it (cells are convex), so it has no crossings until an end moves.
 -- Produces {work}.point_cells, {work}.segments, {work}.crossings and the view
 -- {work}.memberships (fixes + crossings). Identifiers: work.
 SET LOCAL work_mem = '256MB';
@@ -49,31 +50,19 @@ SELECT traj_id, user_id, t, cell_id FROM {work}.point_cells WHERE cell_id IS NOT
 UNION ALL
 SELECT traj_id, user_id, t, cell_id FROM {work}.crossings;
 
-DROP TABLE IF EXISTS {work}.segments;
-CREATE TABLE {work}.segments AS
+DROP TABLE IF EXISTS {work}.recross;
+CREATE TABLE {work}.recross AS
 SELECT row_number() OVER () AS seg_id, *,
        ST_X(ST_StartPoint(line)) AS ax, ST_Y(ST_StartPoint(line)) AS ay,
        ST_X(ST_EndPoint(line)) - ST_X(ST_StartPoint(line)) AS dx,
        ST_Y(ST_EndPoint(line)) - ST_Y(ST_StartPoint(line)) AS dy
 FROM (
     SELECT traj_id, user_id, t AS t1, lead(t) OVER w AS t2,
+           cell_id AS c1, lead(cell_id) OVER w AS c2,
            ST_MakeLine(geom, lead(geom) OVER w) AS line
-    FROM {work}.points
+    FROM {work}.point_cells
     WINDOW w AS (PARTITION BY traj_id ORDER BY t)
 ) AS s
-WHERE t2 IS NOT NULL;
-CREATE INDEX ON {work}.segments USING gist (line);
-CREATE INDEX ON {work}.segments (traj_id, t1);
-CREATE INDEX ON {work}.segments (traj_id, t2);
-ANALYZE {work}.segments;
-
 -- Cells are convex: a segment with both ends in one cell stays inside it. A segment with
 -- an end in a gap may cross cells on its way to or from the box's edge.
-DROP TABLE IF EXISTS {work}.recross;
-CREATE TABLE {work}.recross AS
-SELECT s.seg_id, s.traj_id, s.user_id, s.t1, s.t2, a.cell_id AS c1, b.cell_id AS c2, s.line,
-       s.ax, s.ay, s.dx, s.dy
-FROM {work}.segments AS s
-JOIN {work}.point_cells AS a ON a.traj_id = s.traj_id AND a.t = s.t1
-JOIN {work}.point_cells AS b ON b.traj_id = s.traj_id AND b.t = s.t2
-WHERE a.cell_id IS NULL OR a.cell_id IS DISTINCT FROM b.cell_id;
+WHERE t2 IS NOT NULL AND (c1 IS NULL OR c1 IS DISTINCT FROM c2);

@@ -69,49 +69,76 @@ WITH moved AS (
 SELECT * FROM moved;
 ANALYZE {work}.moved_points;
 
--- The segments to look at again: those meeting a region (regions outer, probing the
--- segments' GiST index), those with an end that changed cell (or, when the box moved,
--- lies in a gap: 128_crossings.sql bounds them by the box), and those that crossed a
--- removed cell.
-DROP TABLE IF EXISTS {work}.rerouted;
-CREATE TABLE {work}.rerouted AS
+-- The segments to look at again (traj_id, t1): those in {work}.segments meeting a region
+-- (regions outer, probing its GiST index), those with an end that changed cell (or, when
+-- the box moved, lies in a gap: 128_crossings.sql bounds them by the box), and those that
+-- crossed a removed cell. {work}.segments holds every segment that ran between two cells
+-- at some point since the last full membership (129_segments_kept.sql,
+-- 129_segments_added.sql); any other segment has had both ends in one cell all along,
+-- and no crossings. The segments at a moved end are built from its neighbouring fixes.
+DROP TABLE IF EXISTS {work}.moved_ends;
+CREATE TABLE {work}.moved_ends AS
 WITH ends AS (
     SELECT traj_id, t FROM {work}.moved_points
     UNION ALL
     SELECT traj_id, t FROM {work}.point_cells
     WHERE cell_id IS NULL AND (SELECT moved FROM {work}.box_moved)
+), fixes AS (
+    SELECT pc.traj_id, pc.user_id, pc.t, pc.geom
+    FROM ends AS e
+    JOIN {work}.point_cells AS pc USING (traj_id, t)
+), both_sides AS (
+    SELECT f.traj_id, f.user_id, f.t AS t1, n.t AS t2, ST_MakeLine(f.geom, n.geom) AS line
+    FROM fixes AS f
+    CROSS JOIN LATERAL (
+        SELECT pc.t, pc.geom FROM {work}.point_cells AS pc
+        WHERE pc.traj_id = f.traj_id AND pc.t > f.t ORDER BY pc.t LIMIT 1
+    ) AS n
+    UNION ALL
+    SELECT f.traj_id, f.user_id, p.t AS t1, f.t AS t2, ST_MakeLine(p.geom, f.geom) AS line
+    FROM fixes AS f
+    CROSS JOIN LATERAL (
+        SELECT pc.t, pc.geom FROM {work}.point_cells AS pc
+        WHERE pc.traj_id = f.traj_id AND pc.t < f.t ORDER BY pc.t DESC LIMIT 1
+    ) AS p
 )
-SELECT s.seg_id, s.traj_id
-FROM {work}.regions AS r
-CROSS JOIN LATERAL (
-    SELECT seg_id, traj_id FROM {work}.segments AS s
-    WHERE ST_Intersects(r.geom, s.line) OFFSET 0
-) AS s
-UNION
-SELECT s.seg_id, s.traj_id FROM ends AS e
-JOIN {work}.segments AS s ON s.traj_id = e.traj_id AND s.t1 = e.t
-UNION
-SELECT s.seg_id, s.traj_id FROM ends AS e
-JOIN {work}.segments AS s ON s.traj_id = e.traj_id AND s.t2 = e.t
-UNION
-SELECT s.seg_id, s.traj_id FROM {work}.crossings AS x
-JOIN {work}.segments AS s ON s.traj_id = x.traj_id AND s.t1 = x.t1
-WHERE x.cell_id IN (SELECT cell_id FROM {work}.removed_cells);
+SELECT DISTINCT ON (traj_id, t1) * FROM both_sides ORDER BY traj_id, t1;
+
+DROP TABLE IF EXISTS {work}.rerouted;
+CREATE TABLE {work}.rerouted AS
+SELECT traj_id, user_id, t1, t2, line FROM {work}.moved_ends
+UNION ALL
+SELECT s.traj_id, s.user_id, s.t1, s.t2, s.line
+FROM (
+    SELECT s.traj_id, s.t1
+    FROM {work}.regions AS r
+    CROSS JOIN LATERAL (
+        SELECT traj_id, t1 FROM {work}.segments AS s
+        WHERE ST_Intersects(r.geom, s.line) OFFSET 0
+    ) AS s
+    UNION
+    SELECT traj_id, t1 FROM {work}.crossings
+    WHERE cell_id IN (SELECT cell_id FROM {work}.removed_cells)
+    EXCEPT
+    SELECT traj_id, t1 FROM {work}.moved_ends
+) AS k
+JOIN {work}.segments AS s ON s.traj_id = k.traj_id AND s.t1 = k.t1;
 ANALYZE {work}.rerouted;
 
 DELETE FROM {work}.crossings AS x
 USING {work}.rerouted AS r
-JOIN {work}.segments AS s USING (seg_id)
-WHERE x.traj_id = s.traj_id AND x.t1 = s.t1;
+WHERE x.traj_id = r.traj_id AND x.t1 = r.t1;
 
 -- As in 120_membership.sql: only segments whose ends lie in different cells, or in a gap,
 -- can cross a cell.
 DROP TABLE IF EXISTS {work}.recross;
 CREATE TABLE {work}.recross AS
-SELECT s.seg_id, s.traj_id, s.user_id, s.t1, s.t2, a.cell_id AS c1, b.cell_id AS c2, s.line,
-       s.ax, s.ay, s.dx, s.dy
+SELECT row_number() OVER () AS seg_id, r.traj_id, r.user_id, r.t1, r.t2,
+       a.cell_id AS c1, b.cell_id AS c2, r.line,
+       ST_X(ST_StartPoint(r.line)) AS ax, ST_Y(ST_StartPoint(r.line)) AS ay,
+       ST_X(ST_EndPoint(r.line)) - ST_X(ST_StartPoint(r.line)) AS dx,
+       ST_Y(ST_EndPoint(r.line)) - ST_Y(ST_StartPoint(r.line)) AS dy
 FROM {work}.rerouted AS r
-JOIN {work}.segments AS s USING (seg_id, traj_id)
-JOIN {work}.point_cells AS a ON a.traj_id = s.traj_id AND a.t = s.t1
-JOIN {work}.point_cells AS b ON b.traj_id = s.traj_id AND b.t = s.t2
+JOIN {work}.point_cells AS a ON a.traj_id = r.traj_id AND a.t = r.t1
+JOIN {work}.point_cells AS b ON b.traj_id = r.traj_id AND b.t = r.t2
 WHERE a.cell_id IS NULL OR a.cell_id IS DISTINCT FROM b.cell_id;

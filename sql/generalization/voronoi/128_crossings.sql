@@ -1,7 +1,8 @@
 -- Crossings of the segments in {work}.recross(seg_id, traj_id, user_id, t1, t2, c1, c2,
 -- line, ax, ay, dx, dy: from A = (ax, ay) to A + (dx, dy)), all segments after a full
 -- membership, the affected ones after an update: every cell a segment runs through, other than
--- its ends' cells, entered at the interpolated time. Identifiers: work.
+-- its ends' cells, entered at the interpolated time. recross stays, with its GiST index,
+-- for 129_segments_kept.sql and 129_segments_added.sql. Identifiers: work.
 --
 -- Which cells: those whose polygon meets the segment. Cells are the outer side, so each
 -- polygon is prepared once and probes the segments' GiST index (EXPLAIN ANALYZE, whole
@@ -78,7 +79,6 @@ FROM bounded
 WHERE s_out > s_in;
 CREATE INDEX IF NOT EXISTS crossings_traj_t1_idx ON {work}.crossings (traj_id, t1);
 CREATE INDEX IF NOT EXISTS crossings_cell_idx ON {work}.crossings (cell_id);
-DROP TABLE {work}.recross;
 RESET min_parallel_table_scan_size;  -- for the rest of the step's transaction
 RESET parallel_setup_cost;
 RESET parallel_tuple_cost;

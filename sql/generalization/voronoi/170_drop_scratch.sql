@@ -1,6 +1,6 @@
 -- What only progressive generalization needs (the segments and their index are the size
 -- of the window's fixes): dropped once the cells are final. A re-run of the step rebuilds
 -- them with a full membership. Identifiers: work.
-DROP TABLE IF EXISTS {work}.segments, {work}.rerouted, {work}.candidates, {work}.relocated,
-    {work}.moved_points, {work}.regions, {work}.removed_cells, {work}.changed_trajectories,
-    {work}.trajectory_numbers;
+DROP TABLE IF EXISTS {work}.segments, {work}.recross, {work}.moved_ends, {work}.rerouted,
+    {work}.candidates, {work}.relocated, {work}.moved_points, {work}.regions,
+    {work}.removed_cells, {work}.changed_trajectories, {work}.trajectory_numbers;
