@@ -55,3 +55,9 @@ def test_flows_between_match_the_counts_on_random_moves() -> None:
     a, b = rng.integers(0, 32, size=(2, 500))
     assert moves.counts().between(a, b).tolist() == [
         len(brute.get((int(x), int(y)), ())) for x, y in zip(a, b, strict=True)]
+
+
+def test_ids_too_large_for_one_key_per_move_are_refused_not_wrapped() -> None:
+    big = np.iinfo(np.int32).max
+    with pytest.raises(OverflowError, match="64-bit key"):
+        make_moves([(1, big, big, big - 1)]).counts()
