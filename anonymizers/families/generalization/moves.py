@@ -20,6 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 __all__ = ["MoveCounts", "TrajectoryMoves"]
 
@@ -33,7 +34,7 @@ class MoveCounts:
     to_cell: np.ndarray
     persons: np.ndarray
 
-    def between(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    def between(self, a: ArrayLike, b: ArrayLike) -> np.ndarray:
         """Persons moving from ``a[i]`` to ``b[i]`` for every i (0 where nobody did)."""
         a, b = np.asarray(a, dtype=np.int64), np.asarray(b, dtype=np.int64)
         found = np.zeros(len(a), dtype=np.int64)
@@ -68,7 +69,8 @@ class TrajectoryMoves:
         self.trajectory, self.person, self.from_cell, self.to_cell = (empty,) * 4
 
     @classmethod
-    def from_arrays(cls, trajectory, person, from_cell, to_cell) -> TrajectoryMoves:
+    def from_arrays(cls, trajectory: ArrayLike, person: ArrayLike, from_cell: ArrayLike,
+                    to_cell: ArrayLike) -> TrajectoryMoves:
         moves = cls()
         moves.replace([], trajectory, person, from_cell, to_cell)
         return moves
@@ -76,7 +78,8 @@ class TrajectoryMoves:
     def __len__(self) -> int:
         return len(self.trajectory)
 
-    def replace(self, trajectories, trajectory, person, from_cell, to_cell) -> None:
+    def replace(self, trajectories: ArrayLike, trajectory: ArrayLike, person: ArrayLike,
+                from_cell: ArrayLike, to_cell: ArrayLike) -> None:
         """Drop the moves of ``trajectories`` and add the given ones (theirs, now)."""
         keep = ~np.isin(self.trajectory, np.asarray(trajectories, dtype=np.int32))
         columns = [np.concatenate([old[keep], np.asarray(new, dtype=np.int32)])
