@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from anonymizers.families.generalization.characteristic_points import (
         CharacteristicPointParams,
     )
+    from anonymizers.families.generalization.moves import TrajectoryMoves
 
 __all__ = [
     "characteristic_points",
@@ -196,35 +197,35 @@ class _Moves:
     (a step changes a fraction of the trajectories; the other ones' moves stand)."""
 
     def __init__(self) -> None:
+        self.kept: TrajectoryMoves | None = None
+
+    def refresh(self, conn: psycopg.Connection, release: ReleaseSpec,
+                updated: bool) -> TrajectoryMoves:
+        """The moves after the current membership (``updated``: since the last refresh)."""
         from anonymizers.families.generalization.moves import TrajectoryMoves
 
-        self.kept = TrajectoryMoves()
-        self.read = False
-
-    def refresh(self, conn: psycopg.Connection, release: ReleaseSpec, updated: bool) -> None:
         work = release.work_schema
-        if updated and self.read:
+        if updated and self.kept is not None:
             changed = fetch_columns(conn, VORONOI + "142_changed_trajectories.sql",
                                     work=work)["traj_no"]
-            self.kept.replace(changed, *_read_moves(conn, release,
-                                                    "143_changed_moves_for_python.sql"))
-            return
-        from anonymizers.families.generalization.moves import TrajectoryMoves
-
-        run_sql_file(conn, VORONOI + "127_trajectory_numbers.sql", work=work)
-        self.kept = TrajectoryMoves.from_arrays(
-            *_read_moves(conn, release, "141_moves_for_python.sql"))
-        self.read = True
+            self.kept.replace(changed, *_read_moves(conn, release, "changed_memberships"))
+        else:
+            run_sql_file(conn, VORONOI + "127_trajectory_numbers.sql", work=work)
+            self.kept = TrajectoryMoves.from_arrays(*_read_moves(conn, release, "memberships"))
+        return self.kept
 
 
 def _read_moves(conn: psycopg.Connection, release: ReleaseSpec,
-                name: str) -> list[np.ndarray]:
-    """(trajectory, person, from cell, to cell) arrays of the moves the COPY in ``name``
-    writes. (Parsed block by block as the server sends them, the 5M city's moves took 10.4
-    s against 6.7 s, for a peak RSS of 361 against 392 MiB.)"""
+                memberships: str) -> list[np.ndarray]:
+    """(trajectory, person, from cell, to cell) arrays of the moves in the work view
+    ``memberships`` (141_moves_for_python.sql). (Parsed block by block as the server sends
+    them, the 5M city's moves took 10.4 s against 6.7 s, for a peak RSS of 361 against 392
+    MiB.)"""
     # The window over the trajectories' memberships sorts them in memory (as 120 does).
     conn.execute("SET LOCAL work_mem = '256MB'")
-    data = copy_out(conn, VORONOI + name, work=release.work_schema)
+    work = release.work_schema
+    data = copy_out(conn, VORONOI + "141_moves_for_python.sql", work=work,
+                    memberships=(work, memberships))
     if not data:  # pyarrow refuses an empty CSV
         return [np.zeros(0, dtype=np.int32)] * len(MOVE_COLUMNS)
     table = pacsv.read_csv(pa.py_buffer(data),
@@ -252,10 +253,9 @@ def _statistics(conn: psycopg.Connection, release: ReleaseSpec, updated: bool,
     displacement = (float(columns["displacement_sum_m"].sum()
                           / max(columns["n_points"].sum(), 1)),
                     float(columns["displacement_max_m"].max()))
-    moves.refresh(conn, release, updated)
+    counts = moves.refresh(conn, release, updated).counts()
     pairs = fetch_columns(conn, VORONOI + "140_neighbour_pairs.sql", work=work)
     a, b = (np.array(pairs[column], dtype=np.int64) for column in ("a_id", "b_id"))
-    counts = moves.kept.counts()
     flows = NeighbourFlows(a=a, b=b, a_to_b=counts.between(a, b), b_to_a=counts.between(b, a))
     return stats, flows, displacement
 

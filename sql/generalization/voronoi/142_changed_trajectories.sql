@@ -1,12 +1,23 @@
 -- The trajectories a membership update may have changed (125_membership_update.sql):
 -- those with a fix that changed cell or a segment whose crossings were recomputed. Any
 -- other trajectory visits the same cells in the same order, so its moves stand.
--- Returns traj_no. Identifiers: work.
-DROP TABLE IF EXISTS {work}.changed_trajectories;
+-- changed_memberships holds their memberships, read through each table's (traj_id, ...)
+-- index (a filter on the memberships view would be applied after its UNION ALL), for
+-- 141_moves_for_python.sql. Returns traj_no. Identifiers: work.
+DROP TABLE IF EXISTS {work}.changed_trajectories CASCADE;
 CREATE TABLE {work}.changed_trajectories AS
 SELECT traj_id FROM {work}.moved_points
 UNION
 SELECT traj_id FROM {work}.rerouted;
+CREATE VIEW {work}.changed_memberships AS
+SELECT pc.traj_id, pc.t, pc.cell_id
+FROM {work}.changed_trajectories AS c
+JOIN {work}.point_cells AS pc ON pc.traj_id = c.traj_id
+WHERE pc.cell_id IS NOT NULL
+UNION ALL
+SELECT x.traj_id, x.t, x.cell_id
+FROM {work}.changed_trajectories AS c
+JOIN {work}.crossings AS x ON x.traj_id = c.traj_id;
 SELECT n.traj_no
 FROM {work}.changed_trajectories AS c
 JOIN {work}.trajectory_numbers AS n USING (traj_id);

@@ -3,4 +3,5 @@
 -- them with a full membership. Identifiers: work.
 DROP TABLE IF EXISTS {work}.segments, {work}.recross, {work}.moved_ends, {work}.rerouted,
     {work}.candidates, {work}.relocated, {work}.moved_points, {work}.regions,
-    {work}.removed_cells, {work}.changed_trajectories, {work}.trajectory_numbers;
+    {work}.removed_cells, {work}.changed_trajectories, {work}.trajectory_numbers
+    CASCADE;
