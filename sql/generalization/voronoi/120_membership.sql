@@ -39,6 +39,9 @@ WHERE NOT EXISTS (SELECT 1 FROM {work}.point_cells AS pc
                   WHERE pc.traj_id = p.traj_id AND pc.t = p.t);
 CREATE INDEX ON {work}.point_cells (cell_id);
 CREATE INDEX ON {work}.point_cells (traj_id, t);
+-- Analysed now, not whenever autovacuum gets to it: every membership update of progressive
+-- generalization plans its joins on this table's statistics.
+ANALYZE {work}.point_cells;
 
 DROP TABLE IF EXISTS {work}.crossings;
 CREATE TABLE {work}.crossings (
