@@ -262,6 +262,30 @@ def test_a_segment_through_a_cell_without_a_fix_visits_it_in_time_order(
     assert derived == anonymizer_sequences(conn, spec.work_schema)
 
 
+def test_segments_going_straight_into_the_next_cell_cross_what_a_full_computation_finds(
+        loaded_city: str, conn: psycopg.Connection) -> None:
+    """The crossing step's shortcut (no polygon for a segment meeting its two cells'
+    bisector inside their shared edge) gives the crossings of the general computation."""
+    spec = run_voronoi_steps(voronoi_params(k=3), until="membership")
+    work = spec.work_schema
+    between, general = one(conn, f"SELECT (SELECT count(*) FROM {work}.segments), "
+                                 f"(SELECT count(*) FROM {work}.recross_full)")
+    assert 0 < general < between / 2, (general, between)  # both ways taken, mostly straight
+    snapshot = f"SELECT traj_id, t1, t, cell_id FROM {work}.crossings"
+    conn.execute(f"CREATE TABLE {work}.crossings_shortcut AS {snapshot}")
+    conn.execute(f"TRUNCATE {work}.cell_edges")  # no shared edge known: all the general way
+    tessellation.membership(spec.to_dict())
+    assert scalar(conn, f"SELECT count(*) FROM {work}.recross_full") == between
+    only_shortcut, only_general = one(conn, f"""
+        SELECT (SELECT count(*) FROM (TABLE {work}.crossings_shortcut
+                                      EXCEPT ALL {snapshot}) AS a),
+               (SELECT count(*) FROM ({snapshot}
+                                      EXCEPT ALL TABLE {work}.crossings_shortcut) AS b)
+    """)
+    assert (only_shortcut, only_general) == (0, 0)
+    assert scalar(conn, f"SELECT count(*) FROM {work}.crossings") > 0
+
+
 # ------------------------------------------------------- 5. progressive generalization
 
 
@@ -318,12 +342,13 @@ def test_progressive_generalization_merges_until_every_generator_has_k_persons(
     assert generators_with_few_persons_near(conn, work, k, RADIUS) == []
 
 
+@pytest.mark.parametrize("k", [3, 5])
 def test_incremental_membership_equals_a_full_one_and_the_verifiers(
-        loaded_city: str, conn: psycopg.Connection) -> None:
+        loaded_city: str, conn: psycopg.Connection, k: int) -> None:
     """After progressive generalization (membership updated only where the cells
     changed), recomputing the membership from scratch changes nothing, and the verifier
     derives the same sequences."""
-    spec = run_voronoi_steps(voronoi_params(k=3), until="progressive_generalization")
+    spec = run_voronoi_steps(voronoi_params(k=k), until="progressive_generalization")
     work = spec.work_schema
     snapshot = (f"SELECT traj_id, cell_id, date_trunc('milliseconds', t) AS t "
                 f"FROM {work}.memberships")

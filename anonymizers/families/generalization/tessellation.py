@@ -152,6 +152,7 @@ def _rebuild_cells(conn: psycopg.Connection, release: ReleaseSpec) -> None:
                  {"srid": release.srid, "margin": float(release.params["radius"]),
                   "snap": float(release.params["snap"])},
                  work=release.work_schema)
+    run_sql_file(conn, VORONOI + "112_cell_edges.sql", work=release.work_schema)
 
 
 def voronoi(spec: dict[str, Any]) -> None:
@@ -171,14 +172,16 @@ def _update_membership(conn: psycopg.Connection, release: ReleaseSpec) -> None:
     started = time.perf_counter()
     run_sql_file(conn, VORONOI + "124_changed_cells.sql", work=release.work_schema)
     run_sql_file(conn, VORONOI + "125_membership_update.sql", work=release.work_schema)
-    counts = fetch_columns(conn, VORONOI + "126_update_counts.sql", work=release.work_schema)
     middle = time.perf_counter()
     run_sql_file(conn, VORONOI + "128_crossings.sql", work=release.work_schema)
-    run_sql_file(conn, VORONOI + "129_segments_added.sql", work=release.work_schema)
+    run_sql_file(conn, VORONOI + "129_segments_changed.sql", work=release.work_schema)
+    counts = fetch_columns(conn, VORONOI + "126_update_counts.sql", work=release.work_schema)
     log.info("membership update: %s changed cells, %s fixes looked at, %s moved, %s segments "
-             "looked at, %s re-crossed (%.1f s + %.1f s)", counts["changed_cells"][0],
-             counts["candidates"][0], counts["moved_points"][0], counts["rerouted_segments"][0],
-             counts["recrossed_segments"][0], middle - started, time.perf_counter() - middle)
+             "looked at, %s between two cells, %s not straight into the next cell "
+             "(%.1f s + %.1f s)", counts["changed_cells"][0], counts["candidates"][0],
+             counts["moved_points"][0], counts["rerouted_segments"][0],
+             counts["recrossed_segments"][0], counts["fully_recrossed_segments"][0],
+             middle - started, time.perf_counter() - middle)
 
 
 def membership(spec: dict[str, Any]) -> None:

@@ -11,11 +11,11 @@
 -- fixes' GiST index. OFFSET 0 keeps the planner from turning the join around to feed the
 -- DISTINCT ON from the (traj_id, t) index (EXPLAIN ANALYZE, whole T-Drive, 793k fixes,
 -- 6381 cells: 2.7 s, against 26 s with a per-fix probe of the cells' index).
--- The segments between two fixes in different cells (or in a gap) go to recross, for
--- 128_crossings.sql; 129_segments_kept.sql then keeps them, with their GiST index, as
--- {work}.segments, where a membership update finds the segments a change of cells can
--- reroute by a spatial join (125_membership_update.sql). A segment between two fixes of
--- one cell stays inside it (cells are convex), so it has no crossings until an end moves.
+-- The segments between two fixes in different cells (or in a gap) go to recross, with
+-- their ends' cells, for 128_crossings.sql; 129_segments_kept.sql then keeps them as
+-- {work}.segments, where a membership update finds those running through a cell that
+-- changed (125_membership_update.sql). A segment between two fixes of one cell stays
+-- inside it (cells are convex), so it has no crossings until an end moves.
 -- Produces {work}.point_cells, {work}.segments, {work}.crossings and the view
 -- {work}.memberships (fixes + crossings). Identifiers: work.
 SET LOCAL work_mem = '256MB';

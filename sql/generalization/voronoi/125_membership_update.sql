@@ -15,12 +15,9 @@
 -- disjoint interiors): that is its cell, as a full membership would find. The others
 -- (on an edge, on a sliver a change moved to a neighbour, in a dropped cell) are dealt
 -- among all cells with the full membership's rule, and stay gaps if none holds them.
--- A segment keeps its crossings unless an end changed cell or it meets a region: it
--- meets the same cells as before, of the same generators (a cell whose generator moved
--- changed its polygon, and a removed cell's area now lies in regions). The crossings of
--- the segments looked at (recross) are recomputed by 128_crossings.sql. Fixes of removed
--- cells and segments that crossed one lie in a region too: they are also taken by id, in
--- case polygon rounding left one just outside it.
+-- The crossings of the segments looked at (recross, see below) are recomputed by
+-- 128_crossings.sql. Fixes of removed cells lie in a region too: they are also taken by
+-- id, in case polygon rounding left one just outside it.
 -- Identifiers: work.
 SET LOCAL work_mem = '256MB';
 DROP TABLE IF EXISTS {work}.candidates;
@@ -69,13 +66,17 @@ WITH moved AS (
 SELECT * FROM moved;
 ANALYZE {work}.moved_points;
 
--- The segments to look at again (traj_id, t1): those in {work}.segments meeting a region
--- (regions outer, probing its GiST index), those with an end that changed cell (or, when
--- the box moved, lies in a gap: 128_crossings.sql bounds them by the box), and those that
--- crossed a removed cell. {work}.segments holds every segment that ran between two cells
--- at some point since the last full membership (129_segments_kept.sql,
--- 129_segments_added.sql); any other segment has had both ends in one cell all along,
--- and no crossings. The segments at a moved end are built from its neighbouring fixes.
+-- The segments to look at again (rerouted): those at a fix that changed cell (or, when the
+-- box moved, lies in a gap: 128_crossings.sql bounds such a segment by the box), rebuilt
+-- from the fix's neighbours with their ends' cells, and those in {work}.segments that
+-- run through a cell that changed or was removed: an end's cell or a crossed one. Any
+-- other segment keeps its crossings: it lies in the cells it runs through (its ends'
+-- cells and its crossings), whose polygons and generators are what they were, so no
+-- other cell can hold a stretch of it. {work}.segments holds every segment whose ends lie
+-- in two cells or in a gap, with their cells (129_segments_kept.sql, kept so by
+-- 129_segments_changed.sql); one whose ends lie in one cell stays inside it (cells are
+-- convex) and has no crossings. Most segments looked at go straight into the neighbouring
+-- cell and cost 128_crossings.sql no polygon.
 DROP TABLE IF EXISTS {work}.moved_ends;
 CREATE TABLE {work}.moved_ends AS
 WITH ends AS (
@@ -84,61 +85,71 @@ WITH ends AS (
     SELECT traj_id, t FROM {work}.point_cells
     WHERE cell_id IS NULL AND (SELECT moved FROM {work}.box_moved)
 ), fixes AS (
-    SELECT pc.traj_id, pc.user_id, pc.t, pc.geom
+    SELECT pc.traj_id, pc.user_id, pc.t, pc.geom, pc.cell_id
     FROM ends AS e
     JOIN {work}.point_cells AS pc USING (traj_id, t)
 ), both_sides AS (
-    SELECT f.traj_id, f.user_id, f.t AS t1, n.t AS t2, ST_MakeLine(f.geom, n.geom) AS line
+    SELECT f.traj_id, f.user_id, f.t AS t1, n.t AS t2, f.cell_id AS c1, n.cell_id AS c2,
+           ST_MakeLine(f.geom, n.geom) AS line
     FROM fixes AS f
     CROSS JOIN LATERAL (
-        SELECT pc.t, pc.geom FROM {work}.point_cells AS pc
+        SELECT pc.t, pc.geom, pc.cell_id FROM {work}.point_cells AS pc
         WHERE pc.traj_id = f.traj_id AND pc.t > f.t ORDER BY pc.t LIMIT 1
     ) AS n
     UNION ALL
-    SELECT f.traj_id, f.user_id, p.t AS t1, f.t AS t2, ST_MakeLine(p.geom, f.geom) AS line
+    SELECT f.traj_id, f.user_id, p.t AS t1, f.t AS t2, p.cell_id AS c1, f.cell_id AS c2,
+           ST_MakeLine(p.geom, f.geom) AS line
     FROM fixes AS f
     CROSS JOIN LATERAL (
-        SELECT pc.t, pc.geom FROM {work}.point_cells AS pc
+        SELECT pc.t, pc.geom, pc.cell_id FROM {work}.point_cells AS pc
         WHERE pc.traj_id = f.traj_id AND pc.t < f.t ORDER BY pc.t DESC LIMIT 1
     ) AS p
 )
 SELECT DISTINCT ON (traj_id, t1) * FROM both_sides ORDER BY traj_id, t1;
+ANALYZE {work}.moved_ends;
+
+DROP TABLE IF EXISTS {work}.affected_cells;
+CREATE TABLE {work}.affected_cells AS
+SELECT cell_id FROM {work}.changed_cells
+UNION
+SELECT cell_id FROM {work}.removed_cells;
 
 DROP TABLE IF EXISTS {work}.rerouted;
 CREATE TABLE {work}.rerouted AS
-SELECT traj_id, user_id, t1, t2, line FROM {work}.moved_ends
+SELECT traj_id, user_id, t1, t2, c1, c2, line FROM {work}.moved_ends
 UNION ALL
-SELECT s.traj_id, s.user_id, s.t1, s.t2, s.line
+SELECT s.traj_id, s.user_id, s.t1, s.t2, s.c1, s.c2, s.line
 FROM (
-    SELECT s.traj_id, s.t1
-    FROM {work}.regions AS r
-    CROSS JOIN LATERAL (
-        SELECT traj_id, t1 FROM {work}.segments AS s
-        WHERE ST_Intersects(r.geom, s.line) OFFSET 0
-    ) AS s
+    SELECT traj_id, t1 FROM {work}.segments
+    WHERE c1 IN (SELECT cell_id FROM {work}.affected_cells)
+       OR c2 IN (SELECT cell_id FROM {work}.affected_cells)
     UNION
     SELECT traj_id, t1 FROM {work}.crossings
-    WHERE cell_id IN (SELECT cell_id FROM {work}.removed_cells)
+    WHERE cell_id IN (SELECT cell_id FROM {work}.affected_cells)
     EXCEPT
     SELECT traj_id, t1 FROM {work}.moved_ends
 ) AS k
 JOIN {work}.segments AS s ON s.traj_id = k.traj_id AND s.t1 = k.t1;
 ANALYZE {work}.rerouted;
 
-DELETE FROM {work}.crossings AS x
-USING {work}.rerouted AS r
-WHERE x.traj_id = r.traj_id AND x.t1 = r.t1;
+-- The trajectories whose crossings are deleted here (for 142_changed_trajectories.sql).
+DROP TABLE IF EXISTS {work}.uncrossed;
+CREATE TABLE {work}.uncrossed AS
+WITH deleted AS (
+    DELETE FROM {work}.crossings AS x
+    USING {work}.rerouted AS r
+    WHERE x.traj_id = r.traj_id AND x.t1 = r.t1
+    RETURNING x.traj_id
+)
+SELECT DISTINCT traj_id FROM deleted;
 
 -- As in 120_membership.sql: only segments whose ends lie in different cells, or in a gap,
 -- can cross a cell.
 DROP TABLE IF EXISTS {work}.recross;
 CREATE TABLE {work}.recross AS
-SELECT row_number() OVER () AS seg_id, r.traj_id, r.user_id, r.t1, r.t2,
-       a.cell_id AS c1, b.cell_id AS c2, r.line,
-       ST_X(ST_StartPoint(r.line)) AS ax, ST_Y(ST_StartPoint(r.line)) AS ay,
-       ST_X(ST_EndPoint(r.line)) - ST_X(ST_StartPoint(r.line)) AS dx,
-       ST_Y(ST_EndPoint(r.line)) - ST_Y(ST_StartPoint(r.line)) AS dy
-FROM {work}.rerouted AS r
-JOIN {work}.point_cells AS a ON a.traj_id = r.traj_id AND a.t = r.t1
-JOIN {work}.point_cells AS b ON b.traj_id = r.traj_id AND b.t = r.t2
-WHERE a.cell_id IS NULL OR a.cell_id IS DISTINCT FROM b.cell_id;
+SELECT row_number() OVER () AS seg_id, traj_id, user_id, t1, t2, c1, c2, line,
+       ST_X(ST_StartPoint(line)) AS ax, ST_Y(ST_StartPoint(line)) AS ay,
+       ST_X(ST_EndPoint(line)) - ST_X(ST_StartPoint(line)) AS dx,
+       ST_Y(ST_EndPoint(line)) - ST_Y(ST_StartPoint(line)) AS dy
+FROM {work}.rerouted
+WHERE c1 IS NULL OR c1 IS DISTINCT FROM c2;

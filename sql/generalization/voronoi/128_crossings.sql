@@ -1,8 +1,18 @@
 -- Crossings of the segments in {work}.recross(seg_id, traj_id, user_id, t1, t2, c1, c2,
--- line, ax, ay, dx, dy: from A = (ax, ay) to A + (dx, dy)), all segments after a full
--- membership, the affected ones after an update: every cell a segment runs through, other than
--- its ends' cells, entered at the interpolated time. recross stays, with its GiST index,
--- for 129_segments_kept.sql and 129_segments_added.sql. Identifiers: work.
+-- line, ax, ay, dx, dy: from A = (ax, ay) to A + (dx, dy)), all segments between two
+-- cells (or from or to a gap) after a full membership, the affected ones after an update:
+-- every cell a segment runs through, other than its ends' cells, entered at the
+-- interpolated time. recross stays for 129_segments_kept.sql and 129_segments_changed.sql.
+-- Identifiers: work.
+--
+-- Most segments go straight from their first cell into the neighbouring one: their ends
+-- a and b share an edge, and the segment meets the bisector of the two generators, at
+-- s* = (q_b - q_a) / (2 (p_b - p_a)) with p and q as below, inside that edge
+-- (112_cell_edges.sql). Cells are convex, so it then runs inside a up to that point and
+-- inside b after it: it crosses no cell, and needs no polygon. Only the others (recross_full:
+-- ends not neighbours, the bisector met beyond the shared edge or within a millimetre of
+-- its ends, an end in a gap) go through the general computation below. (5M-fix city, first
+-- step of progressive generalization: see the README.)
 --
 -- Which cells: those whose polygon meets the segment. Cells are the outer side, so each
 -- polygon is prepared once and probes the segments' GiST index (EXPLAIN ANALYZE, whole
@@ -29,18 +39,34 @@ SET LOCAL work_mem = '256MB';
 SET LOCAL min_parallel_table_scan_size = 0;
 SET LOCAL parallel_setup_cost = 0;
 SET LOCAL parallel_tuple_cost = 0;
-CREATE INDEX ON {work}.recross USING gist (line);
-ANALYZE {work}.recross;
+DROP TABLE IF EXISTS {work}.recross_full;
+CREATE TABLE {work}.recross_full AS
+SELECT r.*
+FROM {work}.recross AS r
+LEFT JOIN {work}.cell_edges AS e
+  ON e.a_id = LEAST(r.c1, r.c2) AND e.b_id = GREATEST(r.c1, r.c2)
+LEFT JOIN LATERAL (  -- the bisector met at A + s (dx, dy), at t along the edge's line
+    SELECT s.s, (r.ax + s.s * r.dx - e.mx) * e.ux + (r.ay + s.s * r.dy - e.my) * e.uy AS t
+    FROM (SELECT ((e.gbx - r.ax) ^ 2 + (e.gby - r.ay) ^ 2 - (e.gax - r.ax) ^ 2
+                  - (e.gay - r.ay) ^ 2)
+                 / NULLIF(2 * (r.dx * (e.gbx - e.gax) + r.dy * (e.gby - e.gay)), 0) AS s
+         ) AS s
+) AS m ON true
+WHERE r.c1 IS NULL OR r.c2 IS NULL OR e.a_id IS NULL
+   OR NOT coalesce(m.s BETWEEN 0 AND 1 AND m.t BETWEEN e.t_min + 0.001 AND e.t_max - 0.001,
+                   false);
+CREATE INDEX ON {work}.recross_full USING gist (line);
+ANALYZE {work}.recross_full;
 INSERT INTO {work}.crossings (traj_id, user_id, t1, t2, t, cell_id)
 WITH met AS (  -- the cells each segment meets, and its ends' cells (seg_id, cell, is_end)
     SELECT m.seg_id, c.cell_id, c.centroid, false AS is_end, m.ax, m.ay, m.dx, m.dy
     FROM {work}.cells AS c
-    JOIN {work}.recross AS m
+    JOIN {work}.recross_full AS m
       ON ST_Intersects(c.geom, m.line)
      AND c.cell_id IS DISTINCT FROM m.c1 AND c.cell_id IS DISTINCT FROM m.c2
     UNION ALL
     SELECT r.seg_id, c.cell_id, c.centroid, true AS is_end, r.ax, r.ay, r.dx, r.dy
-    FROM {work}.recross AS r
+    FROM {work}.recross_full AS r
     CROSS JOIN LATERAL (VALUES (r.c1), (r.c2)) AS e (cell_id)
     JOIN {work}.cells AS c ON c.cell_id = e.cell_id
 ), lines AS (
@@ -70,7 +96,7 @@ WITH met AS (  -- the cells each segment meets, and its ends' cells (seg_id, cel
                                                           (b.y_max - r.ay) / r.dy) END)
            ELSE e.s_out END AS s_out
     FROM envelope AS e
-    JOIN {work}.recross AS r USING (seg_id)
+    JOIN {work}.recross_full AS r USING (seg_id)
     CROSS JOIN {work}.clip_box AS b
     WHERE NOT e.is_end
 )
