@@ -177,9 +177,9 @@ def _update_membership(conn: psycopg.Connection, release: ReleaseSpec) -> None:
     run_sql_file(conn, VORONOI + "129_segments_changed.sql", work=release.work_schema)
     counts = fetch_columns(conn, VORONOI + "126_update_counts.sql", work=release.work_schema)
     log.info("membership update: %s changed cells, %s fixes looked at, %s moved, %s segments "
-             "looked at, %s between two cells, %s not straight into the next cell "
-             "(%.1f s + %.1f s)", counts["changed_cells"][0], counts["candidates"][0],
-             counts["moved_points"][0], counts["rerouted_segments"][0],
+             "at them, %s segments between two cells crossed again, %s of them not straight "
+             "into the next cell (%.1f s + %.1f s)", counts["changed_cells"][0],
+             counts["candidates"][0], counts["moved_points"][0], counts["rebuilt_segments"][0],
              counts["recrossed_segments"][0], counts["fully_recrossed_segments"][0],
              middle - started, time.perf_counter() - middle)
 

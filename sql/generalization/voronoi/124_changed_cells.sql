@@ -30,11 +30,18 @@ CREATE TABLE {work}.removed_cells AS
 SELECT o.cell_id FROM {work}.cells_prev AS o
 WHERE NOT EXISTS (SELECT 1 FROM {work}.cells AS c WHERE c.cell_id = o.cell_id);
 
+-- A region is kept in pieces of at most 64 vertices (ST_Subdivide), each with a tight
+-- bounding box: a region is thin slivers along moved edges, whose own box holds about
+-- five times its area, and every fix in the box is tested against the polygon (5M-fix
+-- city, first step: 6.3-7.2 s against 9.3-9.8 s to find the fixes in the regions).
 DROP TABLE IF EXISTS {work}.regions;
 CREATE TABLE {work}.regions AS
-SELECT c.cell_id, coalesce(ST_SymDifference(c.geom, o.geom), c.geom) AS geom
-FROM {work}.cells AS c
-LEFT JOIN {work}.cells_prev AS o USING (cell_id)
-WHERE o.cell_id IS NULL OR NOT ST_Equals(c.geom, o.geom);
-DELETE FROM {work}.regions WHERE ST_IsEmpty(geom);
+SELECT cell_id, ST_Subdivide(geom, 64) AS geom
+FROM (
+    SELECT c.cell_id, coalesce(ST_SymDifference(c.geom, o.geom), c.geom) AS geom
+    FROM {work}.cells AS c
+    LEFT JOIN {work}.cells_prev AS o USING (cell_id)
+    WHERE o.cell_id IS NULL OR NOT ST_Equals(c.geom, o.geom)
+) AS r
+WHERE NOT ST_IsEmpty(geom);
 ANALYZE {work}.regions;

@@ -66,7 +66,7 @@ WITH moved AS (
 SELECT * FROM moved;
 ANALYZE {work}.moved_points;
 
--- The segments to look at again (rerouted): those at a fix that changed cell (or, when the
+-- The segments to look at again: those at a fix that changed cell (or, when the
 -- box moved, lies in a gap: 128_crossings.sql bounds such a segment by the box), rebuilt
 -- from the fix's neighbours with their ends' cells, and those in {work}.segments that
 -- run through a cell that changed or was removed: an end's cell or a crossed one. Any
@@ -114,42 +114,46 @@ SELECT cell_id FROM {work}.changed_cells
 UNION
 SELECT cell_id FROM {work}.removed_cells;
 
-DROP TABLE IF EXISTS {work}.rerouted;
-CREATE TABLE {work}.rerouted AS
-SELECT traj_id, user_id, t1, t2, c1, c2, line FROM {work}.moved_ends
-UNION ALL
-SELECT s.traj_id, s.user_id, s.t1, s.t2, s.c1, s.c2, s.line
+-- The segments to cross again (recross): the rebuilt ones whose ends lie in two cells or
+-- in a gap (as in 120_membership.sql: only those can cross a cell), and the kept ones
+-- through an affected cell.
+DROP TABLE IF EXISTS {work}.recross;
+CREATE TABLE {work}.recross AS
+SELECT row_number() OVER () AS seg_id, *
 FROM (
-    SELECT traj_id, t1 FROM {work}.segments
-    WHERE c1 IN (SELECT cell_id FROM {work}.affected_cells)
-       OR c2 IN (SELECT cell_id FROM {work}.affected_cells)
-    UNION
-    SELECT traj_id, t1 FROM {work}.crossings
-    WHERE cell_id IN (SELECT cell_id FROM {work}.affected_cells)
-    EXCEPT
-    SELECT traj_id, t1 FROM {work}.moved_ends
-) AS k
-JOIN {work}.segments AS s ON s.traj_id = k.traj_id AND s.t1 = k.t1;
-ANALYZE {work}.rerouted;
+    SELECT traj_id, user_id, t1, t2, c1, c2, line,
+           ST_X(ST_StartPoint(line)) AS ax, ST_Y(ST_StartPoint(line)) AS ay,
+           ST_X(ST_EndPoint(line)) - ST_X(ST_StartPoint(line)) AS dx,
+           ST_Y(ST_EndPoint(line)) - ST_Y(ST_StartPoint(line)) AS dy
+    FROM {work}.moved_ends
+    WHERE c1 IS NULL OR c1 IS DISTINCT FROM c2
+    UNION ALL
+    SELECT s.traj_id, s.user_id, s.t1, s.t2, s.c1, s.c2, s.line, s.ax, s.ay, s.dx, s.dy
+    FROM (
+        SELECT traj_id, t1 FROM {work}.segments
+        WHERE c1 IN (SELECT cell_id FROM {work}.affected_cells)
+           OR c2 IN (SELECT cell_id FROM {work}.affected_cells)
+        UNION
+        SELECT traj_id, t1 FROM {work}.crossings
+        WHERE cell_id IN (SELECT cell_id FROM {work}.affected_cells)
+        EXCEPT
+        SELECT traj_id, t1 FROM {work}.moved_ends
+    ) AS k
+    JOIN {work}.segments AS s ON s.traj_id = k.traj_id AND s.t1 = k.t1
+) AS r;
+ANALYZE {work}.recross;
 
--- The trajectories whose crossings are deleted here (for 142_changed_trajectories.sql).
+-- The crossings of every segment looked at go (recross, and the rebuilt segments now
+-- inside one cell); the trajectories that lost one are kept for
+-- 142_changed_trajectories.sql.
 DROP TABLE IF EXISTS {work}.uncrossed;
 CREATE TABLE {work}.uncrossed AS
 WITH deleted AS (
     DELETE FROM {work}.crossings AS x
-    USING {work}.rerouted AS r
+    USING (SELECT traj_id, t1 FROM {work}.moved_ends
+           UNION ALL
+           SELECT traj_id, t1 FROM {work}.recross) AS r
     WHERE x.traj_id = r.traj_id AND x.t1 = r.t1
     RETURNING x.traj_id
 )
 SELECT DISTINCT traj_id FROM deleted;
-
--- As in 120_membership.sql: only segments whose ends lie in different cells, or in a gap,
--- can cross a cell.
-DROP TABLE IF EXISTS {work}.recross;
-CREATE TABLE {work}.recross AS
-SELECT row_number() OVER () AS seg_id, traj_id, user_id, t1, t2, c1, c2, line,
-       ST_X(ST_StartPoint(line)) AS ax, ST_Y(ST_StartPoint(line)) AS ay,
-       ST_X(ST_EndPoint(line)) - ST_X(ST_StartPoint(line)) AS dx,
-       ST_Y(ST_EndPoint(line)) - ST_Y(ST_StartPoint(line)) AS dy
-FROM {work}.rerouted
-WHERE c1 IS NULL OR c1 IS DISTINCT FROM c2;

@@ -3,6 +3,6 @@
 SELECT (SELECT count(*) FROM {work}.changed_cells) AS changed_cells,
        (SELECT count(*) FROM {work}.candidates) AS candidates,
        (SELECT count(*) FROM {work}.moved_points) AS moved_points,
-       (SELECT count(*) FROM {work}.rerouted) AS rerouted_segments,
+       (SELECT count(*) FROM {work}.moved_ends) AS rebuilt_segments,
        (SELECT count(*) FROM {work}.recross) AS recrossed_segments,
        (SELECT count(*) FROM {work}.recross_full) AS fully_recrossed_segments;
