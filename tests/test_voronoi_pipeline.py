@@ -262,6 +262,13 @@ def test_a_segment_through_a_cell_without_a_fix_visits_it_in_time_order(
     assert derived == anonymizer_sequences(conn, spec.work_schema)
 
 
+def rows_only_in_each(conn: psycopg.Connection, table: str, query: str) -> tuple[int, int]:
+    """Rows of ``table`` that ``query`` does not give, and the other way (as multisets)."""
+    return one(conn, f"""
+        SELECT (SELECT count(*) FROM (TABLE {table} EXCEPT ALL {query}) AS a),
+               (SELECT count(*) FROM ({query} EXCEPT ALL TABLE {table}) AS b)""")
+
+
 def test_segments_going_straight_into_the_next_cell_cross_what_a_full_computation_finds(
         loaded_city: str, conn: psycopg.Connection) -> None:
     """The crossing step's shortcut (no polygon for a segment meeting its two cells'
@@ -276,13 +283,7 @@ def test_segments_going_straight_into_the_next_cell_cross_what_a_full_computatio
     conn.execute(f"TRUNCATE {work}.cell_edges")  # no shared edge known: all the general way
     tessellation.membership(spec.to_dict())
     assert scalar(conn, f"SELECT count(*) FROM {work}.recross_full") == between
-    only_shortcut, only_general = one(conn, f"""
-        SELECT (SELECT count(*) FROM (TABLE {work}.crossings_shortcut
-                                      EXCEPT ALL {snapshot}) AS a),
-               (SELECT count(*) FROM ({snapshot}
-                                      EXCEPT ALL TABLE {work}.crossings_shortcut) AS b)
-    """)
-    assert (only_shortcut, only_general) == (0, 0)
+    assert rows_only_in_each(conn, f"{work}.crossings_shortcut", snapshot) == (0, 0)
     assert scalar(conn, f"SELECT count(*) FROM {work}.crossings") > 0
 
 
@@ -354,13 +355,7 @@ def test_incremental_membership_equals_a_full_one_and_the_verifiers(
                 f"FROM {work}.memberships")
     conn.execute(f"CREATE TABLE {work}.memberships_incremental AS {snapshot}")
     tessellation.membership(spec.to_dict())
-    only_incremental, only_full = one(conn, f"""
-        SELECT (SELECT count(*) FROM (TABLE {work}.memberships_incremental
-                                      EXCEPT ALL {snapshot}) AS a),
-               (SELECT count(*) FROM ({snapshot}
-                                      EXCEPT ALL TABLE {work}.memberships_incremental) AS b)
-    """)
-    assert (only_incremental, only_full) == (0, 0)
+    assert rows_only_in_each(conn, f"{work}.memberships_incremental", snapshot) == (0, 0)
     assert verifier_sequences(conn, work) == anonymizer_sequences(conn, work)
 
 
