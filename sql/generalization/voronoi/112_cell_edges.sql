@@ -4,7 +4,8 @@
 -- A shared edge lies on the bisector of the two generators: it is kept as that line,
 -- through the generators' midpoint (mx, my) along the unit vector (ux, uy), and the
 -- stretch [t_min, t_max] of it the polygons share (the extreme projections of the
--- vertices of their intersection, which GEOS may split into several pieces), with the
+-- vertices of the lines of their intersection, which GEOS may split into several pieces;
+-- a stray point in it would only widen the edge and send a segment the wrong way), with the
 -- generators (gax, gay), (gbx, gby). Rebuilt with the cells (tessellation._rebuild_cells).
 -- Identifiers: work.
 DROP TABLE IF EXISTS {work}.cell_edges;
@@ -29,7 +30,7 @@ SELECT f.a_id, f.b_id, f.gax, f.gay, f.gbx, f.gby, f.mx, f.my, f.ux, f.uy,
 FROM frames AS f
 CROSS JOIN LATERAL (
     SELECT (ST_X(d.geom) - f.mx) * f.ux + (ST_Y(d.geom) - f.my) * f.uy AS t
-    FROM ST_DumpPoints(f.shared) AS d
+    FROM ST_DumpPoints(ST_CollectionExtract(f.shared, 2)) AS d
 ) AS v
 GROUP BY f.a_id, f.b_id, f.gax, f.gay, f.gbx, f.gby, f.mx, f.my, f.ux, f.uy;
 ALTER TABLE {work}.cell_edges ADD PRIMARY KEY (a_id, b_id);
