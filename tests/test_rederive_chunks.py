@@ -261,8 +261,9 @@ def test_voronoi_release_derived_in_chunks_equals_one_derivation_and_its_near_co
 
 def test_a_derivation_stopped_mid_window_leaves_the_connection_usable(
         published_city: dict[str, str], published_city_db: str) -> None:
-    """pyarrow reads the COPY ahead on a thread of its own: a consumer that stops early
-    (an error in a chunk) must not leave the COPY half read or read from two threads."""
+    """The COPY is read ahead on a thread of its own: a consumer that stops early (an error
+    in a chunk) must not leave the COPY half read or read from two threads. The COPY is
+    cancelled, which aborts the transaction as the consumer's error would."""
     schema = published_city["grid_kam_cut"]
     with psycopg.connect(published_city_db) as conn:
         release = read_release(conn, schema)
@@ -272,5 +273,6 @@ def test_a_derivation_stopped_mid_window_leaves_the_connection_usable(
         chunks = fixes_module.window_fixes(conn, params, chunk_fixes=SMALL_CHUNK)
         assert len(next(chunks)) >= SMALL_CHUNK // 2
         chunks.close()
+        conn.rollback()
         assert conn.execute("SELECT 1").fetchone() == (1,)
         assert sum(len(f) for f in fixes_module.window_fixes(conn, params, SMALL_CHUNK)) > 0

@@ -5,7 +5,7 @@ whole: at 25 million fixes their arrays alone pass the 2 GB a Python process may
 (issue 12), and one Python string per fix for the ids costs more than the numbers. The
 rows come from one ``COPY (...) TO STDOUT`` ordered by its first column (the group key,
 e.g. the trajectory), are parsed by pyarrow while the server sends them
-(:func:`~anonymizers.db.sqlfiles.copy_stream`), and are handed on in tables of about
+(:func:`~anonymizers.db.sqlfiles.copy_pieces`), and are handed on in tables of about
 ``chunk_rows`` rows that never split a group, so memory grows with the chunk, not with
 the output.
 """
@@ -20,16 +20,15 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
-from anonymizers.db.sqlfiles import Name, copy_stream
+from anonymizers.db.sqlfiles import Name, copy_pieces
 
-__all__ = ["CHUNK_ROWS", "copy_out_groups", "whole_groups"]
+__all__ = ["CHUNK_ROWS", "copy_batches", "copy_out_groups", "whole_groups"]
 
 # Rows per chunk, about. Deriving a 1M-fix grid release took 520 MiB peak RSS in one chunk,
 # 380 MiB with 500k, 280 MiB with 250k (118 MiB of it the imports), and about as long
 # (README, "One release as the data grows").
 CHUNK_ROWS = 500_000
-CSV_BLOCK = 8 << 20  # bytes pyarrow parses at a time at most: about 200k fixes
-STREAM_BUFFER = 1 << 20  # bytes read from the COPY ahead of the parser
+CSV_BLOCK = 8 << 20  # bytes of CSV parsed at a time, about: about 200k fixes
 
 
 def copy_out_groups(conn: psycopg.Connection, name: str, columns: dict[str, pa.DataType],
@@ -40,16 +39,23 @@ def copy_out_groups(conn: psycopg.Connection, name: str, columns: dict[str, pa.D
     of rows sharing the first column. ``columns`` names and types the CSV's columns in
     order. The COPY stays open while the caller works on a chunk: the connection runs
     nothing else until the iteration ends."""
-    with copy_stream(conn, name, params, buffer_size=STREAM_BUFFER, **identifiers) as stream:
-        if not stream.peek(1):
-            return  # pyarrow refuses an empty CSV; an empty output has no rows
-        reader = pacsv.open_csv(
-            stream,
-            # One thread: the COPY is read where the caller runs, never from pyarrow's pool.
-            read_options=pacsv.ReadOptions(column_names=list(columns), use_threads=False,
-                                           block_size=_block_size(chunk_rows)),
-            convert_options=pacsv.ConvertOptions(column_types=columns))
-        yield from whole_groups(reader, chunk_rows)
+    yield from whole_groups(copy_batches(conn, name, columns, params,
+                                         block_size=_block_size(chunk_rows), **identifiers),
+                            chunk_rows)
+
+
+def copy_batches(conn: psycopg.Connection, name: str, columns: dict[str, pa.DataType],
+                 params: dict[str, Any] | None = None, *, block_size: int = CSV_BLOCK,
+                 **identifiers: Name) -> Iterator[pa.RecordBatch]:
+    """The CSV output of the ``COPY`` in ``sql/<name>`` as record batches, from pieces of
+    about ``block_size`` bytes of CSV each, parsed while the server sends the rest
+    (:func:`~anonymizers.db.sqlfiles.copy_pieces`). ``columns`` names and types the CSV's
+    columns in order. The COPY stays open while the caller works on a batch: the
+    connection runs nothing else until the iteration ends."""
+    options = {"read_options": pacsv.ReadOptions(column_names=list(columns)),
+               "convert_options": pacsv.ConvertOptions(column_types=columns)}
+    for piece in copy_pieces(conn, name, params, block_size, **identifiers):
+        yield from pacsv.read_csv(pa.py_buffer(piece), **options).to_batches()
 
 
 def _block_size(chunk_rows: int) -> int:

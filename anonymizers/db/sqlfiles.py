@@ -10,23 +10,22 @@ from __future__ import annotations
 
 import io
 import os
+import queue
 import threading
 from collections.abc import Iterator
-from contextlib import contextmanager
 from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import psycopg
 from psycopg import sql
-from psycopg.abc import Buffer
 
 from anonymizers.errors import ReleaseError
 
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["compose_sql", "copy_frame", "copy_out", "copy_stream", "fetch_columns", "read_sql",
+__all__ = ["compose_sql", "copy_frame", "copy_out", "copy_pieces", "fetch_columns", "read_sql",
            "run_sql_file", "sql_dir"]
 
 
@@ -107,63 +106,70 @@ def copy_out(conn: psycopg.Connection, name: str, params: dict[str, Any] | None 
     return bytes(output)
 
 
-class _CopyReader(io.RawIOBase):
-    """The data of a running ``COPY ... TO STDOUT`` as a raw byte stream.
+def copy_pieces(conn: psycopg.Connection, name: str, params: dict[str, Any] | None = None,
+                piece_bytes: int = 8 << 20, **identifiers: Name) -> Iterator[bytes]:
+    """The output of the ``COPY (...) TO STDOUT`` statement in ``sql/<name>`` in pieces of
+    whole rows, each of at least ``piece_bytes`` bytes (the last may be smaller), read by a
+    thread of its own while the caller works on the pieces before: at most
+    :data:`PIECES_AHEAD` pieces wait, where :func:`copy_out` holds all of the output. The
+    connection runs nothing else until the iteration ends. Closing the iterator early
+    cancels the COPY (in a transaction, that aborts it, as any error does).
 
-    psycopg yields one row per block (each in memory of its own, so blocks may be kept);
-    a read joins as many as it asks for, rather than returning one row per call. Readers
-    such as pyarrow's read ahead on a thread of their own: :meth:`stop` waits for a read in
-    progress and makes later ones see the end, so that the COPY is not read from two
-    threads while psycopg ends it.
-    """
+    A ``COPY TO`` sends every row in a message of its own, and psycopg yields one message
+    per block, so a piece cut between blocks never splits a row (not even a CSV row with a
+    quoted line break): each piece can be parsed on its own, with all of pyarrow's
+    threads. Reading ahead keeps the server sending while the caller computes."""
+    pieces: queue.Queue[bytes | BaseException | None] = queue.Queue(PIECES_AHEAD)
+    stop = threading.Event()
 
-    def __init__(self, copy: psycopg.Copy) -> None:
-        self._blocks = iter(copy)
-        self._rest = memoryview(b"")
-        self._lock = threading.Lock()
-        self._stopped = False
-
-    def readable(self) -> bool:
-        return True
-
-    def stop(self) -> None:
-        with self._lock:
-            self._stopped = True
-
-    def readinto(self, buffer: Any) -> int:
-        with self._lock:
-            return 0 if self._stopped else self._fill(buffer)
-
-    def _fill(self, buffer: Any) -> int:
-        wanted = len(buffer)
-        parts: list[Buffer] = [self._rest]
-        size = len(self._rest)
-        while size < wanted:
-            block = next(self._blocks, None)
-            if block is None:
-                break
-            parts.append(block)
-            size += len(block)
-        data = memoryview(b"".join(parts))
-        taken = min(wanted, len(data))
-        buffer[:taken] = data[:taken]
-        self._rest = data[taken:]
-        return taken
-
-
-@contextmanager
-def copy_stream(conn: psycopg.Connection, name: str, params: dict[str, Any] | None = None,
-                buffer_size: int = 1 << 20, **identifiers: Name) -> Iterator[io.BufferedReader]:
-    """The output of the ``COPY (...) TO STDOUT`` statement in ``sql/<name>`` as a file
-    read while the server sends it: only what the reader asks for at a time (plus
-    ``buffer_size`` bytes of buffer) is held here, where :func:`copy_out` holds all of it.
-    The connection runs nothing else until the block ends."""
-    with conn.cursor().copy(compose_sql(name, **identifiers), params or {}) as copy:
-        reader = _CopyReader(copy)
+    def read() -> None:
         try:
-            yield io.BufferedReader(reader, buffer_size)
-        finally:
-            reader.stop()  # before psycopg ends the COPY (reading what is left, if any)
+            with conn.cursor().copy(compose_sql(name, **identifiers), params or {}) as copy:
+                piece = bytearray()
+                for row in copy:
+                    piece += row
+                    if len(piece) >= piece_bytes:
+                        if not _put(pieces, bytes(piece), stop):
+                            raise _Stopped  # psycopg cancels the COPY on an error only
+                        piece = bytearray()
+                if piece:
+                    _put(pieces, bytes(piece), stop)
+            _put(pieces, None, stop)
+        except _Stopped:
+            pass
+        except BaseException as error:  # the caller raises it
+            _put(pieces, error, stop)
+
+    reader = threading.Thread(target=read, name=f"copy {name}", daemon=True)
+    reader.start()
+    try:
+        while (piece := pieces.get()) is not None:
+            if isinstance(piece, BaseException):
+                raise piece
+            yield piece
+    finally:
+        stop.set()
+        reader.join()  # the COPY is over before the connection is used again
+
+
+# Pieces read ahead of the caller, at most: enough to keep the server sending.
+PIECES_AHEAD = 2
+
+
+class _Stopped(Exception):
+    """The caller of copy_pieces stopped taking pieces."""
+
+
+def _put(pieces: queue.Queue[bytes | BaseException | None], item: bytes | BaseException | None,
+         stop: threading.Event) -> bool:
+    """Hand ``item`` to the caller unless it stopped taking them; whether it was handed."""
+    while not stop.is_set():
+        try:
+            pieces.put(item, timeout=0.1)
+            return True
+        except queue.Full:
+            continue
+    return False
 
 
 def copy_frame(conn: psycopg.Connection, schema: str, table: str, frame: pd.DataFrame) -> None:

@@ -27,6 +27,7 @@ import pyarrow.compute as pc
 import shapely
 
 from anonymizers.db.groups import CHUNK_ROWS, copy_out_groups
+from anonymizers.db.labels import FirstSeenCodes
 
 __all__ = ["CHUNK_FIXES", "Fixes", "Numbering", "PersonsNear", "window_fixes"]
 
@@ -60,19 +61,15 @@ class Numbering:
     person, nothing per fix."""
 
     trajectories: int = 0
-    persons: dict[str, int] = field(default_factory=dict)
+    persons: FirstSeenCodes = field(default_factory=FirstSeenCodes)
 
     def number(self, table: pa.Table) -> Fixes:
         """The fixes of ``table`` (columns traj, user, x, y; whole trajectories, each in one
         run of rows) with numbers following those of the chunks before it."""
+        # A trajectory lies in one chunk, so its numbers are the chunk's own, shifted.
         traj = pc.dictionary_encode(table["traj"].combine_chunks())
-        user = pc.dictionary_encode(table["user"].combine_chunks())
-        # Dictionaries list values in order of first appearance, so new persons of this
-        # chunk take the next numbers in the order they first come.
-        codes = np.array([self.persons.setdefault(name, len(self.persons))
-                          for name in user.dictionary.to_pylist()], dtype=np.int64)
         fixes = Fixes(traj=traj.indices.to_numpy().astype(np.int64) + self.trajectories,
-                      owner=codes[user.indices.to_numpy()],
+                      owner=self.persons.encode(table["user"]),
                       x=table["x"].to_numpy(), y=table["y"].to_numpy())
         self.trajectories += len(traj.dictionary)
         return fixes

@@ -19,13 +19,12 @@ import numpy as np
 import psycopg
 import pyarrow as pa
 import pyarrow.compute as pc
-import pyarrow.csv as pacsv
 
 from anonymizers.attacks.adapters.base import AttackInput, distinct_sets
 from anonymizers.attacks.index import RecordIndex
 from anonymizers.attacks.knowledge import NO_TIME, Observations, Records
 from anonymizers.attacks.models import MODELS
-from anonymizers.db.sqlfiles import copy_stream
+from anonymizers.db.groups import copy_batches
 from anonymizers.verifiers.base import read_release
 from anonymizers.verifiers.generalization import derive_release_visits
 from anonymizers.verifiers.rederive import OUTSIDE
@@ -108,15 +107,11 @@ def _targets(traj: np.ndarray, owner: np.ndarray, cell: np.ndarray) -> tuple[Fla
 def _published(conn: psycopg.Connection, schema: str) -> Flat:
     """The published trajectories' cells, one record per row, in the order they come."""
     lengths, items = [], []
-    with copy_stream(conn, "attacks/published_items.sql", release=schema) as stream:
-        if stream.peek(1):  # pyarrow refuses an empty CSV
-            reader = pacsv.open_csv(stream, read_options=pacsv.ReadOptions(
-                column_names=["cells"], use_threads=False), convert_options=pacsv.ConvertOptions(
-                column_types={"cells": pa.string()}))
-            for batch in reader:
-                counts, cells = int_lists(batch.column(0))
-                lengths.append(counts)
-                items.append(cells)
+    for batch in copy_batches(conn, "attacks/published_items.sql", {"cells": pa.string()},
+                              release=schema):
+        counts, cells = int_lists(batch.column(0))
+        lengths.append(counts)
+        items.append(cells)
     counts = np.concatenate(lengths) if lengths else np.zeros(0, dtype=np.int64)
     flat = np.concatenate(items) if items else np.zeros(0, dtype=np.int64)
     return Flat(flat, np.concatenate(([0], np.cumsum(counts))).astype(np.int64))

@@ -42,8 +42,11 @@ References
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from itertools import chain
 from numbers import Real
+from typing import Any
 
 import numpy as np
 from scipy.spatial import cKDTree
@@ -162,19 +165,32 @@ def group_points(x: np.ndarray, y: np.ndarray, radius: float) -> np.ndarray:
     # Relative coordinates keep sums of many points exact enough and cell indices small.
     x0, y0 = float(x_a.min()), float(y_a.min())
     cell = radius * (1.0 + _CELL_SLACK)
-    xs, ys = (x_a - x0).tolist(), (y_a - y0).tolist()
     stride = math.floor(float(y_a.max() - y0) / cell) + 3  # >= max row + 3: no wrap
     # The same expression as for centroids in _grid_grouping, so a point and a centroid at
     # the same position always share a cell.
     keys = (np.floor((x_a - x0) / cell) * stride + np.floor((y_a - y0) / cell)).astype(np.int64)
-    cx, cy = _grid_grouping(xs, ys, keys.tolist(), radius * radius, cell, stride)
+    cx, cy = _grid_grouping(_as_python(x_a - x0), _as_python(y_a - y0), _as_python(keys),
+                            radius * radius, cell, stride)
     return np.column_stack((np.asarray(cx) + x0, np.asarray(cy) + y0))
 
 
+# Points turned into Python numbers at a time by _grid_grouping's feeders: whole lists of
+# 15 million points (a 25M-fix window) took more than a gigabyte (issue 12).
+_FEED = 1 << 16
+
+
+def _as_python(values: np.ndarray) -> Iterator[Any]:
+    """The values as Python numbers (floats or ints), converted a slice of :data:`_FEED`
+    at a time."""
+    return chain.from_iterable(values[start:start + _FEED].tolist()
+                               for start in range(0, values.size, _FEED))
+
+
 def _grid_grouping(
-    xs: list[float], ys: list[float], keys: list[int], r2: float, cell: float, stride: int
+    xs: Iterable[float], ys: Iterable[float], keys: Iterable[int], r2: float, cell: float,
+    stride: int,
 ) -> tuple[list[float], list[float]]:
-    """The sequential core of :func:`group_points`, on plain lists for speed."""
+    """The sequential core of :func:`group_points`, on plain Python numbers for speed."""
     neighbours = [di * stride + dj for di in (-1, 0, 1) for dj in (-1, 0, 1)]
     grid: dict[int, list[int]] = {}  # cell key -> groups whose centroid lies in that cell
     # cell key -> groups in its 3x3 neighbourhood; dropped when one of those cells changes.
@@ -383,14 +399,17 @@ def person_weighted_means(labels: np.ndarray, persons: np.ndarray, x: np.ndarray
     if x_a.size == 0:
         return np.full((n_groups, 2), np.nan), np.zeros(n_groups, dtype=np.int64)
     x0, y0 = float(x_a.min()), float(y_a.min())  # relative sums stay exact enough
-    keys = np.column_stack((np.asarray(labels, dtype=np.int64),
-                            np.asarray(persons, dtype=np.int64)))
-    pairs, pair_of = np.unique(keys, axis=0, return_inverse=True)
+    labels_a = np.asarray(labels, dtype=np.int64)
+    persons_a = np.asarray(persons, dtype=np.int64)
+    persons_a = persons_a - persons_a.min()
+    # One integer per (group, person) pair: a 1-D unique sorts far less than rows of two.
+    width = int(persons_a.max()) + 1
+    pairs, pair_of = np.unique(labels_a * width + persons_a, return_inverse=True)
     pair_of = pair_of.reshape(-1)
     count = np.bincount(pair_of)
     person_x = np.bincount(pair_of, weights=x_a - x0) / count
     person_y = np.bincount(pair_of, weights=y_a - y0) / count
-    group = pairs[:, 0]
+    group = pairs // width
     n_persons = np.bincount(group, minlength=n_groups)
     with np.errstate(invalid="ignore", divide="ignore"):
         means = np.column_stack((np.bincount(group, person_x, n_groups) / n_persons + x0,
