@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import pytest
 
@@ -222,6 +224,35 @@ def test_containing_each_is_plain_subsequence_search(seed: int) -> None:
         assert records.tolist() == expected
         assert records.tolist() == index.containing(pattern).tolist()
     owners = rng.integers(0, 20, size=len(sequences))
-    sets, set_of = containing_persons(Flat.of(patterns), Flat.of(sequences), owners)
-    assert [sets[s].tolist() for s in set_of] == [sorted(set(owners[r].tolist())) for r in found]
-    assert len({tuple(s.tolist()) for s in sets}) == len(sets)  # equal sets shared
+    offsets, members, set_of = containing_persons(Flat.of(patterns), Flat.of(sequences),
+                                                  owners)
+    sets = [members[a:b].tolist() for a, b in itertools.pairwise(offsets)]
+    assert [sets[s] for s in set_of] == [sorted(set(owners[r].tolist())) for r in found]
+    assert len({tuple(s) for s in sets}) == len(sets)  # equal sets kept once
+    assert members.dtype == np.int32
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_dense_keys_number_labels_in_order_of_first_appearance(seed: int) -> None:
+    from anonymizers.attacks.adapters.generalization import _dense_keys
+
+    rng = np.random.default_rng(seed)
+    parts = [rng.integers(0, 50, size=300) * 7, rng.integers(0, 60, size=200) * 7,
+             np.zeros(0, dtype=np.int64)]
+    labels = np.concatenate(parts).tolist()
+    order = list(dict.fromkeys(labels))  # labels in order of first appearance
+    keys = _dense_keys(*parts)
+    assert np.concatenate(keys).tolist() == [order.index(label) for label in labels]
+    assert [k.size for k in keys] == [p.size for p in parts]
+
+
+def test_distinct_sets_keep_each_content_once_and_pack_it() -> None:
+    from anonymizers.attacks.adapters.base import DistinctSets
+
+    sets = DistinctSets()
+    arrays = [np.array([1, 2], dtype=np.int32), np.array([3], dtype=np.int32),
+              np.array([1, 2], dtype=np.int32), np.zeros(0, dtype=np.int32)]
+    assert [sets.add(a) for a in arrays] == [0, 1, 0, 2]
+    offsets, members = sets.packed()
+    assert offsets.tolist() == [0, 2, 3, 3] and members.tolist() == [1, 2, 3]
+    assert members.dtype == np.int32

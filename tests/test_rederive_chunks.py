@@ -140,6 +140,7 @@ def test_visits_of_chunks_concatenated_are_those_of_the_whole(crossings: bool) -
     parts = [derive_visits(f.traj, f.owner, f.x, f.y, cells, crossings)
              for f in split(fixes, [1, 2, 17, 30, 59])]
     assert_same_visits(Derived.concat(parts), whole)
+    assert parts == [], "the pieces are dropped once joined"
     empty = Derived.concat([])  # an empty window
     assert empty.n_trajectories == 0 and empty.sequences(drop_outside=True) == ([], [])
 
@@ -154,7 +155,12 @@ def whole_window_near_count(fixes: Fixes, x: np.ndarray, y: np.ndarray, reach: f
 
 
 @pytest.mark.parametrize("reach", [0.0, 40.0, 150.0])
-def test_persons_near_counted_by_chunks_equal_the_whole_windows(reach: float) -> None:
+@pytest.mark.parametrize("merge_from", [1, 50, fixes_module.MERGE_FROM])
+def test_persons_near_counted_by_chunks_equal_the_whole_windows(
+        reach: float, merge_from: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Whether the chunks' pairs are merged after every chunk, now and then, or only when
+    counted, the counts are the whole window's."""
+    monkeypatch.setattr(fixes_module, "MERGE_FROM", merge_from)
     fixes = random_fixes()
     rng = np.random.default_rng(11)
     gx, gy = rng.uniform(-100, 1_100, size=(2, 25))

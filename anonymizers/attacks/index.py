@@ -11,7 +11,7 @@ knowledge instance.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -168,7 +168,20 @@ class RecordIndex:
         return records
 
     def containing_each(self, patterns: Iterable[np.ndarray]) -> list[np.ndarray]:
-        """``containing(p)`` for every pattern ``p`` (equal patterns get one shared array).
+        """``containing(p)`` for every pattern ``p`` (equal patterns get one shared array);
+        :meth:`each_containing` says how."""
+        listed = list(patterns)
+        found: list[np.ndarray] = [_EMPTY] * len(listed)
+        for i, records in self.each_containing(listed):
+            found[i] = records
+        return found
+
+    def each_containing(self, patterns: Iterable[np.ndarray]
+                        ) -> Iterator[tuple[int, np.ndarray]]:
+        """``(i, containing(patterns[i]))`` for every pattern, in the patterns' lexicographic
+        order (equal patterns one after another, with one shared array). A caller that keeps
+        only what it derives from each array holds one path of the prefix tree's matches at
+        a time: at 25M fixes all the arrays together were most of a gigabyte.
 
         Matching a pattern key by key leaves, after each prefix, the matched records and
         where each matched. Patterns in lexicographic order share their longest common
@@ -179,7 +192,6 @@ class RecordIndex:
         the square of the records (24k patterns of a 1M-fix city: 25.7 s that way).
         """
         keyed = sorted((tuple(p.tolist()), i) for i, p in enumerate(patterns))
-        found: list[np.ndarray] = [_EMPTY] * len(keyed)
         states: list[tuple[np.ndarray, np.ndarray]] = []
         previous: tuple[int, ...] | None = None
         for key, i in keyed:
@@ -190,8 +202,7 @@ class RecordIndex:
                     states.append(self.start(key[0]) if depth == 0
                                   else self.advance(*states[-1], key[depth]))
                 previous = key
-            found[i] = states[-1][0] if key else _EMPTY
-        return found
+            yield i, states[-1][0] if key else _EMPTY
 
 
 class AnonymitySets:

@@ -38,12 +38,18 @@ class Derived:
 
     @classmethod
     def concat(cls, parts: list[Derived]) -> Derived:
-        """The visits of ``parts`` (of consecutive runs of trajectories) one after another."""
+        """The visits of ``parts`` (of consecutive runs of trajectories) one after another.
+        Empties ``parts``: each column's pieces are dropped once joined, so the visits are
+        held about once and a third, not twice (16 million visits at 25M fixes)."""
         if not parts:
             return cls(*(np.zeros(0, dtype=np.int64) for _ in range(3)))
-        return cls(np.concatenate([part.traj for part in parts]),
-                   np.concatenate([part.owner for part in parts]),
-                   np.concatenate([part.cell for part in parts]))
+        columns = [[part.traj for part in parts], [part.owner for part in parts],
+                   [part.cell for part in parts]]
+        parts.clear()
+        joined = []
+        while columns:
+            joined.append(np.concatenate(columns.pop(0)))
+        return cls(*joined)
 
     @property
     def n_trajectories(self) -> int:

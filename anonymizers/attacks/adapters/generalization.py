@@ -20,7 +20,7 @@ import psycopg
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from anonymizers.attacks.adapters.base import AttackInput, distinct_sets
+from anonymizers.attacks.adapters.base import AttackInput, DistinctSets
 from anonymizers.attacks.index import RecordIndex
 from anonymizers.attacks.knowledge import NO_TIME, Observations, Records
 from anonymizers.attacks.models import MODELS
@@ -31,7 +31,6 @@ from anonymizers.verifiers.rederive import OUTSIDE
 
 __all__ = ["Flat", "attack_input", "containing_persons", "int_lists"]
 
-_EMPTY = np.zeros(0, dtype=np.int64)
 # Every model reads a sequence of cells; the privacy model (k-anonymity of every published
 # sequence in persons) bounds all of them by 1/k.
 COVERED = tuple(MODELS)
@@ -76,15 +75,19 @@ def attack_input(conn: psycopg.Connection, schema: str) -> AttackInput:
     targets, persons = _targets(derived.traj, derived.owner, derived.cell)
     del derived  # the largest arrays here at 25M fixes: gone before the indexes are built
     published = _published(conn, schema)
+    # The keys stand for the cells from here on (containment is the same over either), so
+    # the cell ids' arrays go at once.
     target_keys, published_keys = _dense_keys(targets.items, published.items)
+    targets, published = Flat(target_keys, targets.starts), Flat(published_keys,
+                                                                 published.starts)
     unit = targets.sequence_of
-    holders, set_of = containing_persons(published, targets, persons, unit)
-    offsets, members = _packed(holders)
-    del holders
-    observations = Observations(unit, persons[unit], target_keys,
-                                np.full(unit.size, NO_TIME))
-    records = Records(published.sequence_of, published_keys,
-                      np.full(published.items.size, NO_TIME), offsets, members, set_of)
+    offsets, members, set_of = containing_persons(published, targets, persons, unit)
+    # Nothing published has a time: one NO_TIME seen through a view, not an array of them.
+    observations = Observations(unit, persons[unit], targets.items,
+                                np.broadcast_to(np.int64(NO_TIME), unit.size))
+    records = Records(published.sequence_of, published.items,
+                      np.broadcast_to(np.int64(NO_TIME), published.items.size), offsets,
+                      members, set_of)
     return AttackInput(observations, records, COVERED, COVERED, "trajectory",
                        "targets: the window's trajectories over the published cells; "
                        "records: the published trajectories")
@@ -137,41 +140,40 @@ def int_lists(texts: pa.Array) -> tuple[np.ndarray, np.ndarray]:
         zero_copy_only=False)
 
 
-def _packed(sets: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
-    """``sets`` one after another (offsets, members), each dropped from the list once
-    copied: at 25M fixes the members are tens of millions, and a concatenation would hold
-    them twice."""
-    offsets = np.concatenate(([0], np.cumsum([s.size for s in sets]))).astype(np.int64)
-    members = np.empty(int(offsets[-1]), dtype=np.int64)
-    for i, start in enumerate(offsets[:-1].tolist()):
-        members[start:start + sets[i].size] = sets[i]
-        sets[i] = _EMPTY
-    return offsets, members
-
-
 def _dense_keys(*parts: np.ndarray) -> tuple[np.ndarray, ...]:
-    """Dense keys 0.. for the labels of ``parts``, numbered in the order they are first
-    met over the parts one after another."""
-    labels, first, inverse = np.unique(np.concatenate(parts), return_index=True,
-                                       return_inverse=True)
-    rank = np.empty(labels.size, dtype=np.int64)
-    rank[np.argsort(first, kind="stable")] = np.arange(labels.size)
-    return tuple(np.split(rank[inverse.ravel()], np.cumsum([p.size for p in parts[:-1]])))
+    """Dense keys 0.. for the labels of ``parts`` (non-negative integers: cell ids),
+    numbered in the order they are first met over the parts one after another. A table
+    indexed by label, not a sort of every item: at 25M fixes the items are 32 million."""
+    top = max((int(p.max()) for p in parts if p.size), default=-1)
+    first = np.full(top + 1, np.iinfo(np.int64).max, dtype=np.int64)
+    offset = 0
+    for part in parts:  # where each label is first met: the smallest position holding it
+        np.minimum.at(first, part, offset + np.arange(part.size))
+        offset += part.size
+    present = np.flatnonzero(first < np.iinfo(np.int64).max)
+    rank = np.zeros(top + 1, dtype=np.int64)
+    rank[present[np.argsort(first[present], kind="stable")]] = np.arange(present.size)
+    return tuple(rank[part] for part in parts)
 
 
 def containing_persons(patterns: Flat, sequences: Flat, owners: np.ndarray,
                        sequence_of: np.ndarray | None = None
-                       ) -> tuple[list[np.ndarray], np.ndarray]:
-    """The persons owning a sequence that contains each pattern as a subsequence: the
-    distinct sets of persons, and which one each pattern has. ``sequence_of`` is
-    ``sequences.sequence_of`` when the caller already has it."""
+                       ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The persons owning a sequence that contains each pattern as a subsequence, as
+    distinct sets one after another: (offsets, members, which set each pattern has).
+    Members are int32 (persons are numbered 0..: 95 million members at 25M fixes), each
+    pattern's matched sequences are turned into its set as they come, and equal sets are
+    kept once. ``sequence_of`` is ``sequences.sequence_of`` when the caller has it."""
     if sequence_of is None:
         sequence_of = sequences.sequence_of
     index = RecordIndex(sequence_of, sequences.items, len(sequences))
-    persons: dict[int, np.ndarray] = {}  # by id of the records array: equal patterns share it
-    found = []
-    for records in index.containing_each(patterns):
-        if id(records) not in persons:
-            persons[id(records)] = np.unique(owners[records])
-        found.append(persons[id(records)])
-    return distinct_sets(found)  # different patterns may stand for the same persons
+    persons = owners.astype(np.int32 if owners.size and owners.max() < 2**31 else np.int64)
+    sets = DistinctSets()
+    set_of = np.empty(len(patterns), dtype=np.int64)
+    matched, number = None, -1
+    for i, records in index.each_containing(patterns):
+        if records is not matched:  # equal patterns come together, with one array
+            matched, number = records, sets.add(np.unique(persons[records]))
+        set_of[i] = number
+    offsets, members = sets.packed()
+    return offsets, members, set_of
