@@ -32,6 +32,11 @@ BITSET_BUDGET = 32 * 1024 * 1024
 BITSET_RATIO = 8
 
 
+def _compact(n: int) -> type[np.signedinteger]:
+    """The integer type for positions or ids below ``n``: int32 where it is enough."""
+    return np.int32 if n < 2**31 else np.int64
+
+
 def intersect(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """Intersection of two sorted arrays of distinct non-negative ids (no concatenation
     and sort as in np.intersect1d): a binary search of the shorter in the longer, or, when
@@ -93,9 +98,13 @@ class RecordIndex:
         new = np.concatenate(([True], (k_sorted[1:] != k_sorted[:-1])
                               | (r_sorted[1:] != r_sorted[:-1]))) if self.keys.size else _EMPTY
         starts = np.flatnonzero(new)
+        del new
         key = k_sorted[starts]
-        count = np.diff(np.concatenate((starts, [self.keys.size]))).astype(np.int64)
-        return KeyPairs(key, r_sorted[starts], count, *self._key_slices(key))
+        del k_sorted
+        count = np.diff(np.concatenate((starts, [self.keys.size]))).astype(np.int32)
+        # Records as int32 when they fit: tens of millions of pairs at 25M fixes.
+        record = r_sorted[starts].astype(_compact(self.totals.size))
+        return KeyPairs(key, record, count, *self._key_slices(key))
 
     @staticmethod
     def _key_slices(sorted_keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -105,7 +114,7 @@ class RecordIndex:
     def _positions(self, keys: np.ndarray) -> None:
         # Positions of each key in the concatenation of all records, grouped by key; a
         # stable sort keeps each key's positions increasing, as advance() needs.
-        self.position_order = np.argsort(keys, kind="stable")
+        self.position_order = np.argsort(keys, kind="stable").astype(_compact(keys.size))
         self.position_values, self.position_starts = self._key_slices(keys[self.position_order])
 
     def _slice(self, values: np.ndarray, starts: np.ndarray, key: int) -> slice:
