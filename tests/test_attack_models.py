@@ -256,3 +256,11 @@ def test_distinct_sets_keep_each_content_once_and_pack_it() -> None:
     offsets, members = sets.packed()
     assert offsets.tolist() == [0, 2, 3, 3] and members.tolist() == [1, 2, 3]
     assert members.dtype == np.int32
+
+
+def test_dense_keys_refuse_negative_cell_ids() -> None:
+    from anonymizers.attacks.adapters.generalization import _dense_keys
+    from anonymizers.errors import ReleaseError
+
+    with pytest.raises(ReleaseError, match="non-negative"):
+        _dense_keys(np.array([3, -1]), np.array([3]))

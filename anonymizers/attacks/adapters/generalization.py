@@ -25,6 +25,7 @@ from anonymizers.attacks.index import RecordIndex
 from anonymizers.attacks.knowledge import NO_TIME, Observations, Records
 from anonymizers.attacks.models import MODELS
 from anonymizers.db.groups import copy_batches
+from anonymizers.errors import ReleaseError
 from anonymizers.verifiers.base import read_release
 from anonymizers.verifiers.generalization import derive_release_visits
 from anonymizers.verifiers.rederive import OUTSIDE
@@ -144,6 +145,9 @@ def _dense_keys(*parts: np.ndarray) -> tuple[np.ndarray, ...]:
     """Dense keys 0.. for the labels of ``parts`` (non-negative integers: cell ids),
     numbered in the order they are first met over the parts one after another. A table
     indexed by label, not a sort of every item: at 25M fixes the items are 32 million."""
+    if any(p.size and int(p.min()) < 0 for p in parts):
+        raise ReleaseError("a release's cell ids must be non-negative: the attack numbers "
+                           "them by a table indexed by id")
     top = max((int(p.max()) for p in parts if p.size), default=-1)
     first = np.full(top + 1, np.iinfo(np.int64).max, dtype=np.int64)
     offset = 0
