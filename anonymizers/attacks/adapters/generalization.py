@@ -149,12 +149,13 @@ def _dense_keys(*parts: np.ndarray) -> tuple[np.ndarray, ...]:
         raise ReleaseError("a release's cell ids must be non-negative: the attack numbers "
                            "them by a table indexed by id")
     top = max((int(p.max()) for p in parts if p.size), default=-1)
-    first = np.full(top + 1, np.iinfo(np.int64).max, dtype=np.int64)
+    unseen = np.iinfo(np.int64).max
+    first = np.full(top + 1, unseen, dtype=np.int64)
     offset = 0
     for part in parts:  # where each label is first met: the smallest position holding it
         np.minimum.at(first, part, offset + np.arange(part.size))
         offset += part.size
-    present = np.flatnonzero(first < np.iinfo(np.int64).max)
+    present = np.flatnonzero(first < unseen)
     rank = np.zeros(top + 1, dtype=np.int64)
     rank[present[np.argsort(first[present], kind="stable")]] = np.arange(present.size)
     return tuple(rank[part] for part in parts)

@@ -23,7 +23,7 @@ from psycopg import sql
 from anonymizers.db.groups import copy_batches, copy_out_groups
 from anonymizers.db.labels import FirstSeenCodes
 from anonymizers.db.sqlfiles import copy_frame, copy_out, fetch_columns, run_sql_file
-from anonymizers.errors import InputError
+from anonymizers.errors import InputError, ReleaseError
 from anonymizers.pipeline.steps import step
 from anonymizers.release.spec import ReleaseSpec
 
@@ -155,7 +155,9 @@ def _read_characteristic_points(conn: psycopg.Connection, release: ReleaseSpec
         x[rows], y[rows] = batch.column(1).to_numpy(), batch.column(2).to_numpy()
         filled += batch.num_rows
     if filled != n:  # the step's transaction sees one table: this is a bug, not bad input
-        raise RuntimeError(f"read {filled} characteristic points, counted {n}")
+        raise ReleaseError(f"read {filled} characteristic points from "
+                           f"{release.work_schema}, counted {n}: the step's table changed "
+                           "under it; run the step again")
     return users, x, y
 
 
