@@ -264,3 +264,29 @@ def test_dense_keys_refuse_negative_cell_ids() -> None:
 
     with pytest.raises(ReleaseError, match="non-negative"):
         _dense_keys(np.array([3, -1]), np.array([3]))
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_attacking_the_sampled_units_alone_gives_the_same_runs(seed: int) -> None:
+    from anonymizers.attacks.suite import sample_units
+
+    observed = observations_of(random_data(seed, users=40, locations=7))
+    records = Records.of_persons(observed)
+    settings = {"models": ["location", "location_sequence"], "lengths": [1, 2],
+                "threshold": 0.5, "max_units": 6, "seed": seed}
+    whole = run_attacks(observed, records, **settings)
+    sampled = observed.of_units(sample_units(observed, 6, seed))
+    assert np.unique(sampled.unit).size == 6
+    alone = run_attacks(sampled, records, **settings)
+    assert whole.summaries() == alone.summaries()
+    for a, b in zip(whole.runs, alone.runs, strict=True):
+        assert a.persons.tolist() == b.persons.tolist() and a.risk.tolist() == b.risk.tolist()
+
+
+def test_the_sampled_units_keep_their_rows_in_order() -> None:
+    seen = Observations(np.array([0, 0, 3, 5, 5]), np.array([7, 7, 8, 9, 9]),
+                        np.array([1, 2, 1, 4, 2]), np.full(5, NO_TIME))
+    chosen = seen.of_units(np.array([0, 2]))
+    assert chosen.unit.tolist() == [0, 0, 5, 5] and chosen.person.tolist() == [7, 7, 9, 9]
+    assert chosen.location.tolist() == [1, 2, 4, 2]
+    assert seen.of_units(np.arange(3)) is seen

@@ -21,7 +21,7 @@ from anonymizers.attacks.knowledge import Records, group_bounds
 from anonymizers.verifiers.containment import shared_prefix_length
 
 __all__ = ["BITSET_BUDGET", "BITSET_RATIO", "AnonymitySets", "KeyPairs", "RecordIndex",
-           "intersect"]
+           "compact_type", "intersect"]
 
 _EMPTY = np.zeros(0, dtype=np.int64)
 # Shorter side of an intersection from which a mask beats binary search.
@@ -32,7 +32,7 @@ BITSET_BUDGET = 32 * 1024 * 1024
 BITSET_RATIO = 8
 
 
-def _compact(n: int) -> type[np.signedinteger]:
+def compact_type(n: int) -> type[np.signedinteger]:
     """The integer type for positions or ids below ``n``: int32 where it is enough."""
     return np.int32 if n < 2**31 else np.int64
 
@@ -103,7 +103,7 @@ class RecordIndex:
         del k_sorted
         count = np.diff(np.concatenate((starts, [self.keys.size]))).astype(np.int32)
         # Records as int32 when they fit: tens of millions of pairs at 25M fixes.
-        record = r_sorted[starts].astype(_compact(self.totals.size))
+        record = r_sorted[starts].astype(compact_type(self.totals.size))
         return KeyPairs(key, record, count, *self._key_slices(key))
 
     @staticmethod
@@ -114,7 +114,7 @@ class RecordIndex:
     def _positions(self, keys: np.ndarray) -> None:
         # Positions of each key in the concatenation of all records, grouped by key; a
         # stable sort keeps each key's positions increasing, as advance() needs.
-        self.position_order = np.argsort(keys, kind="stable").astype(_compact(keys.size))
+        self.position_order = np.argsort(keys, kind="stable").astype(compact_type(keys.size))
         self.position_values, self.position_starts = self._key_slices(keys[self.position_order])
 
     def _slice(self, values: np.ndarray, starts: np.ndarray, key: int) -> slice:

@@ -63,12 +63,12 @@ class Observations:
 
     Attributes
     ----------
-    unit : np.ndarray of int64
+    unit : np.ndarray of int64 (or int32)
         The unit (a person's whole data, or one of their trajectories) each row belongs to;
         rows of a unit are contiguous, units in increasing order.
     person : np.ndarray of int64
         The person of each row (constant within a unit).
-    location : np.ndarray of int64
+    location : np.ndarray of int64 (or int32)
         Location key: what the attacker can say of the point in the release's terms.
     time : np.ndarray of int64
         Time key at the attack's precision, :data:`NO_TIME` where unknown.
@@ -89,6 +89,26 @@ class Observations:
     def bounds(self) -> np.ndarray:
         return group_bounds(self.unit)
 
+    def of_units(self, chosen: np.ndarray) -> Observations:
+        """The rows of the units at positions ``chosen`` (increasing), as arrays of their
+        own: an attack of a sample of targets keeps those, not every unit's rows (at 25M
+        fixes, 16 million rows of which the release's attack reads 50 trajectories').
+
+        Examples
+        --------
+        >>> seen = Observations(np.array([0, 0, 3, 5, 5]), np.array([7, 7, 8, 9, 9]),
+        ...                     np.array([1, 2, 1, 4, 2]), np.full(5, NO_TIME))
+        >>> seen.of_units(np.array([0, 2])).location.tolist()
+        [1, 2, 4, 2]
+        """
+        bounds = self.bounds
+        if chosen.size == bounds.size - 1:
+            return self
+        starts, sizes = bounds[chosen], bounds[chosen + 1] - bounds[chosen]
+        rows = np.repeat(starts - (np.cumsum(sizes) - sizes), sizes) + np.arange(sizes.sum())
+        return Observations(self.unit[rows], self.person[rows], self.location[rows],
+                            self.time[rows])
+
 
 @dataclass(frozen=True)
 class Records:
@@ -96,9 +116,9 @@ class Records:
 
     Attributes
     ----------
-    record : np.ndarray of int64
+    record : np.ndarray of int64 (or int32)
         Record id of each item, 0..n_records-1, items of a record contiguous and in order.
-    location, time : np.ndarray of int64
+    location, time : np.ndarray of int64 (location: or int32)
         Keys of each item, as in :class:`Observations`; a record that publishes no time
         has :data:`NO_TIME`, which matches any known time.
     set_offsets, set_persons : np.ndarray of int64

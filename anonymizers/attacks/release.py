@@ -9,15 +9,16 @@ not cover is measured and reported, not bounded.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import psycopg
 
 from anonymizers.attacks.adapters import attack_input
 from anonymizers.attacks.models import MODELS, describe
-from anonymizers.attacks.suite import AttackResult, run_attacks
+from anonymizers.attacks.suite import AttackResult, run_attacks, sample_units
 from anonymizers.families.base import MetricRow, SeriesRow
+from anonymizers.memory import give_back
 from anonymizers.verifiers.base import read_release
 
 __all__ = ["AT_RELEASE", "DEFAULTS", "AttackSettings", "ReleaseAttack", "attack_metrics",
@@ -71,6 +72,11 @@ def attack_release(conn: psycopg.Connection, schema: str,
     """Run the attack suite on release (or build) schema ``schema`` against its raw window."""
     release = read_release(conn, schema)
     given = attack_input(conn, schema, release.manifest["method"])
+    # Only the sampled targets' rows stay: run_attacks samples the same units again (all
+    # of them, now), and the rest of the window's targets go before the indexes are built.
+    given = replace(given, observations=given.observations.of_units(
+        sample_units(given.observations, settings.max_targets, settings.seed)))
+    give_back("the attack's input")
     chosen = [m for m in (models or MODELS) if m in given.models]
     result = run_attacks(given.observations, given.records, models=chosen,
                          lengths=settings.lengths, threshold=1.0 / release.k,

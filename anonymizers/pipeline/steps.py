@@ -25,6 +25,7 @@ from anonymizers.db.connection import connect
 from anonymizers.db.sqlfiles import run_sql_file
 from anonymizers.errors import PrivacyViolation, ReleaseError
 from anonymizers.families.registry import SHARED_STEPS_AFTER, method_entry
+from anonymizers.memory import give_back
 from anonymizers.release import gate
 from anonymizers.release.spec import ReleaseSpec
 
@@ -90,6 +91,8 @@ def step(name: str, spec: dict[str, Any]) -> Iterator[tuple[ReleaseSpec, psycopg
     except BaseException:
         _mark_failed(release)
         raise
+    finally:  # a process running several steps (a test, the CLI) starts each one afresh
+        give_back(f"step {name}")
     log.info("step %s of %s took %.2f s", name, release.release_name, time.monotonic() - started)
 
 
@@ -151,6 +154,7 @@ def metrics(spec: dict[str, Any]) -> None:
         writer.reset(conn, release.build_schema)
         measured = family.measure(conn, release)
         rows, series = list(measured.rows), list(measured.series)
+        give_back("the family's measures")
         if adapter_for(release.method) is not None:
             attack_rows, attack_series = _attack(conn, release.build_schema)
             rows, series = rows + attack_rows, series + attack_series

@@ -21,11 +21,12 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from anonymizers.attacks.adapters.base import AttackInput, DistinctSets
-from anonymizers.attacks.index import RecordIndex
+from anonymizers.attacks.index import RecordIndex, compact_type
 from anonymizers.attacks.knowledge import NO_TIME, Observations, Records
 from anonymizers.attacks.models import MODELS
 from anonymizers.db.groups import copy_batches
 from anonymizers.errors import ReleaseError
+from anonymizers.memory import give_back
 from anonymizers.verifiers.base import read_release
 from anonymizers.verifiers.generalization import derive_release_visits
 from anonymizers.verifiers.rederive import OUTSIDE
@@ -67,7 +68,9 @@ class Flat:
 
     @property
     def sequence_of(self) -> np.ndarray:
-        return np.repeat(np.arange(len(self), dtype=np.int64), np.diff(self.starts))
+        """The sequence of each item (int32 where the sequences are that few)."""
+        return np.repeat(np.arange(len(self), dtype=compact_type(len(self))),
+                         np.diff(self.starts))
 
 
 def attack_input(conn: psycopg.Connection, schema: str) -> AttackInput:
@@ -75,6 +78,7 @@ def attack_input(conn: psycopg.Connection, schema: str) -> AttackInput:
     derived, _ = derive_release_visits(conn, schema, release.dataset_id, release.manifest)
     targets, persons = _targets(derived.traj, derived.owner, derived.cell)
     del derived  # the largest arrays here at 25M fixes: gone before the indexes are built
+    give_back("the derived visits")
     published = _published(conn, schema)
     # The keys stand for the cells from here on (containment is the same over either), so
     # the cell ids' arrays go at once.
@@ -83,6 +87,7 @@ def attack_input(conn: psycopg.Connection, schema: str) -> AttackInput:
                                                                  published.starts)
     unit = targets.sequence_of
     offsets, members, set_of = containing_persons(published, targets, persons, unit)
+    give_back("the anonymity sets")
     # Nothing published has a time: one NO_TIME seen through a view, not an array of them.
     observations = Observations(unit, persons[unit], targets.items,
                                 np.broadcast_to(np.int64(NO_TIME), unit.size))
@@ -143,7 +148,8 @@ def int_lists(texts: pa.Array) -> tuple[np.ndarray, np.ndarray]:
 
 def _dense_keys(*parts: np.ndarray) -> tuple[np.ndarray, ...]:
     """Dense keys 0.. for the labels of ``parts`` (non-negative integers: cell ids),
-    numbered in the order they are first met over the parts one after another. A table
+    numbered in the order they are first met over the parts one after another (int32
+    where they fit: the attack's indexes hold tens of millions of them). A table
     indexed by label, not a sort of every item: at 25M fixes the items are 32 million."""
     if any(p.size and int(p.min()) < 0 for p in parts):
         raise ReleaseError("a release's cell ids must be non-negative: the attack numbers "
@@ -156,7 +162,7 @@ def _dense_keys(*parts: np.ndarray) -> tuple[np.ndarray, ...]:
         np.minimum.at(first, part, offset + np.arange(part.size))
         offset += part.size
     present = np.flatnonzero(first < unseen)
-    rank = np.zeros(top + 1, dtype=np.int64)
+    rank = np.zeros(top + 1, dtype=compact_type(present.size))
     rank[present[np.argsort(first[present], kind="stable")]] = np.arange(present.size)
     return tuple(rank[part] for part in parts)
 
