@@ -26,6 +26,8 @@ __all__ = ["BITSET_BUDGET", "BITSET_RATIO", "AnonymitySets", "KeyPairs", "Record
 _EMPTY = np.zeros(0, dtype=np.int64)
 # Shorter side of an intersection from which a mask beats binary search.
 _MASK_FROM = 512
+# Members gathered at once when counting a union of anonymity sets (8 bytes each).
+_CHUNK_MEMBERS = 1 << 22
 # Largest person bitset table (large sets x 64-bit words) kept in memory: 256 MB.
 BITSET_BUDGET = 32 * 1024 * 1024
 # A set gets a bitset when it is at most this many times the size of its array of persons.
@@ -91,17 +93,20 @@ class RecordIndex:
     def pairs(self) -> KeyPairs:
         """The distinct (key, record) pairs. Built on first use: the subsequence search
         (:meth:`containing_each`) needs only the positions, and at 25M fixes this table of
-        every target's items cost hundreds of megabytes."""
-        order = np.lexsort((self.record, self.keys))
-        k_sorted, r_sorted = self.keys[order], self.record[order]
-        del order
+        every target's items cost hundreds of megabytes.
+
+        The positions are already sorted by key, each key's in increasing order, and a
+        record's items are contiguous: so the records of each key's positions are sorted
+        too, and the pairs are the runs of (key, record) along them, with no other sort."""
+        k_sorted = self.keys[self.position_order]
+        r_sorted = self.record[self.position_order]
         new = np.concatenate(([True], (k_sorted[1:] != k_sorted[:-1])
                               | (r_sorted[1:] != r_sorted[:-1]))) if self.keys.size else _EMPTY
-        starts = np.flatnonzero(new)
+        starts = np.flatnonzero(new).astype(compact_type(self.keys.size))
         del new
         key = k_sorted[starts]
         del k_sorted
-        count = np.diff(np.concatenate((starts, [self.keys.size]))).astype(np.int32)
+        count = np.diff(starts, append=self.keys.size).astype(np.int32)
         # Records as int32 when they fit: tens of millions of pairs at 25M fixes.
         record = r_sorted[starts].astype(compact_type(self.totals.size))
         return KeyPairs(key, record, count, *self._key_slices(key))
@@ -276,11 +281,25 @@ class AnonymitySets:
 
     def _members_of_sets(self, sets: np.ndarray, values: np.ndarray) -> np.ndarray:
         """Distinct ``values`` (per member of a set) of the members of ``sets``."""
-        starts, sizes = self.offsets[sets], self.sizes[sets]
-        # Every member of every set at once: each set's offset repeated over its size,
-        # plus the position within it.
-        within = np.arange(int(sizes.sum())) - np.repeat(np.cumsum(sizes) - sizes, sizes)
-        return np.unique(values[np.repeat(starts, sizes) + within])
+        return np.unique(np.concatenate([*self._member_chunks(sets, values), _EMPTY]))
+
+    def _member_chunks(self, sets: np.ndarray, values: np.ndarray) -> Iterator[np.ndarray]:
+        """``values`` of the members of ``sets``, about :data:`_CHUNK_MEMBERS` at a time
+        (a union over a popular cell's records reaches most of the members: at 25M fixes,
+        tens of millions, and three arrays of them at once were over a gigabyte)."""
+        sizes = self.sizes[sets]
+        ends = np.cumsum(sizes)
+        first = 0
+        while first < sets.size:
+            done = int(ends[first - 1]) if first else 0
+            last = max(int(np.searchsorted(ends, done + _CHUNK_MEMBERS, side="right")),
+                       first + 1)
+            chunk, counts = sets[first:last], sizes[first:last]
+            # Each set's offset repeated over its size, plus the position within it.
+            within = np.arange(int(counts.sum())) - np.repeat(np.cumsum(counts) - counts,
+                                                              counts)
+            yield values[np.repeat(self.offsets[chunk], counts) + within]
+            first = last
 
     def members(self, records: np.ndarray) -> np.ndarray:
         """Distinct persons of the anonymity sets of ``records``."""
@@ -308,17 +327,20 @@ class AnonymitySets:
         return found
 
     def _union_size(self, sets: np.ndarray) -> int:
-        """Distinct persons of ``sets``: the OR of the large ones' bitsets, plus the small
-        ones' members outside it."""
+        """Distinct persons of ``sets``: the OR of the large ones' bitsets, with the small
+        ones' members marked on it chunk by chunk."""
         rows = self._row[sets]
-        union = np.bitwise_or.reduce(self._bits[rows[rows >= 0]], axis=0) if (
-            rows >= 0).any() else np.zeros(self._words, dtype=np.uint64)
+        union = np.zeros(self._words, dtype=np.uint64)
+        for row in rows[rows >= 0].tolist():  # in place: no copy of the chosen rows
+            np.bitwise_or(union, self._bits[row], out=union)
         small = sets[rows < 0]
         if small.size == 0:
             return int(np.bitwise_count(union).sum())
-        ids = self._members_of_sets(small, self._ids)
-        outside = (union[ids // 64] >> (ids % 64).astype(np.uint64)) & np.uint64(1) == 0
-        return int(np.bitwise_count(union).sum()) + int(outside.sum())
+        # Bit b of word w is id 64 w + b (words little-endian, bits from the lowest).
+        seen = np.unpackbits(union.astype("<u8").view(np.uint8), bitorder="little").view(bool)
+        for ids in self._member_chunks(small, self._ids):
+            seen[ids] = True
+        return int(np.count_nonzero(seen))
 
     def records_of(self, person: int) -> np.ndarray:
         """Sorted records whose anonymity set holds ``person`` (memoized: every model and
