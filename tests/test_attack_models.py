@@ -290,3 +290,18 @@ def test_the_sampled_units_keep_their_rows_in_order() -> None:
     assert chosen.unit.tolist() == [0, 0, 5, 5] and chosen.person.tolist() == [7, 7, 9, 9]
     assert chosen.location.tolist() == [1, 2, 4, 2]
     assert seen.of_units(np.arange(3)) is seen
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_top_two_keys_are_the_most_frequent_with_ties_to_the_smaller(seed: int) -> None:
+    from anonymizers.attacks.models import _top_two
+
+    rng = np.random.default_rng(seed)
+    pairs = {(int(r), int(k)): int(rng.integers(1, 4))  # small counts: many ties
+             for r, k in zip(rng.integers(0, 30, 200), rng.integers(0, 12, 200), strict=True)}
+    record, key = (np.array(column) for column in zip(*pairs, strict=True))
+    count = np.array(list(pairs.values()))
+    tops = _top_two(record, key, count, 32)
+    for r in range(32):
+        ranked = sorted((-c, k) for (rr, k), c in pairs.items() if rr == r)[:2]
+        assert tops[r].tolist() == [k for _, k in ranked] + [-1] * (2 - len(ranked))
