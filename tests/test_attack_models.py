@@ -256,6 +256,24 @@ def test_distinct_sets_keep_each_content_once_and_pack_it() -> None:
     offsets, members = sets.packed()
     assert offsets.tolist() == [0, 2, 3, 3] and members.tolist() == [1, 2, 3]
     assert members.dtype == np.int32
+    assert [sets[i].tolist() for i in range(len(sets))] == [[1, 2], [3], []]
+
+
+def test_distinct_sets_span_blocks_in_order(monkeypatch: pytest.MonkeyPatch) -> None:
+    from anonymizers.attacks.adapters.base import DistinctSets
+
+    monkeypatch.setattr(DistinctSets, "BLOCK", 4)
+    rng = np.random.default_rng(5)
+    arrays = [np.sort(rng.choice(20, size=int(rng.integers(0, 9)), replace=False))
+              for _ in range(60)]  # some larger than a block, many repeated
+    sets = DistinctSets()
+    numbers = [sets.add(a) for a in arrays]
+    offsets, members = sets.packed()
+    for a, number in zip(arrays, numbers, strict=True):
+        assert members[offsets[number]:offsets[number + 1]].tolist() == a.tolist()
+    assert len(set(numbers)) == len({a.tobytes() for a in arrays}) == offsets.size - 1
+    with pytest.raises(TypeError):
+        sets.add(np.zeros(2, dtype=np.int32))
 
 
 def test_dense_keys_refuse_negative_cell_ids() -> None:
