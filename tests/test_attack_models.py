@@ -230,6 +230,12 @@ def test_containing_each_is_plain_subsequence_search(seed: int) -> None:
     assert [sets[s] for s in set_of] == [sorted(set(owners[r].tolist())) for r in found]
     assert len({tuple(s) for s in sets}) == len(sets)  # equal sets kept once
     assert members.dtype == np.int32
+    # Taken in the order given (any order: only the time depends on it), the same sets.
+    ordered = containing_persons(Flat.of(patterns), Flat.of(sequences), owners, ordered=True)
+    assert [ordered[1][ordered[0][s]:ordered[0][s + 1]].tolist() for s in ordered[2]] == \
+        [sets[s] for s in set_of]
+    in_order = dict(index.each_containing(patterns, ordered=True))
+    assert [in_order[i].tolist() for i in range(len(patterns))] == [f.tolist() for f in found]
 
 
 @pytest.mark.parametrize("seed", range(3))

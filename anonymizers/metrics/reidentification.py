@@ -257,6 +257,11 @@ def reidentification_risk_of_sample(
 # --------------------------------------------------------------------------- the attack
 
 
+def _compact(n: int) -> type[np.signedinteger]:
+    """int32 for positions or numbers below ``n`` where that is enough, else int64."""
+    return np.int32 if n < 2**31 else np.int64
+
+
 class _SubsequenceIndex:
     """All sequences concatenated, with each cell's sorted positions, for prefix matching.
 
@@ -272,11 +277,20 @@ class _SubsequenceIndex:
             flat = np.fromiter(chain.from_iterable(sequences), dtype=np.int64,
                                count=lengths.sum())
         self._end = np.cumsum(lengths)  # exclusive end of each sequence in ``flat``
-        self._sequence = np.repeat(np.arange(len(sequences), dtype=np.int64), lengths)
+        # Sequence numbers and positions as int32 where they fit: at 25M fixes each array
+        # over the input's 16 million cells took 128 MB as int64.
+        self._sequence = np.repeat(np.arange(len(sequences), dtype=_compact(len(sequences))),
+                                   lengths)
         self._owner = np.unique(np.asarray(owners), return_inverse=True)[1].reshape(-1)
-        order = np.argsort(flat, kind="stable")  # stable: positions stay sorted per cell
-        cells, starts = np.unique(flat[order], return_index=True)
-        stops = np.append(starts[1:], order.size)[: starts.size]  # empty stays empty
+        # stable: positions stay sorted per cell
+        order = np.argsort(flat, kind="stable").astype(_compact(flat.size))
+        by_cell = flat[order]
+        # Runs of one cell along the sorted cells (np.unique would sort them again).
+        starts = np.flatnonzero(np.concatenate(([True], by_cell[1:] != by_cell[:-1]))) \
+            if by_cell.size else np.zeros(0, dtype=np.int64)
+        cells = by_cell[starts]
+        del by_cell
+        stops = np.append(starts[1:], order.size)[: starts.size]  # none: none
         # Negative ids (NO_CELL, gap symbols) are never indexed, so they match nothing.
         self._positions = {
             int(cell): order[start:stop]

@@ -136,7 +136,7 @@ class SupportIndex:
         return found[same]
 
 
-def shared_prefix_length(a: tuple[int, ...], b: tuple[int, ...]) -> int:
+def shared_prefix_length(a: Sequence[int], b: Sequence[int]) -> int:
     """How many leading items ``a`` and ``b`` have in common."""
     shared = 0
     for x, y in zip(a, b, strict=False):

@@ -86,7 +86,8 @@ def attack_input(conn: psycopg.Connection, schema: str) -> AttackInput:
     targets, published = Flat(target_keys, targets.starts), Flat(published_keys,
                                                                  published.starts)
     unit = targets.sequence_of
-    offsets, members, set_of = containing_persons(published, targets, persons, unit)
+    offsets, members, set_of = containing_persons(published, targets, persons, unit,
+                                                  ordered=True)
     give_back("the anonymity sets")
     # Nothing published has a time: one NO_TIME seen through a view, not an array of them.
     observations = Observations(unit, persons[unit], targets.items,
@@ -114,7 +115,9 @@ def _targets(traj: np.ndarray, owner: np.ndarray, cell: np.ndarray) -> tuple[Fla
 
 
 def _published(conn: psycopg.Connection, schema: str) -> Flat:
-    """The published trajectories' cells, one record per row, in the order they come."""
+    """The published trajectories' cells, one record per row, in lexicographic order of
+    their cells (published_items.sql), which the search for their persons relies on for
+    speed (:func:`containing_persons`)."""
     lengths, items = [], []
     for batch in copy_batches(conn, "attacks/published_items.sql", {"cells": pa.string()},
                               release=schema):
@@ -168,13 +171,14 @@ def _dense_keys(*parts: np.ndarray) -> tuple[np.ndarray, ...]:
 
 
 def containing_persons(patterns: Flat, sequences: Flat, owners: np.ndarray,
-                       sequence_of: np.ndarray | None = None
+                       sequence_of: np.ndarray | None = None, *, ordered: bool = False
                        ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The persons owning a sequence that contains each pattern as a subsequence, as
     distinct sets one after another: (offsets, members, which set each pattern has).
     Members are int32 (persons are numbered 0..: 95 million members at 25M fixes), each
     pattern's matched sequences are turned into its set as they come, and equal sets are
-    kept once. ``sequence_of`` is ``sequences.sequence_of`` when the caller has it."""
+    kept once. ``sequence_of`` is ``sequences.sequence_of`` when the caller has it;
+    ``ordered``: the patterns come in lexicographic order (:meth:`RecordIndex.each_containing`)."""
     if sequence_of is None:
         sequence_of = sequences.sequence_of
     index = RecordIndex(sequence_of, sequences.items, len(sequences))
@@ -182,7 +186,7 @@ def containing_persons(patterns: Flat, sequences: Flat, owners: np.ndarray,
     sets = DistinctSets()
     set_of = np.empty(len(patterns), dtype=np.int64)
     matched, number = None, -1
-    for i, records in index.each_containing(patterns):
+    for i, records in index.each_containing(patterns, ordered=ordered):
         if records is not matched:  # equal patterns come together, with one array
             matched, number = records, sets.add(np.unique(persons[records]))
         set_of[i] = number
