@@ -6,6 +6,7 @@ import threading
 from collections.abc import Iterator
 from pathlib import Path
 
+import numpy as np
 import psycopg
 import pyarrow as pa
 import pyarrow.csv as pacsv
@@ -20,6 +21,9 @@ ROWS = """COPY (
     SELECT g, repeat('x', mod(g, 50)) || CASE WHEN mod(g, 7) = 0 THEN E'\\n' ELSE '' END
     FROM generate_series(1, %(n)s) g
 ) TO STDOUT (FORMAT csv)"""
+NUMBERS = """COPY (
+    SELECT g, g * 0.5, -g FROM generate_series(1, %(n)s) g ORDER BY g
+) TO STDOUT (FORMAT csv)"""
 FAILING = "COPY (SELECT 1 / (g - %(fail_at)s) FROM generate_series(1, 20000) g) TO STDOUT"
 
 
@@ -27,6 +31,7 @@ FAILING = "COPY (SELECT 1 / (g - %(fail_at)s) FROM generate_series(1, 20000) g) 
 def sql_files(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     (tmp_path / "test_copy_pieces_rows.sql").write_text(ROWS)
     (tmp_path / "test_copy_pieces_failing.sql").write_text(FAILING)
+    (tmp_path / "test_copy_pieces_numbers.sql").write_text(NUMBERS)
     monkeypatch.setenv("ANONYMIZERS_SQL_DIR", str(tmp_path))
     sqlfiles.read_sql.cache_clear()
     yield
@@ -76,3 +81,18 @@ def test_a_server_error_mid_copy_is_raised_in_the_caller(
     assert not readers_alive()
     conn.rollback()
     assert conn.execute("SELECT 1").fetchone() == (1,)
+
+
+@pytest.mark.parametrize("n", [0, 1, 30_000])
+def test_copy_columns_are_the_whole_output_as_arrays(
+        conn: psycopg.Connection, sql_files: None, monkeypatch: pytest.MonkeyPatch,
+        n: int) -> None:
+    from anonymizers.db import groups
+
+    monkeypatch.setattr(groups, "CSV_BLOCK", 4_096)  # many pieces
+    kinds = {"g": pa.int64(), "half": pa.float64(), "minus": pa.int32()}
+    found = groups.copy_columns(conn, "test_copy_pieces_numbers.sql", kinds, {"n": n})
+    assert list(found) == ["g", "half", "minus"]
+    assert found["g"].tolist() == list(range(1, n + 1))
+    assert found["half"].tolist() == [g * 0.5 for g in range(1, n + 1)]
+    assert found["minus"].dtype == np.int32 and found["minus"].sum() == -n * (n + 1) // 2

@@ -47,6 +47,7 @@ import psycopg
 import pyarrow as pa
 import pyarrow.csv as pacsv
 
+from anonymizers.db.groups import copy_columns
 from anonymizers.db.sqlfiles import copy_out, fetch_columns, run_sql_file
 from anonymizers.errors import PrivacyViolation, ReleaseError
 from anonymizers.families.base import MetricRow, Metrics, SeriesRow
@@ -196,8 +197,9 @@ def _number_trajectories(conn: psycopg.Connection) -> np.ndarray:
     np.ndarray of int
         Owner number (what k counts) of each trajectory number 0, 1, ...
     """
-    rows = run_sql_file(conn, METRICS_SQL + "035_trajectory_numbers.sql")
-    return np.fromiter((owner for owner, in rows), dtype=np.int64, count=len(rows))
+    run_sql_file(conn, METRICS_SQL + "035_trajectory_numbers.sql")
+    return copy_columns(conn, METRICS_SQL + "036_trajectory_owners.sql",
+                        {"owner": pa.int64()})["owner"]
 
 
 def _read_sample_routes(conn: psycopg.Connection, release: ReleaseSpec,
@@ -240,15 +242,14 @@ def _runs(traj: np.ndarray, chosen: np.ndarray) -> list[slice]:
 
 def _read_published(conn: psycopg.Connection, release: ReleaseSpec) -> _Published:
     """The published sequences and their source trajectory number."""
-    table = _copy_table(copy_out(conn, METRICS_SQL + "050_published_sources.sql",
-                                 work=release.work_schema),
-                        {"anon": pa.int64(), "traj": pa.int64(), "cell": pa.int64()})
-    anon = table["anon"].to_numpy()
+    table = copy_columns(conn, METRICS_SQL + "050_published_sources.sql",
+                         {"anon": pa.int64(), "traj": pa.int64(), "cell": pa.int64()},
+                         work=release.work_schema)
+    anon = table.pop("anon")
     starts = np.flatnonzero(np.concatenate(([True], anon[1:] != anon[:-1]))) \
         if anon.size else np.zeros(0, dtype=np.int64)
-    return _Published(source=table["traj"].to_numpy()[starts],
-                      cells=ConcatenatedSequences(table["cell"].to_numpy(),
-                                                  np.append(starts, anon.size)))
+    return _Published(source=table["traj"][starts],
+                      cells=ConcatenatedSequences(table["cell"], np.append(starts, anon.size)))
 
 
 def _read_published_routes(conn: psycopg.Connection, release: ReleaseSpec,
@@ -263,12 +264,11 @@ def _read_published_routes(conn: psycopg.Connection, release: ReleaseSpec,
 def _read_input_sequences(conn: psycopg.Connection, release: ReleaseSpec,
                           n_trajectories: int) -> ConcatenatedSequences:
     """Each input trajectory's visits in published cell ids (by trajectory number)."""
-    table = _copy_table(copy_out(conn, METRICS_SQL + "060_input_sequences.sql",
-                                 work=release.work_schema),
-                        {"traj": pa.int64(), "cell": pa.int64()})
+    table = copy_columns(conn, METRICS_SQL + "060_input_sequences.sql",
+                         {"traj": pa.int64(), "cell": pa.int64()}, work=release.work_schema)
     # Rows in trajectory number order: where each number's rows start (none: empty).
-    starts = np.searchsorted(table["traj"].to_numpy(), np.arange(n_trajectories + 1))
-    return ConcatenatedSequences(table["cell"].to_numpy(), starts)
+    starts = np.searchsorted(table.pop("traj"), np.arange(n_trajectories + 1))
+    return ConcatenatedSequences(table["cell"], starts)
 
 
 # --------------------------------------------------------------------------- measures

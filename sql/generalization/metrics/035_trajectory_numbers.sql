@@ -2,7 +2,8 @@
 -- samples of the metrics are drawn in: the seeded draws pick numbers, this says whose),
 -- with their owner as a number (what k counts; equal numbers, equal persons). One row per
 -- trajectory, so Python never reads a string per fix. Temporary: it lives as long as the
--- metrics step's transaction. Reads metrics_input (005_input_trajectories.sql).
+-- metrics step's transaction. Reads metrics_input (005_input_trajectories.sql); the owners
+-- are read by 036_trajectory_owners.sql.
 DROP TABLE IF EXISTS pg_temp.metrics_trajectories;
 CREATE TEMP TABLE metrics_trajectories ON COMMIT DROP AS
 SELECT traj_id,
@@ -12,4 +13,3 @@ FROM metrics_input;
 CREATE UNIQUE INDEX ON metrics_trajectories (traj_id);
 CREATE UNIQUE INDEX ON metrics_trajectories (traj_no);
 ANALYZE metrics_trajectories;
-SELECT owner_no FROM metrics_trajectories ORDER BY traj_no;
