@@ -11,6 +11,7 @@ knowledge instance.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from functools import cached_property
@@ -328,7 +329,9 @@ class AnonymitySets:
         if self.singletons:
             return int(np.unique(self.persons[self.set_of[records]]).size)
         sets = np.unique(self.set_of[records])
-        key = sets.tobytes()
+        # Keyed by a digest of the sets: a popular cell's instance matches records of
+        # hundreds of thousands of sets, megabytes of key kept per instance otherwise.
+        key = hashlib.blake2b(sets.tobytes(), digest_size=16).digest()
         found = self._memo.get(key)
         if found is None:
             found = self._union_size(sets)
