@@ -59,6 +59,7 @@ __all__ = [
 _EMPTY = np.zeros(0, dtype=np.int64)
 _TIME_BITS = 32  # a location-and-time key packs the time key into the low bits
 _SAMPLE_CELLS = 4_000_000  # largest random matrix drawn at once to sample instances
+_PAIRS_AT_ONCE = 1 << 22  # (key, record) pairs compared at once when ranking keys
 
 
 @dataclass(frozen=True)
@@ -486,13 +487,20 @@ def _top_two(record: np.ndarray, key: np.ndarray, count: np.ndarray,
     if int(key.min()) < 0 or int(key.max()) >= 1 << 32:
         raise InputError("location keys must be non-negative and below 2**32")
     low = np.int64((1 << 32) - 1)
-    score = (count.astype(np.int64) << 32) | (low - key.astype(np.int64))
+    # (count << 32) | (low - key), built in place: one array of the pairs' size at a time.
+    score = count.astype(np.int64)
+    np.left_shift(score, 32, out=score)
+    score += low
+    score -= key
     for column in range(2):
         best = np.full(n_records, -1, dtype=np.int64)
         np.maximum.at(best, record, score)
         held = best >= 0
         tops[held, column] = low - (best[held] & low)
-        score[score == best[record]] = -1  # the next round finds the second
+        for first in range(0, score.size, _PAIRS_AT_ONCE):  # the next round finds the second
+            last = first + _PAIRS_AT_ONCE
+            part = score[first:last]
+            part[part == best[record[first:last]]] = -1
     return tops
 
 
