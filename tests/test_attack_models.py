@@ -317,8 +317,13 @@ def test_the_sampled_units_keep_their_rows_in_order() -> None:
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
-def test_top_two_keys_are_the_most_frequent_with_ties_to_the_smaller(seed: int) -> None:
+@pytest.mark.parametrize("pairs_at_once", [7, 1 << 22])
+def test_top_two_keys_are_the_most_frequent_with_ties_to_the_smaller(
+        seed: int, pairs_at_once: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    from anonymizers.attacks import models
     from anonymizers.attacks.models import _top_two
+
+    monkeypatch.setattr(models, "_PAIRS_AT_ONCE", pairs_at_once)
 
     rng = np.random.default_rng(seed)
     pairs = {(int(r), int(k)): int(rng.integers(1, 4))  # small counts: many ties
