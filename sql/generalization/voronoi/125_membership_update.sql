@@ -116,7 +116,10 @@ SELECT cell_id FROM {work}.removed_cells;
 
 -- The segments to cross again (recross): the rebuilt ones whose ends lie in two cells or
 -- in a gap (as in 120_membership.sql: only those can cross a cell), and the kept ones
--- through an affected cell.
+-- through an affected cell. The kept ones in one pass over the segments, the crossed cells
+-- and the rebuilt ones as hashed lookups (5M-fix city, first step, 1,834,857 segments: 2.2
+-- s, against 7.8-8.6 s as a union and difference of (trajectory, time) keys joined back
+-- to the segments; the same segments).
 DROP TABLE IF EXISTS {work}.recross;
 CREATE TABLE {work}.recross AS
 SELECT row_number() OVER () AS seg_id, *
@@ -129,17 +132,13 @@ FROM (
     WHERE c1 IS NULL OR c1 IS DISTINCT FROM c2
     UNION ALL
     SELECT s.traj_id, s.user_id, s.t1, s.t2, s.c1, s.c2, s.line, s.ax, s.ay, s.dx, s.dy
-    FROM (
-        SELECT traj_id, t1 FROM {work}.segments
-        WHERE c1 IN (SELECT cell_id FROM {work}.affected_cells)
-           OR c2 IN (SELECT cell_id FROM {work}.affected_cells)
-        UNION
-        SELECT traj_id, t1 FROM {work}.crossings
-        WHERE cell_id IN (SELECT cell_id FROM {work}.affected_cells)
-        EXCEPT
-        SELECT traj_id, t1 FROM {work}.moved_ends
-    ) AS k
-    JOIN {work}.segments AS s ON s.traj_id = k.traj_id AND s.t1 = k.t1
+    FROM {work}.segments AS s
+    WHERE (s.c1 IN (SELECT cell_id FROM {work}.affected_cells)
+           OR s.c2 IN (SELECT cell_id FROM {work}.affected_cells)
+           OR (s.traj_id, s.t1) IN (SELECT x.traj_id, x.t1 FROM {work}.crossings AS x
+                                    WHERE x.cell_id IN (SELECT cell_id FROM {work}.affected_cells)))
+      AND NOT EXISTS (SELECT 1 FROM {work}.moved_ends AS m
+                      WHERE m.traj_id = s.traj_id AND m.t1 = s.t1)
 ) AS r;
 ANALYZE {work}.recross;
 
