@@ -29,8 +29,10 @@ _EMPTY = np.zeros(0, dtype=np.int64)
 _MASK_FROM = 512
 # Members gathered at once when counting a union of anonymity sets (8 bytes each).
 _CHUNK_MEMBERS = 1 << 22
-# Largest person bitset table (large sets x 64-bit words) kept in memory: 256 MB.
-BITSET_BUDGET = 32 * 1024 * 1024
+# Largest person bitset table (large sets x 64-bit words) kept in memory: 128 MB. (25M-fix
+# release, the attack at release settings: 256 MB of bitsets peaked at 1,939 MiB, 128 MB at
+# 1,662 MiB, the models' run 133 s against 149 s, each with another job beside it.)
+BITSET_BUDGET = 16 * 1024 * 1024
 # A set gets a bitset when it is at most this many times the size of its array of persons.
 BITSET_RATIO = 8
 
