@@ -9,8 +9,9 @@ input held 2.3 GB resident for about 1 GB of live arrays; with :func:`give_back`
 its phases (5M fixes): 517 -> 256 MiB after deriving the visits, 496 -> 402 MiB after the
 anonymity sets.
 
-Called where a large phase ends (the pipeline's step boundaries, the attack's input, the
-verifier's), never in a loop: trimming walks the heap.
+Called where a large phase ends (every step's end, between the metrics step's family
+measures and its attack, inside the attack's input), never in a loop: trimming walks the
+heap.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from __future__ import annotations
 import ctypes
 import ctypes.util
 import logging
+from collections.abc import Callable
 from functools import cache
 from pathlib import Path
 
@@ -27,7 +29,7 @@ log = logging.getLogger(__name__)
 
 
 @cache
-def _malloc_trim():
+def _malloc_trim() -> Callable[[int], int] | None:
     """glibc's malloc_trim, or None where the C library has none (musl, macOS)."""
     name = ctypes.util.find_library("c")
     if name is None:
