@@ -23,7 +23,9 @@ from collections.abc import Callable
 from functools import cache
 from pathlib import Path
 
-__all__ = ["give_back", "resident_mib"]
+import numpy as np
+
+__all__ = ["compact_type", "give_back", "resident_mib"]
 
 log = logging.getLogger(__name__)
 
@@ -38,6 +40,12 @@ def _malloc_trim() -> Callable[[int], int] | None:
     if trim is not None:
         trim.argtypes, trim.restype = [ctypes.c_size_t], ctypes.c_int
     return trim
+
+
+def compact_type(n: int) -> type[np.signedinteger]:
+    """The integer type for positions or ids below ``n``: int32 where it is enough (the
+    indexes over 25M fixes hold tens of millions of them), else int64."""
+    return np.int32 if n < 2**31 else np.int64
 
 
 def resident_mib() -> float | None:

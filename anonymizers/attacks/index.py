@@ -18,11 +18,12 @@ from functools import cached_property
 
 import numpy as np
 
-from anonymizers.attacks.knowledge import Records, group_bounds
+from anonymizers.attacks.knowledge import Records, group_bounds, ranges
+from anonymizers.memory import compact_type
 from anonymizers.verifiers.containment import shared_prefix_length
 
 __all__ = ["BITSET_BUDGET", "BITSET_RATIO", "AnonymitySets", "KeyPairs", "RecordIndex",
-           "compact_type", "intersect"]
+           "intersect"]
 
 _EMPTY = np.zeros(0, dtype=np.int64)
 # Shorter side of an intersection from which a mask beats binary search.
@@ -35,11 +36,6 @@ _CHUNK_MEMBERS = 1 << 22
 BITSET_BUDGET = 16 * 1024 * 1024
 # A set gets a bitset when it is at most this many times the size of its array of persons.
 BITSET_RATIO = 8
-
-
-def compact_type(n: int) -> type[np.signedinteger]:
-    """The integer type for positions or ids below ``n``: int32 where it is enough."""
-    return np.int32 if n < 2**31 else np.int64
 
 
 def intersect(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -306,11 +302,8 @@ class AnonymitySets:
             done = int(ends[first - 1]) if first else 0
             last = max(int(np.searchsorted(ends, done + _CHUNK_MEMBERS, side="right")),
                        first + 1)
-            chunk, counts = sets[first:last], sizes[first:last]
-            # Each set's offset repeated over its size, plus the position within it.
-            within = np.arange(int(counts.sum())) - np.repeat(np.cumsum(counts) - counts,
-                                                              counts)
-            yield values[np.repeat(self.offsets[chunk], counts) + within]
+            chunk = sets[first:last]
+            yield values[ranges(self.offsets[chunk], sizes[first:last])]
             first = last
 
     def members(self, records: np.ndarray) -> np.ndarray:

@@ -24,7 +24,8 @@ import numpy as np
 
 from anonymizers.errors import InputError
 
-__all__ = ["NO_TIME", "PRECISIONS", "Observations", "Records", "group_bounds", "time_keys"]
+__all__ = ["NO_TIME", "PRECISIONS", "Observations", "Records", "group_bounds", "ranges",
+           "time_keys"]
 
 NO_TIME: Final = -1
 # Truncation of a timestamp to a calendar unit: a time key counts units since the epoch
@@ -50,6 +51,19 @@ def group_bounds(keys: np.ndarray) -> np.ndarray:
         return np.zeros(1, dtype=np.int64)
     starts = np.flatnonzero(np.concatenate(([True], keys[1:] != keys[:-1])))
     return np.concatenate((starts, [keys.size])).astype(np.int64)
+
+
+def ranges(starts: np.ndarray, sizes: np.ndarray) -> np.ndarray:
+    """The positions ``starts[i] .. starts[i] + sizes[i] - 1`` of every range, one range
+    after another, without a Python loop.
+
+    Examples
+    --------
+    >>> ranges(np.array([5, 0, 9]), np.array([2, 0, 3])).tolist()
+    [5, 6, 9, 10, 11]
+    """
+    # Each range's start repeated over its size, plus the position within it.
+    return np.repeat(starts - (np.cumsum(sizes) - sizes), sizes) + np.arange(int(sizes.sum()))
 
 
 def _check_grouped(name: str, ids: np.ndarray) -> None:
@@ -105,7 +119,7 @@ class Observations:
         if chosen.size == bounds.size - 1:
             return self
         starts, sizes = bounds[chosen], bounds[chosen + 1] - bounds[chosen]
-        rows = np.repeat(starts - (np.cumsum(sizes) - sizes), sizes) + np.arange(sizes.sum())
+        rows = ranges(starts, sizes)
         return Observations(self.unit[rows], self.person[rows], self.location[rows],
                             self.time[rows])
 

@@ -23,6 +23,7 @@ from typing import overload
 import numpy as np
 
 from anonymizers.errors import InputError
+from anonymizers.memory import compact_type
 
 __all__ = [
     "NO_CELL",
@@ -257,11 +258,6 @@ def reidentification_risk_of_sample(
 # --------------------------------------------------------------------------- the attack
 
 
-def _compact(n: int) -> type[np.signedinteger]:
-    """int32 for positions or numbers below ``n`` where that is enough, else int64."""
-    return np.int32 if n < 2**31 else np.int64
-
-
 class _SubsequenceIndex:
     """All sequences concatenated, with each cell's sorted positions, for prefix matching.
 
@@ -279,11 +275,11 @@ class _SubsequenceIndex:
         self._end = np.cumsum(lengths)  # exclusive end of each sequence in ``flat``
         # Sequence numbers and positions as int32 where they fit: at 25M fixes each array
         # over the input's 16 million cells took 128 MB as int64.
-        self._sequence = np.repeat(np.arange(len(sequences), dtype=_compact(len(sequences))),
+        self._sequence = np.repeat(np.arange(len(sequences), dtype=compact_type(len(sequences))),
                                    lengths)
         self._owner = np.unique(np.asarray(owners), return_inverse=True)[1].reshape(-1)
         # stable: positions stay sorted per cell
-        order = np.argsort(flat, kind="stable").astype(_compact(flat.size))
+        order = np.argsort(flat, kind="stable").astype(compact_type(flat.size))
         by_cell = flat[order]
         # Runs of one cell along the sorted cells (np.unique would sort them again).
         starts = np.flatnonzero(np.concatenate(([True], by_cell[1:] != by_cell[:-1]))) \

@@ -21,12 +21,12 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from anonymizers.attacks.adapters.base import AttackInput, DistinctSets
-from anonymizers.attacks.index import RecordIndex, compact_type
+from anonymizers.attacks.index import RecordIndex
 from anonymizers.attacks.knowledge import NO_TIME, Observations, Records
 from anonymizers.attacks.models import MODELS
 from anonymizers.db.groups import copy_batches
 from anonymizers.errors import ReleaseError
-from anonymizers.memory import give_back
+from anonymizers.memory import compact_type, give_back
 from anonymizers.verifiers.base import read_release
 from anonymizers.verifiers.generalization import derive_release_visits
 from anonymizers.verifiers.rederive import OUTSIDE
