@@ -334,10 +334,3 @@ def test_top_two_keys_are_the_most_frequent_with_ties_to_the_smaller(
     for r in range(32):
         ranked = sorted((-c, k) for (rr, k), c in pairs.items() if rr == r)[:2]
         assert tops[r].tolist() == [k for _, k in ranked] + [-1] * (2 - len(ranked))
-
-
-def test_ranges_lists_every_range_in_turn_and_skips_empty_ones() -> None:
-    from anonymizers.attacks.knowledge import ranges
-
-    assert ranges(np.array([5, 0, 9]), np.array([2, 0, 3])).tolist() == [5, 6, 9, 10, 11]
-    assert ranges(np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)).size == 0

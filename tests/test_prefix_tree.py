@@ -13,6 +13,7 @@ from collections import Counter
 from collections.abc import Sequence
 from unittest import mock
 
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -22,9 +23,12 @@ from anonymizers.families.generalization import prefix_tree
 from anonymizers.families.generalization.prefix_tree import (
     AnonymizedSequence,
     kam_cut,
+    kam_cut_publication,
     kam_rec,
+    kam_rec_publication,
     support,
 )
+from anonymizers.sequences import ConcatenatedSequences
 
 # Figure 4(a): t1-t3 ABCDEFG, t4-t6 ADEF, t7 CHL, t8 DECHL, t9 DEJFG.
 FIG4_WORDS = ["ABCDEFG"] * 3 + ["ADEF"] * 3 + ["CHL", "DECHL", "DEJFG"]
@@ -446,3 +450,57 @@ def test_kam_rec_is_the_same_without_the_bits_of_the_cells() -> None:
         without = kam_rec(sequences, owners, 3, 0.4)
     assert with_bits == without
     assert sum(len(item.cells) < len(sequences[item.source]) for item in with_bits) > 10
+
+
+# --------------------------------------------------------------------------- end to end input
+
+
+def end_to_end(sequences: Sequence[Sequence[int]], dtype=np.int32) -> ConcatenatedSequences:
+    lengths = [len(s) for s in sequences]
+    return ConcatenatedSequences(np.array([c for s in sequences for c in s], dtype=dtype),
+                                 np.concatenate(([0], np.cumsum(lengths))).astype(np.int64))
+
+
+@settings(max_examples=150, deadline=None)
+@given(datasets, ks, ps)
+def test_publication_of_arrays_is_the_list_result(data, k: int, p: float) -> None:
+    # The form the release step uses (cells end to end, owners an integer array) publishes
+    # what the list form does, sequence for sequence.
+    sequences, owners = data
+    flat, owner_array = end_to_end(sequences), np.array(owners, dtype=np.int32) * 7
+    rec = kam_rec_publication(flat, owner_array, k, p)
+    assert rec.sequences() == kam_rec(sequences, owners, k, p)
+    cut = kam_cut_publication(flat, owner_array, k)
+    assert cut.sequences() == kam_cut(sequences, owners, k)
+    assert rec.pattern_of.shape == (len(sequences),)
+
+
+def test_publication_keeps_one_pattern_per_distinct_sequence() -> None:
+    # Figure 4(b): 9 trajectories, 5 distinct; ABCDEFG (x3) and ADEF (x3) are published
+    # whole, DECHL and DEJFG both as DE, and CHL is suppressed.
+    published = kam_cut_publication(end_to_end(FIG4), np.arange(len(FIG4)), 2)
+    assert [word(p) for p in published.patterns] == ["ABCDEFG", "ADEF", "DE", "DE"]
+    assert published.pattern_of.tolist() == [0, 0, 0, 1, 1, 1, -1, 2, 3]
+
+
+def test_cells_outside_the_key_range_are_renumbered() -> None:
+    # Keys are node * base + cell: negative or huge cell ids are renumbered first.
+    small = [(1, 2, 3), (1, 2, 3), (1, 2, 4), (2, 3)]
+    mapping = {1: -7, 2: 2**40, 3: 5, 4: -(2**35)}
+    large = [tuple(mapping[c] for c in s) for s in small]
+    expected = [(item.source, tuple(mapping[c] for c in item.cells))
+                for item in kam_rec(small, [0, 1, 2, 0], 2, 0.5)]
+    found = kam_rec_publication(end_to_end(large, np.int64), np.array([0, 1, 2, 0]), 2, 0.5)
+    assert [(item.source, item.cells) for item in found.sequences()] == expected
+
+
+def test_an_empty_sequence_end_to_end_is_rejected() -> None:
+    with pytest.raises(InputError, match="sequence 1 is empty"):
+        kam_cut_publication(end_to_end([(1, 2), (), (3,)]), np.array([0, 1, 2]), 2)
+
+
+def test_replaced_patterns_must_match_in_number() -> None:
+    published = kam_cut_publication(end_to_end([(1, 2)] * 3), np.arange(3), 2)
+    assert published.replaced([(1,)]).sequences()[2].cells == (1,)
+    with pytest.raises(InputError, match="patterns"):
+        published.replaced([])

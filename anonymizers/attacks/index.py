@@ -18,8 +18,9 @@ from functools import cached_property
 
 import numpy as np
 
-from anonymizers.attacks.knowledge import Records, group_bounds, ranges
+from anonymizers.attacks.knowledge import Records, group_bounds
 from anonymizers.memory import compact_type
+from anonymizers.sequences import ranges
 from anonymizers.verifiers.containment import shared_prefix_length
 
 __all__ = ["BITSET_BUDGET", "BITSET_RATIO", "AnonymitySets", "KeyPairs", "RecordIndex",

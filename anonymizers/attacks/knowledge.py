@@ -23,8 +23,9 @@ from typing import Final
 import numpy as np
 
 from anonymizers.errors import InputError
+from anonymizers.sequences import ranges
 
-__all__ = ["NO_TIME", "PRECISIONS", "Observations", "Records", "group_bounds", "ranges",
+__all__ = ["NO_TIME", "PRECISIONS", "Observations", "Records", "group_bounds",
            "time_keys"]
 
 NO_TIME: Final = -1
@@ -51,19 +52,6 @@ def group_bounds(keys: np.ndarray) -> np.ndarray:
         return np.zeros(1, dtype=np.int64)
     starts = np.flatnonzero(np.concatenate(([True], keys[1:] != keys[:-1])))
     return np.concatenate((starts, [keys.size])).astype(np.int64)
-
-
-def ranges(starts: np.ndarray, sizes: np.ndarray) -> np.ndarray:
-    """The positions ``starts[i] .. starts[i] + sizes[i] - 1`` of every range, one range
-    after another, without a Python loop.
-
-    Examples
-    --------
-    >>> ranges(np.array([5, 0, 9]), np.array([2, 0, 3])).tolist()
-    [5, 6, 9, 10, 11]
-    """
-    # Each range's start repeated over its size, plus the position within it.
-    return np.repeat(starts - (np.cumsum(sizes) - sizes), sizes) + np.arange(int(sizes.sum()))
 
 
 def _check_grouped(name: str, ids: np.ndarray) -> None:

@@ -16,14 +16,14 @@ References
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from itertools import chain
-from typing import overload
 
 import numpy as np
 
 from anonymizers.errors import InputError
 from anonymizers.memory import compact_type
+from anonymizers.sequences import ConcatenatedSequences
 
 __all__ = [
     "NO_CELL",
@@ -42,50 +42,6 @@ _EMPTY = np.zeros(0, dtype=np.int64)
 
 Pattern = tuple[int, ...]
 State = tuple[np.ndarray, np.ndarray]  # (candidate sequence ids, matched position in flat)
-
-
-class ConcatenatedSequences(Sequence[list[int]]):
-    """Integer sequences stored end to end: sequence ``i`` is ``flat[starts[i]:starts[i + 1]]``.
-
-    What a bulk read of many sequences gives without a Python object per element; the
-    attack's index takes the arrays as they are, and anything else sees a sequence of lists.
-
-    Parameters
-    ----------
-    flat : np.ndarray of int
-        Every sequence's elements, one sequence after the other.
-    starts : np.ndarray of int, shape (n + 1,)
-        Where each sequence starts in ``flat``, then ``len(flat)``; non-decreasing.
-    """
-
-    def __init__(self, flat: np.ndarray, starts: np.ndarray) -> None:
-        self.flat = np.asarray(flat, dtype=np.int64)
-        self.starts = np.asarray(starts, dtype=np.int64)
-        if self.starts.size == 0 or self.starts[-1] != self.flat.size:
-            raise InputError("starts must end with the number of elements of flat")
-
-    def __len__(self) -> int:
-        return int(self.starts.size - 1)
-
-    @overload
-    def __getitem__(self, index: int) -> list[int]: ...
-
-    @overload
-    def __getitem__(self, index: slice) -> list[list[int]]: ...
-
-    def __getitem__(self, index: int | slice) -> list[int] | list[list[int]]:
-        if isinstance(index, slice):
-            return [self[i] for i in range(*index.indices(len(self)))]
-        i = range(len(self))[index]  # negative indices and IndexError as for a list
-        return self.flat[self.starts[i]:self.starts[i + 1]].tolist()  # type: ignore[no-any-return]
-
-    def __iter__(self) -> Iterator[list[int]]:
-        for start, stop in zip(self.starts[:-1].tolist(), self.starts[1:].tolist(), strict=True):
-            yield self.flat[start:stop].tolist()
-
-    def lengths(self) -> np.ndarray:
-        """Number of elements of each sequence."""
-        return np.diff(self.starts)
 
 
 def generalize_observations(cells: Sequence[int] | np.ndarray) -> Pattern:

@@ -1,6 +1,7 @@
--- The generalized trajectories as cell arrays, for the prefix-tree step in Python.
+-- The cells of every generalized trajectory, one after the other: in traj_id order (the
+-- order of the trajectory numbers of 068_sequence_numbers.sql, whose visit counts say
+-- where each trajectory's cells end), each in visit order (the index of 050_visits.sql).
 -- Identifiers: work.
-SELECT traj_id, min(user_id) AS user_id, array_agg(cell_id ORDER BY visit_no) AS cells
-FROM {work}.visits
-GROUP BY traj_id
-ORDER BY traj_id;
+COPY (
+    SELECT cell_id FROM {work}.visits ORDER BY traj_id, visit_no
+) TO STDOUT (FORMAT csv)

@@ -59,12 +59,12 @@ from anonymizers.metrics.cluster_preservation import (
 )
 from anonymizers.metrics.reidentification import (
     NO_CELL,
-    ConcatenatedSequences,
     reidentification_risk,
     reidentification_risk_of_sample,
     sample_trajectories,
 )
 from anonymizers.release.spec import ReleaseSpec
+from anonymizers.sequences import ConcatenatedSequences
 
 __all__ = [
     "CLUSTER_MAX_DISTANCE_ANONYMIZED_M",

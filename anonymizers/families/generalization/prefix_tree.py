@@ -35,8 +35,10 @@ from itertools import chain, islice
 import numpy as np
 
 from anonymizers.errors import InputError
+from anonymizers.sequences import ConcatenatedSequences, ranges
 
-__all__ = ["AnonymizedSequence", "kam_cut", "kam_rec", "support"]
+__all__ = ["AnonymizedSequence", "Publication", "kam_cut", "kam_cut_publication", "kam_rec",
+           "kam_rec_publication", "support"]
 
 Cells = tuple[int, ...]
 
@@ -51,6 +53,8 @@ _HOLDERS_AT_ONCE = 256
 # Most memory the bits of the distinct sequences' cells may take (one bit per sequence
 # and cell; a city of 5M fixes: 103k sequences and 309 cells, 4 MB).
 _BITS_BUDGET_BYTES = 256 << 20
+# Cell ids from 0 up to this one are used as they are (Voronoi cells are numbered 1..C).
+_LARGEST_PLAIN_CELL = 1 << 24
 
 
 @dataclass(frozen=True)
@@ -67,6 +71,48 @@ class AnonymizedSequence:
 
     source: int
     cells: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class Publication:
+    """D* without a Python object per published sequence: each distinct input sequence
+    publishes one cell sequence (or none), and every input sequence publishes what its
+    distinct sequence does.
+
+    Parameters
+    ----------
+    patterns : list of tuple of int
+        The published cell sequences, one per distinct input sequence that publishes one
+        (two of them may be equal: different inputs may be cut to one prefix).
+    pattern_of : np.ndarray of int
+        For each input sequence, the index in ``patterns`` of what it publishes, or -1
+        when it is suppressed.
+    """
+
+    patterns: list[Cells]
+    pattern_of: np.ndarray
+
+    def sequences(self) -> list[AnonymizedSequence]:
+        """The published sequences one by one, sorted by ``source``."""
+        published = np.flatnonzero(self.pattern_of >= 0)
+        return [AnonymizedSequence(source, self.patterns[pattern])
+                for source, pattern in zip(published.tolist(),
+                                           self.pattern_of[published].tolist(), strict=True)]
+
+    def replaced(self, patterns: list[Cells]) -> Publication:
+        """The same publication with each pattern replaced (e.g. truncated)."""
+        if len(patterns) != len(self.patterns):
+            raise InputError(f"got {len(patterns)} patterns for {len(self.patterns)}")
+        return Publication(patterns, self.pattern_of)
+
+
+def _publication(chosen: list[Cells | None], distinct_of: np.ndarray) -> Publication:
+    """The publication where distinct sequence ``d`` publishes ``chosen[d]`` (None: none)."""
+    kept = [d for d, pattern in enumerate(chosen) if pattern is not None]
+    number = np.full(len(chosen), -1, dtype=np.int64)
+    number[kept] = np.arange(len(kept))
+    return Publication([chosen[d] for d in kept],  # type: ignore[misc]
+                       number[distinct_of])
 
 
 # --------------------------------------------------------------------------- public API
@@ -113,13 +159,23 @@ def kam_cut(
     .. [1] Monreale et al., "Movement Data Anonymity through Generalization",
        Trans. Data Privacy 3 (2010), Algorithm 4 and Section 6.3.
     """
+    return kam_cut_publication(sequences, owners, k).sequences()
+
+
+def kam_cut_publication(
+    sequences: Sequence[Sequence[int]], owners: Sequence[Hashable] | np.ndarray, k: int
+) -> Publication:
+    """:func:`kam_cut`'s D* as a :class:`Publication`, for millions of sequences.
+
+    Given a :class:`~anonymizers.sequences.ConcatenatedSequences` and an integer array of
+    owners, no Python object is made per input sequence or cell: only the distinct
+    sequences become tuples.
+    """
     seqs, owner_ids = _validate(sequences, owners, k)
-    depths = _surviving_depths(seqs, owner_ids, k)
-    return [
-        AnonymizedSequence(i, seq[:depth])
-        for i, (seq, depth) in enumerate(zip(seqs, depths.tolist(), strict=True))
-        if depth > 0
-    ]
+    paths = _walk_prefix_tree(seqs, owner_ids, k)
+    chosen: list[Cells | None] = [cells[:depth] or None for cells, depth
+                                  in zip(paths.distinct, paths.depth.tolist(), strict=True)]
+    return _publication(paths.decoded(chosen), paths.distinct_of)
 
 
 def kam_rec(
@@ -208,25 +264,35 @@ def kam_rec(
        Trans. Data Privacy 3 (2010), Algorithms 5 and 6 and Section 6.3.
     .. [2] H. Hyyrö, "Bit-parallel LCS-length computation revisited", AWOCA 2004.
     """
+    return kam_rec_publication(sequences, owners, k, p, max_candidates).sequences()
+
+
+def kam_rec_publication(
+    sequences: Sequence[Sequence[int]], owners: Sequence[Hashable] | np.ndarray, k: int,
+    p: float, max_candidates: int | None = None,
+) -> Publication:
+    """:func:`kam_rec`'s D* as a :class:`Publication`, for millions of sequences.
+
+    Given a :class:`~anonymizers.sequences.ConcatenatedSequences` and an integer array of
+    owners, no Python object is made per input sequence or cell: only the distinct
+    sequences become tuples (a synthetic city of 25M fixes: 1.9 million trajectories,
+    318,533 distinct sequences).
+    """
     seqs, owner_ids = _validate(sequences, owners, k)
     _check_p(p)
     if max_candidates is not None and max_candidates < 1:
         raise InputError(f"max_candidates must be at least 1 (got {max_candidates})")
-    depths = _surviving_depths(seqs, owner_ids, k)
-    published: dict[int, Cells] = {}
-    cut: dict[Cells, list[int]] = {}
-    for i, (seq, depth) in enumerate(zip(seqs, depths.tolist(), strict=True)):
-        if depth == len(seq):
-            published[i] = seq
-        else:
-            cut.setdefault(seq, []).append(i)
+    paths = _walk_prefix_tree(seqs, owner_ids, k)
+    chosen: list[Cells | None] = [cells if depth == len(cells) else None for cells, depth
+                                  in zip(paths.distinct, paths.depth.tolist(), strict=True)]
+    cut = [seq_id for seq_id, pattern in enumerate(chosen) if pattern is None]
     if cut:
-        recovery = _Recovery(seqs, owner_ids, k, max_candidates or MAX_LCS_CANDIDATES)
-        for seq, occurrences in cut.items():
-            recovered = recovery.best_subsequence(seq, _min_length(p, len(seq)))
-            if recovered is not None:
-                published.update(dict.fromkeys(occurrences, recovered))
-    return [AnonymizedSequence(i, published[i]) for i in sorted(published)]
+        recovery = _Recovery(paths.distinct, paths.owners(owner_ids), k,
+                             max_candidates or MAX_LCS_CANDIDATES)
+        for seq_id in cut:
+            chosen[seq_id] = recovery.best_subsequence(
+                seq_id, _min_length(p, len(paths.distinct[seq_id])))
+    return _publication(paths.decoded(chosen), paths.distinct_of)
 
 
 def support(
@@ -275,22 +341,40 @@ def support(
 
 
 def _validate(
-    sequences: Sequence[Sequence[int]], owners: Sequence[Hashable], k: int
-) -> tuple[list[Cells], np.ndarray]:
-    """Check the common arguments; return the sequences as tuples and dense owner ids."""
+    sequences: Sequence[Sequence[int]], owners: Sequence[Hashable] | np.ndarray, k: int
+) -> tuple[ConcatenatedSequences, np.ndarray]:
+    """Check the common arguments; return the sequences end to end and dense owner ids."""
     if isinstance(k, bool) or not isinstance(k, int | np.integer) or k < 2:
         raise InputError(f"k must be an integer >= 2 (k-anonymity needs a crowd), got {k!r}")
     if len(sequences) != len(owners):
         raise InputError(
             f"got {len(sequences)} sequences but {len(owners)} owners; pass one owner per sequence"
         )
+    if isinstance(sequences, ConcatenatedSequences):
+        empty = np.flatnonzero(sequences.lengths() <= 0)
+        if empty.size:
+            raise InputError(f"sequence {empty[0]} is empty; drop empty trajectories "
+                             "before anonymizing")
+        return sequences, _dense_owners(owners)
     seqs = [_as_cells(i, seq) for i, seq in enumerate(sequences)]
+    lengths = np.fromiter(map(len, seqs), dtype=np.int64, count=len(seqs))
+    try:
+        flat = np.fromiter(chain.from_iterable(seqs), dtype=np.int64, count=int(lengths.sum()))
+    except OverflowError:
+        raise InputError("cell ids must fit in a signed 64-bit integer") from None
+    return ConcatenatedSequences(flat, np.r_[0, np.cumsum(lengths)]), _dense_owners(owners)
+
+
+def _dense_owners(owners: Sequence[Hashable] | np.ndarray) -> np.ndarray:
+    """Owners numbered 0, 1, ... (equal owners, equal numbers)."""
+    if isinstance(owners, np.ndarray) and np.issubdtype(owners.dtype, np.integer):
+        return np.unique(owners, return_inverse=True)[1].reshape(-1)
     dense: dict[Hashable, int] = {}
     try:
-        owner_ids = [dense.setdefault(owner, len(dense)) for owner in owners]
+        return np.array([dense.setdefault(owner, len(dense)) for owner in owners],
+                        dtype=np.int64)
     except TypeError as exc:
         raise InputError(f"owners must be hashable person ids: {exc}") from None
-    return seqs, np.array(owner_ids, dtype=np.int64)
 
 
 def _as_cells(index: int, seq: Sequence[int]) -> Cells:
@@ -318,52 +402,99 @@ def _min_length(p: float, length: int) -> int:
 # --------------------------------------------------------------------------- prefix tree
 
 
-def _surviving_depths(seqs: list[Cells], owner_ids: np.ndarray, k: int) -> np.ndarray:
-    """Depth of the deepest node on each sequence's path whose owner support is >= k.
+@dataclass(frozen=True)
+class _Paths:
+    """The input's paths in the prefix tree: its distinct sequences, and how deep each
+    survives the cut of the nodes of support < k."""
 
-    Equivalent to building the prefix tree and cutting every subtree rooted at a node
-    of support < k (TreePruning_cut).  Only the current level is kept: a node at depth
-    d is identified by (node at depth d-1, cell), and the sequences still "alive" at
-    depth d are exactly those passing through a surviving parent, so counting owners
-    among them gives the true node support.
+    distinct: list[Cells]  # by first occurrence in the input, cells coded (see values)
+    distinct_of: np.ndarray  # of each input sequence
+    depth: np.ndarray  # of each distinct sequence's deepest node of support >= k
+    values: np.ndarray | None  # the cell id of each code; None: codes are the ids
+
+    def decoded(self, chosen: list[Cells | None]) -> list[Cells | None]:
+        """``chosen`` sequences of coded cells in cell ids."""
+        if self.values is None:
+            return chosen
+        values = self.values
+        return [None if cells is None else tuple(values[list(cells)].tolist())
+                for cells in chosen]
+
+    def owners(self, owner_ids: np.ndarray) -> ConcatenatedSequences:
+        """The distinct owners of each distinct sequence (ascending)."""
+        base = int(owner_ids.max()) + 1
+        pairs = np.unique(self.distinct_of * base + owner_ids)
+        starts = np.searchsorted(pairs // base, np.arange(len(self.distinct) + 1))
+        return ConcatenatedSequences(pairs % base, starts)
+
+
+def _walk_prefix_tree(seqs: ConcatenatedSequences, owner_ids: np.ndarray, k: int) -> _Paths:
+    """Walk the prefix tree of ``seqs`` level by level, keeping only the current depth.
+
+    A node at depth d is (node at depth d-1, cell). It survives TreePruning_cut when its
+    parent did and its support (distinct owners of the sequences through it) is >= k: a
+    surviving node's support counted among the sequences through it is its true support.
+    A sequence's path ends at a node no other sequence's path ends at unless it is the same
+    sequence, which gives the distinct sequences without hashing a tuple per input.
     """
-    if not seqs:
-        return np.zeros(0, dtype=np.int64)
-    lengths = np.fromiter(map(len, seqs), dtype=np.int64, count=len(seqs))
-    offsets = np.concatenate(([0], np.cumsum(lengths)[:-1]))
-    flat = _dense_cells(seqs, int(lengths.sum()))
-    key_base = int(flat.max()) + 1
-    depths = np.zeros(len(seqs), dtype=np.int64)
-    nodes = np.zeros(len(seqs), dtype=np.int64)
-    alive = np.arange(len(seqs))
-    depth = 0
+    lengths, starts = seqs.lengths(), seqs.starts[:-1]
+    cells, values = _cell_codes(seqs.flat)
+    base = int(cells.max(initial=0)) + 1
+    node = np.zeros(lengths.size, dtype=np.int64)
+    survives = np.ones(lengths.size, dtype=bool)
+    depth = np.zeros(lengths.size, dtype=np.int64)
+    end = np.zeros(lengths.size, dtype=np.int64)  # the end node, numbered over all levels
+    alive, level, numbered = np.arange(lengths.size), 0, 0
     while alive.size:
-        keys = nodes[alive] * key_base + flat[offsets[alive] + depth]
-        _, child = np.unique(keys, return_inverse=True)
-        keep = _distinct_owner_counts(child, owner_ids[alive])[child] >= k
-        nodes[alive[keep]] = child[keep]
-        alive = alive[keep]
-        depth += 1
-        depths[alive] = depth
-        alive = alive[lengths[alive] > depth]
-    return depths
+        keys = node[alive] * base + cells[starts[alive] + level]
+        found, child = np.unique(keys, return_inverse=True)
+        child = child.reshape(-1)
+        live = survives[alive]  # one value for all sequences through a node
+        support = _distinct_owner_counts(child[live], owner_ids[alive[live]], found.size)
+        survives[alive] = live & (support[child] >= k)
+        level += 1
+        depth[alive[survives[alive]]] = level
+        node[alive] = child
+        ending = lengths[alive] == level
+        end[alive[ending]] = numbered + child[ending]
+        numbered += found.size
+        alive = alive[~ending]
+    distinct_of, first = _first_occurrence_numbers(end)
+    bounds = zip(starts[first].tolist(), (starts[first] + lengths[first]).tolist(), strict=True)
+    return _Paths([tuple(cells[a:b].tolist()) for a, b in bounds], distinct_of, depth[first],
+                  values)
 
 
-def _dense_cells(seqs: list[Cells], total: int) -> np.ndarray:
-    """All cells, concatenated and renumbered 0..C-1 so that tree keys cannot overflow."""
-    try:
-        flat = np.fromiter(chain.from_iterable(seqs), dtype=np.int64, count=total)
-    except OverflowError:
-        raise InputError("cell ids must fit in a signed 64-bit integer") from None
-    return np.unique(flat, return_inverse=True)[1].reshape(-1)
+def _cell_codes(flat: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
+    """The cells as small non-negative codes, and the cell id of each code (None when the
+    codes are the ids). Tree keys are node * (largest code + 1) + code, and recovery marks
+    a sequence's cells in an array as long as the codes' range: ids in [0, 2**24) are used
+    as they are, any others are renumbered 0..C-1."""
+    if flat.size and (int(flat.min()) < 0 or int(flat.max()) >= _LARGEST_PLAIN_CELL):
+        values, codes = np.unique(flat, return_inverse=True)
+        return codes.reshape(-1), values
+    return flat, None
 
 
-def _distinct_owner_counts(groups: np.ndarray, owner_ids: np.ndarray) -> np.ndarray:
-    """Number of distinct owners in each group id 0..max(groups)."""
+def _first_occurrence_numbers(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Number the distinct ``values`` 0, 1, ... in order of first occurrence: the number of
+    each value, and where each number first occurs."""
+    _, first, inverse = np.unique(values, return_index=True, return_inverse=True)
+    order = np.argsort(first)
+    rank = np.empty_like(order)
+    rank[order] = np.arange(order.size)
+    return rank[inverse.reshape(-1)], first[order]
+
+
+def _distinct_owner_counts(groups: np.ndarray, owner_ids: np.ndarray,
+                           n_groups: int) -> np.ndarray:
+    """Number of distinct owners in each group id 0..n_groups-1."""
+    if not groups.size:
+        return np.zeros(n_groups, dtype=np.int64)
     base = int(owner_ids.max()) + 1
     pairs = np.sort(groups * base + owner_ids)  # np.unique's hash path is far slower here
     pairs = pairs[np.concatenate(([True], pairs[1:] != pairs[:-1]))]
-    return np.bincount(pairs // base, minlength=int(groups.max()) + 1)
+    return np.bincount(pairs // base, minlength=n_groups)
 
 
 # --------------------------------------------------------------------------- recovery
@@ -380,44 +511,52 @@ MAX_LCS_CANDIDATES = 32
 class _Recovery:
     """TrjRecovery over the distinct input sequences, with an inverted index and memos."""
 
-    def __init__(self, seqs: list[Cells], owner_ids: np.ndarray, k: int,
+    def __init__(self, distinct: list[Cells], owners: ConcatenatedSequences, k: int,
                  max_candidates: int) -> None:
         self._k, self._max_candidates = k, max_candidates
-        index: dict[Cells, int] = {}
-        self._owners: list[set[int]] = []
-        for seq, owner in zip(seqs, owner_ids.tolist(), strict=True):
-            seq_id = index.setdefault(seq, len(index))
-            if seq_id == len(self._owners):
-                self._owners.append(set())
-            self._owners[seq_id].add(owner)
-        self._index = index
-        # The owner of each distinct sequence, or -1 when several trajectories share it.
-        self._sole_owner = np.array([next(iter(o)) if len(o) == 1 else -1 for o in self._owners],
-                                    dtype=np.int64)
-        self._postings = _Postings(list(index))
-        self._occurrences = _Occurrences(list(index))
-        self._cell_support = {
-            cell: len(set().union(*map(self._owners.__getitem__,
-                                       self._postings.holders(cell).tolist())))
-            for cell in self._postings.cells()
-        }
+        self._distinct, self._owners = distinct, owners
+        n_owners = owners.lengths()
+        # The owner of each distinct sequence, or -1 when several persons made it.
+        self._sole_owner = np.where(n_owners == 1, owners.flat[owners.starts[:-1]], -1)
+        self._postings = _Postings(distinct)
+        self._occurrences = _Occurrences(distinct)
+        # The cells of the sequence being recovered (set and cleared by each recovery).
+        self._in_seq = np.zeros(self._occurrences.max_cell + 1, dtype=bool)
+        self._cell_support = {cell: self._owners_of_all(self._postings.holders(cell))
+                              for cell in self._postings.cells()}
         self._supported: dict[Cells, bool] = {}
 
-    def best_subsequence(self, seq: Cells, min_len: int) -> Cells | None:
-        """Longest k-supported LCS of ``seq`` with another distinct sequence, or None.
+    def _owners_of_all(self, seq_ids: np.ndarray) -> int:
+        """Distinct owners of the sequences ``seq_ids``."""
+        starts = self._owners.starts
+        held = ranges(starts[seq_ids], starts[seq_ids + 1] - starts[seq_ids])
+        return int(np.unique(self._owners.flat[held]).size)
+
+    def best_subsequence(self, seq_id: int, min_len: int) -> Cells | None:
+        """Longest k-supported LCS of distinct sequence ``seq_id`` with another, or None.
 
         Candidates are visited by decreasing overlap bound, and the scan stops as soon
         as no remaining bound can beat the best supported candidate found so far.
         """
+        seq = self._distinct[seq_id]
         wanted = self._wanted(seq)
         if sum(wanted.values()) < min_len:
             return None
-        seq_id = self._index[seq]
-        masks, full = _match_masks(seq), (1 << len(seq)) - 1
+        masks = _match_masks(seq)
         # Cells absent from seq cannot match: dropped from each candidate with numpy
         # before the bit-parallel LCS loop (candidates are often hundreds of cells long).
-        in_seq = np.zeros(self._occurrences.max_cell + 1, dtype=bool)
-        in_seq[list(masks)] = True
+        self._in_seq[list(masks)] = True
+        try:
+            return self._closest_supported_lcs(seq_id, wanted, masks, min_len)
+        finally:
+            self._in_seq[list(masks)] = False
+
+    def _closest_supported_lcs(self, seq_id: int, wanted: Counter[int], masks: dict[int, int],
+                               min_len: int) -> Cells | None:
+        """ClosestLCS: the longest k-supported LCS over the candidates, by decreasing bound
+        (cells of ``seq_id`` marked in ``_in_seq``)."""
+        seq, in_seq = self._distinct[seq_id], self._in_seq
+        full = (1 << len(seq)) - 1
         best, best_len = None, min_len - 1
         candidates = self._postings.by_overlap(wanted, min_len, exclude=seq_id)
         for other, bound in islice(candidates, self._max_candidates):
@@ -452,7 +591,7 @@ class _Recovery:
         """
         known = self._supported.get(pattern)
         if known is None:
-            if len(self._owners[seq_id] | self._owners[other]) >= self._k:
+            if len(set(self._owners[seq_id]).union(self._owners[other])) >= self._k:
                 known = True
             elif min(map(self._cell_support.__getitem__, pattern)) < self._k:
                 known = False
@@ -475,7 +614,7 @@ class _Recovery:
             for holder in holders[sole < 0].tolist():
                 if len(found) >= self._k:
                     break
-                found |= self._owners[holder]
+                found.update(self._owners[holder])
             if len(found) >= self._k:
                 break
         return len(found)

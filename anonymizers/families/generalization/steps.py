@@ -9,12 +9,21 @@ data moves between steps through tables in the work schema.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+import numpy as np
+import pandas as pd
 import psycopg
+import pyarrow as pa
 
-from anonymizers.db.sqlfiles import run_sql_file
+from anonymizers.db.groups import copy_columns
+from anonymizers.db.sqlfiles import copy_frame, run_sql_file
 from anonymizers.pipeline.steps import step
+from anonymizers.sequences import ConcatenatedSequences
+
+if TYPE_CHECKING:
+    from anonymizers.families.generalization.prefix_tree import Publication
+    from anonymizers.release.spec import ReleaseSpec
 
 __all__ = ["anonymize", "build_release", "grid_membership", "project", "visits_and_flows"]
 
@@ -42,45 +51,72 @@ def visits_and_flows(spec: dict[str, Any]) -> None:
                      work=release.work_schema)
 
 
-def _owners(user_ids: list[str]) -> list[int]:
-    """Owner per sequence: its person, numbered (k counts distinct persons)."""
-    ids: dict[str, int] = {}
-    return [ids.setdefault(user, len(ids)) for user in user_ids]
-
-
 def anonymize(spec: dict[str, Any]) -> dict[str, int]:
     """The prefix-tree step in Python: KAM_CUT (grid_kam_cut, kam_cut) or KAM_REC, then
     the homogeneity cut: with ``min_continuations`` m > 1, every published sequence through
     a prefix of 1..m-1 distinct continuations is truncated to it (issue 7, finding 11)."""
     from anonymizers.families.generalization.homogeneity import limit_continuations
     from anonymizers.families.generalization.prefix_tree import (
-        AnonymizedSequence,
-        kam_cut,
-        kam_rec,
+        kam_cut_publication,
+        kam_rec_publication,
     )
 
     with step("anonymize", spec) as (release, conn):
-        rows = run_sql_file(conn, "generalization/070_sequences.sql", work=release.work_schema)
-        sequences = [list(cells) for _traj, _user, cells in rows]
-        owners = _owners([user for _traj, user, _cells in rows])
+        sequences, owners = _read_sequences(conn, release)
         if release.method == "kam_rec":
-            published = kam_rec(sequences, owners, release.k, float(release.params["p"]),
-                                int(release.params["lcs_candidates"]))
+            published = kam_rec_publication(sequences, owners, release.k,
+                                            float(release.params["p"]),
+                                            int(release.params["lcs_candidates"]))
         else:
-            published = kam_cut(sequences, owners, release.k)
-        cut = limit_continuations([item.cells for item in published],
-                                  int(release.params["min_continuations"]))
-        truncated = sum(len(c) < len(item.cells) for c, item in zip(cut, published, strict=True))
-        published = [AnonymizedSequence(item.source, c)
-                     for item, c in zip(published, cut, strict=True)]
-        run_sql_file(conn, "generalization/075_anonymized.sql", work=release.work_schema)
-        table = psycopg.sql.Identifier(release.work_schema, "anonymized")
-        copy_sql = psycopg.sql.SQL("COPY {} (source_traj_id, cells) FROM STDIN").format(table)
-        with conn.cursor().copy(copy_sql) as copy:
-            for item in published:
-                copy.write_row((rows[item.source][0], list(item.cells)))
-    return {"sequences_in": len(rows), "sequences_out": len(published),
-            "sequences_truncated": truncated}
+            published = kam_cut_publication(sequences, owners, release.k)
+        # Whether a published sequence goes on in 1..m-1 ways depends only on which
+        # sequences are published, not on how often: the distinct ones are enough.
+        cut = published.replaced(limit_continuations(
+            published.patterns, int(release.params["min_continuations"])))
+        _write_published(conn, release, cut)
+    return {"sequences_in": len(sequences), "sequences_out": _published_count(cut),
+            "sequences_truncated": _truncated_count(published, cut)}
+
+
+def _read_sequences(conn: psycopg.Connection,
+                    release: ReleaseSpec) -> tuple[ConcatenatedSequences, np.ndarray]:
+    """The generalized trajectories' cells, end to end, and their owners, in trajectory
+    number order (a temporary numbering, 068_sequence_numbers.sql)."""
+    run_sql_file(conn, "generalization/068_sequence_numbers.sql", work=release.work_schema)
+    numbers = copy_columns(conn, "generalization/069_sequence_owners.sql",
+                           {"owner": pa.int32(), "n_visits": pa.int64()})
+    cells = copy_columns(conn, "generalization/070_sequences.sql", {"cell": pa.int32()},
+                         work=release.work_schema)["cell"]
+    starts = np.concatenate(([0], np.cumsum(numbers["n_visits"])))
+    if starts[-1] != cells.size:  # the two reads are one snapshot: only a bug gets here
+        raise RuntimeError(f"read {cells.size} cells for {starts[-1]} visits")
+    return ConcatenatedSequences(cells, starts), numbers["owner"]
+
+
+def _write_published(conn: psycopg.Connection, release: ReleaseSpec,
+                     published: Publication) -> None:
+    """work.anonymized: one row per trajectory that publishes a sequence."""
+    run_sql_file(conn, "generalization/075_anonymized.sql", work=release.work_schema)
+    patterns = psycopg.sql.SQL("COPY pg_temp.published_patterns (pattern_no, cells) FROM STDIN")
+    with conn.cursor().copy(patterns) as copy:
+        for number, cells in enumerate(published.patterns):
+            copy.write_row((number, list(cells)))
+    sources = np.flatnonzero(published.pattern_of >= 0)
+    copy_frame(conn, "pg_temp", "published_sources",
+               pd.DataFrame({"traj_no": sources, "pattern_no": published.pattern_of[sources]}))
+    run_sql_file(conn, "generalization/077_fill_anonymized.sql", work=release.work_schema)
+
+
+def _published_count(published: Publication) -> int:
+    """Trajectories that publish a sequence."""
+    return int(np.count_nonzero(published.pattern_of >= 0))
+
+
+def _truncated_count(before: Publication, after: Publication) -> int:
+    """Trajectories whose published sequence ``after`` is shorter than ``before``."""
+    shorter = np.array([len(cut) < len(whole) for cut, whole
+                        in zip(after.patterns, before.patterns, strict=True)], dtype=bool)
+    return int(np.count_nonzero(shorter[before.pattern_of[before.pattern_of >= 0]]))
 
 
 def build_release(spec: dict[str, Any]) -> None:
