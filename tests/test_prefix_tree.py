@@ -504,3 +504,18 @@ def test_replaced_patterns_must_match_in_number() -> None:
     assert published.replaced([(1,)]).sequences()[2].cells == (1,)
     with pytest.raises(InputError, match="patterns"):
         published.replaced([])
+
+
+def test_recovery_on_several_processes_is_the_same() -> None:
+    # Work items of one cut sequence each, spread over two forked processes.
+    rng = random.Random(11)
+    sequences = [collapse([rng.randrange(25) for _ in range(rng.randint(2, 9))])
+                 for _ in range(400)]
+    owners = np.array([rng.randrange(150) for _ in sequences])
+    flat = end_to_end(sequences)
+    alone = kam_rec_publication(flat, owners, 3, 0.4)
+    with mock.patch.object(prefix_tree, "_RECOVERIES_PER_ITEM", 1):
+        spread = kam_rec_publication(flat, owners, 3, 0.4, processes=2)
+    assert spread.patterns == alone.patterns
+    assert spread.pattern_of.tolist() == alone.pattern_of.tolist()
+    assert sum(len(item.cells) < len(sequences[item.source]) for item in alone.sequences()) > 10

@@ -39,9 +39,10 @@ from voronoi_helpers import (
 from anonymizers import cli
 from anonymizers.db.sqlfiles import run_sql_file
 from anonymizers.errors import InputError, PrivacyViolation, ReleaseError
-from anonymizers.families.generalization import tessellation
+from anonymizers.families.generalization import prefix_tree, tessellation
 from anonymizers.families.generalization.prefix_tree import support
 from anonymizers.pipeline import steps
+from anonymizers.processes import PROCESSES_ENV
 from anonymizers.release.spec import ReleaseSpec
 from anonymizers.verifiers.base import interval_count
 from anonymizers.verifiers.generalization import verify_generalization_release
@@ -565,7 +566,11 @@ def test_rerunning_a_successful_progressive_generalization_gives_the_same_cells(
 @pytest.mark.slow
 def test_release_command_runs_kam_rec_through_the_dag(
         loaded_city: str, conn: psycopg.Connection,
-        capsys: pytest.CaptureFixture[str]) -> None:
+        capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    # The recovery of the cut sequences forks its processes inside the Airflow task: one
+    # sequence per work item, two processes.
+    monkeypatch.setattr(prefix_tree, "_RECOVERIES_PER_ITEM", 1)
+    monkeypatch.setenv(PROCESSES_ENV, "2")
     code = cli.main(["release", "--dataset", loaded_city, "--method", "kam_rec", "--k", "3",
                      "--param", f"radius={RADIUS:g}"])
     out = capsys.readouterr().out.strip().splitlines()

@@ -35,6 +35,7 @@ from itertools import chain, islice
 import numpy as np
 
 from anonymizers.errors import InputError
+from anonymizers.processes import map_forked
 from anonymizers.sequences import ConcatenatedSequences, ranges
 
 __all__ = ["AnonymizedSequence", "Publication", "kam_cut", "kam_cut_publication", "kam_rec",
@@ -55,6 +56,10 @@ _HOLDERS_AT_ONCE = 256
 _BITS_BUDGET_BYTES = 256 << 20
 # Cell ids from 0 up to this one are used as they are (Voronoi cells are numbered 1..C).
 _LARGEST_PLAIN_CELL = 1 << 24
+# Cut sequences recovered per work item when recovery is spread over processes: small
+# enough for uneven costs to even out between processes, large enough that an item's
+# results are pickled in one go (a city of 25M fixes: 198,055 cut sequences).
+_RECOVERIES_PER_ITEM = 256
 
 
 @dataclass(frozen=True)
@@ -269,14 +274,16 @@ def kam_rec(
 
 def kam_rec_publication(
     sequences: Sequence[Sequence[int]], owners: Sequence[Hashable] | np.ndarray, k: int,
-    p: float, max_candidates: int | None = None,
+    p: float, max_candidates: int | None = None, processes: int = 1,
 ) -> Publication:
     """:func:`kam_rec`'s D* as a :class:`Publication`, for millions of sequences.
 
     Given a :class:`~anonymizers.sequences.ConcatenatedSequences` and an integer array of
     owners, no Python object is made per input sequence or cell: only the distinct
     sequences become tuples (a synthetic city of 25M fixes: 1.9 million trajectories,
-    318,533 distinct sequences).
+    318,533 distinct sequences). The cut sequences are recovered on up to ``processes``
+    forked processes (:func:`~anonymizers.processes.map_forked`); each recovery is exact
+    on its own, so the result does not depend on how many.
     """
     seqs, owner_ids = _validate(sequences, owners, k)
     _check_p(p)
@@ -289,10 +296,18 @@ def kam_rec_publication(
     if cut:
         recovery = _Recovery(paths.distinct, paths.owners(owner_ids), k,
                              max_candidates or MAX_LCS_CANDIDATES)
-        for seq_id in cut:
-            chosen[seq_id] = recovery.best_subsequence(
-                seq_id, _min_length(p, len(paths.distinct[seq_id])))
+        items = [cut[i:i + _RECOVERIES_PER_ITEM] for i in range(0, len(cut), _RECOVERIES_PER_ITEM)]
+        recovered = map_forked(_recover_item, (recovery, p), items, processes)
+        for seq_id, pattern in zip(cut, chain.from_iterable(recovered), strict=True):
+            chosen[seq_id] = pattern
     return _publication(paths.decoded(chosen), paths.distinct_of)
+
+
+def _recover_item(state: tuple[_Recovery, float], seq_ids: list[int]) -> list[Cells | None]:
+    """TrjRecovery of the cut distinct sequences ``seq_ids`` (one work item)."""
+    recovery, p = state
+    return [recovery.best_subsequence(seq_id, _min_length(p, recovery.length(seq_id)))
+            for seq_id in seq_ids]
 
 
 def support(
@@ -525,6 +540,10 @@ class _Recovery:
         self._cell_support = {cell: self._owners_of_all(self._postings.holders(cell))
                               for cell in self._postings.cells()}
         self._supported: dict[Cells, bool] = {}
+
+    def length(self, seq_id: int) -> int:
+        """Number of cells of distinct sequence ``seq_id``."""
+        return len(self._distinct[seq_id])
 
     def _owners_of_all(self, seq_ids: np.ndarray) -> int:
         """Distinct owners of the sequences ``seq_ids``."""

@@ -19,6 +19,7 @@ import pyarrow as pa
 from anonymizers.db.groups import copy_columns
 from anonymizers.db.sqlfiles import copy_frame, run_sql_file
 from anonymizers.pipeline.steps import step
+from anonymizers.processes import available_processes
 from anonymizers.sequences import ConcatenatedSequences
 
 if TYPE_CHECKING:
@@ -66,7 +67,8 @@ def anonymize(spec: dict[str, Any]) -> dict[str, int]:
         if release.method == "kam_rec":
             published = kam_rec_publication(sequences, owners, release.k,
                                             float(release.params["p"]),
-                                            int(release.params["lcs_candidates"]))
+                                            int(release.params["lcs_candidates"]),
+                                            processes=available_processes())
         else:
             published = kam_cut_publication(sequences, owners, release.k)
         # Whether a published sequence goes on in 1..m-1 ways depends only on which
