@@ -195,6 +195,41 @@ def test_voronoi_cells_hold_their_generators_tile_the_clip_box_and_hold_every_fi
     assert farther == 0
 
 
+def test_each_fix_gets_the_smallest_cell_holding_it_also_on_edges_and_vertices(
+        loaded_city: str, conn: psycopg.Connection) -> None:
+    # The membership looks fixes up on a lattice of squares; the rule it must give is the
+    # polygons': the smallest id of the cells a fix intersects, NULL (a gap) in none. Fixes
+    # are planted on the cells' vertices (each shared by two or three cells) and just
+    # outside the clip box, where a lattice could go wrong.
+    spec = run_voronoi_steps(voronoi_params(), until="membership")
+    work = spec.work_schema
+    conn.execute(f"""
+        INSERT INTO {work}.points (traj_id, user_id, t, geom)
+        SELECT name, 'planted', timestamptz '2026-01-05', geom
+        FROM (SELECT 'planted_vertex_' || row_number() OVER (ORDER BY d.geom) AS name, d.geom
+              FROM (SELECT DISTINCT (ST_DumpPoints(geom)).geom FROM {work}.cells) AS d
+              UNION ALL
+              SELECT 'planted_box_' || n,  -- on the box's edge, and half a millimetre beyond
+                     ST_SetSRID(ST_MakePoint(x_max + (n % 2) * 0.0005, y_min + 7 * n),
+                                ST_SRID(geom))
+              FROM {work}.clip_box, generate_series(0, 5) AS n) AS planted""")
+    run_sql_file(conn, "generalization/voronoi/120_membership.sql", work=work)
+    wrong, planted, on_edges = one(conn, f"""
+        SELECT count(*) FILTER (WHERE pc.cell_id IS DISTINCT FROM expected.cell_id),
+               count(*) FILTER (WHERE pc.traj_id LIKE 'planted%'),
+               count(*) FILTER (WHERE pc.traj_id LIKE 'planted%' AND expected.holders > 1)
+        FROM {work}.point_cells AS pc
+        CROSS JOIN LATERAL (SELECT min(c.cell_id) AS cell_id, count(*) AS holders
+                            FROM {work}.cells AS c
+                            WHERE ST_Intersects(c.geom, pc.geom)) AS expected""")
+    assert wrong == 0
+    assert planted > 100 and on_edges > 100
+    assert scalar(conn, f"SELECT count(*) FROM {work}.point_cells "
+                        "WHERE traj_id LIKE 'planted_box_%' AND cell_id IS NULL") == 3
+    assert scalar(conn, f"SELECT count(*) FROM {work}.point_cells") == \
+        scalar(conn, f"SELECT count(*) FROM {work}.points")
+
+
 # ------------------------------------------------------------- 4. crossing membership
 
 START = datetime(2026, 1, 5, 8, 0, tzinfo=UTC)
