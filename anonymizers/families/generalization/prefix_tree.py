@@ -113,11 +113,11 @@ class Publication:
 
 def _publication(chosen: list[Cells | None], distinct_of: np.ndarray) -> Publication:
     """The publication where distinct sequence ``d`` publishes ``chosen[d]`` (None: none)."""
-    kept = [d for d, pattern in enumerate(chosen) if pattern is not None]
+    patterns = [pattern for pattern in chosen if pattern is not None]
+    kept = np.array([pattern is not None for pattern in chosen], dtype=bool)
     number = np.full(len(chosen), -1, dtype=np.int64)
-    number[kept] = np.arange(len(kept))
-    return Publication([chosen[d] for d in kept],  # type: ignore[misc]
-                       number[distinct_of])
+    number[kept] = np.arange(len(patterns))
+    return Publication(patterns, number[distinct_of])
 
 
 # --------------------------------------------------------------------------- public API
