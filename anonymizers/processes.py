@@ -5,6 +5,16 @@ of independent items (KAM_REC's recovery of each cut sequence), :func:`map_forke
 them in processes forked from the step's: they inherit its read-only state (indexes of
 hundreds of MB) without pickling it, and only the items and their results travel.
 
+The workers are bare forks, not a :mod:`multiprocessing` pool, because the step's process
+has threads (Airflow's task runner, a test runner's) and a fork copies only the forking
+thread: any lock another thread held at that moment stays held in the child forever. A
+pool's worker takes such locks when it leaves (it flushes the standard streams, joins
+threads, runs finalizers), and a pool waits forever for a worker that died. Here a worker
+touches nothing but the function, its two pipes and ``os._exit``; the garbage collector
+is frozen around the fork, so a worker never finalizes the step's objects (a database
+connection's finalizer would talk on the step's own socket); and a worker that dies is
+an error, not a hang.
+
 How many: ``ANONYMIZERS_PROCESSES`` (a whole number of at least 1), by default the CPUs
 this process may run on. An Airflow worker that runs several tasks at once should set it
 to its CPUs divided by its parallelism.
@@ -12,15 +22,21 @@ to its CPUs divided by its parallelism.
 
 from __future__ import annotations
 
-import multiprocessing
+import gc
 import os
+import pickle
 import signal
-from collections.abc import Callable, Sequence
-from typing import Any, TypeVar
+import traceback
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager, suppress
+from dataclasses import dataclass
+from multiprocessing import Pipe
+from multiprocessing.connection import Connection, wait
+from typing import Any, NoReturn, TypeVar
 
 from anonymizers.errors import InputError
 
-__all__ = ["PROCESSES_ENV", "available_processes", "map_forked"]
+__all__ = ["PROCESSES_ENV", "WorkerDied", "available_processes", "map_forked"]
 
 PROCESSES_ENV = "ANONYMIZERS_PROCESSES"
 
@@ -28,8 +44,13 @@ State = TypeVar("State")
 Item = TypeVar("Item")
 Result = TypeVar("Result")
 
-# What the forked processes run: set just before the fork, so they inherit it.
-_forked_call: tuple[Callable[[Any, Any], Any], Any] | None = None
+
+class WorkerDied(RuntimeError):
+    """A forked worker ended before it sent the result of the item it was given."""
+
+
+class _WorkerTraceback(Exception):
+    """The traceback of an exception raised in a worker, as text (its ``__cause__``)."""
 
 
 def available_processes() -> int:
@@ -60,35 +81,153 @@ def map_forked(function: Callable[[State, Item], Result], state: State,
 
     ``state`` is inherited, never pickled; items and results are pickled. Each process
     takes the next item when it is done with one, so items of uneven cost even out. An
-    exception in ``function`` is raised here.
+    exception in ``function`` is raised here, with the worker's traceback as its cause.
+
+    Raises
+    ------
+    WorkerDied
+        If a worker ends (killed, out of memory) before it sends an item's result.
     """
-    workers = min(processes, len(items))
-    if workers <= 1 or "fork" not in multiprocessing.get_all_start_methods():
+    count = min(processes, len(items))
+    if count <= 1 or not hasattr(os, "fork"):
         return [function(state, item) for item in items]
-    global _forked_call
-    _forked_call = (function, state)
+    results: list[Any] = [None] * len(items)
+    with _forked_workers(function, state, count) as workers:
+        pending = iter(range(len(items)))
+        busy: list[_Worker] = []
+        for worker in workers:
+            _give_next(worker, pending, items, busy)
+        while busy:
+            ready = wait([worker.results for worker in busy])
+            for worker in [worker for worker in busy if worker.results in ready]:
+                busy.remove(worker)
+                results[worker.item] = _receive(worker)
+                _give_next(worker, pending, items, busy)
+    return results
+
+
+@dataclass
+class _Worker:
+    pid: int
+    tasks: Connection  # this process writes the items here
+    results: Connection  # and reads the outcomes here
+    item: int = -1  # the index of the item it works on
+
+
+@contextmanager
+def _forked_workers(function: Callable[[Any, Any], Any], state: Any,
+                    count: int) -> Iterator[list[_Worker]]:
+    """``count`` forked workers; on leaving, each is told to stop (or killed, on an
+    error) and reaped."""
+    workers: list[_Worker] = []
+    failed = True
     try:
-        pool = multiprocessing.get_context("fork").Pool(workers, initializer=_default_signals)
+        gc.freeze()  # the workers' collector never sees this process's objects
         try:
-            results = pool.map(_call_forked, items, chunksize=1)
-        except BaseException:
-            pool.terminate()
-            raise
-        pool.close()  # the workers leave by themselves: none is signalled
-        pool.join()
-        return results
+            for _ in range(count):
+                workers.append(_fork(function, state, workers))
+        finally:
+            gc.unfreeze()
+        yield workers
+        failed = False
     finally:
-        _forked_call = None
+        _stop(workers, kill=failed)
 
 
-def _default_signals() -> None:
-    """A forked worker leaves on SIGTERM or SIGINT: the handlers it inherited are those of
-    the step's process (Airflow's task runner installs its own), not its."""
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
+def _fork(function: Callable[[Any, Any], Any], state: Any,
+          earlier: list[_Worker]) -> _Worker:
+    task_reader, task_writer = Pipe(duplex=False)
+    result_reader, result_writer = Pipe(duplex=False)
+    pid = os.fork()
+    if pid == 0:
+        # The earlier workers' ends held here would keep their pipes open: they would
+        # never see the end of their items.
+        for worker in earlier:
+            worker.tasks.close()
+            worker.results.close()
+        task_writer.close()
+        result_reader.close()
+        _serve(function, state, task_reader, result_writer)
+    task_reader.close()
+    result_writer.close()
+    return _Worker(pid, task_writer, result_reader)
 
 
-def _call_forked(item: Any) -> Any:
-    assert _forked_call is not None  # set before the fork
-    function, state = _forked_call
-    return function(state, item)
+def _serve(function: Callable[[Any, Any], Any], state: Any, tasks: Connection,
+           results: Connection) -> NoReturn:
+    """A worker's life: items in, outcomes out, until the items end; then ``os._exit``,
+    which runs no finalizer, flush or thread join that could wait on an inherited lock."""
+    code = 1
+    try:
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)  # not the step's handlers
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
+        while True:
+            try:
+                item = tasks.recv()
+            except EOFError:
+                break
+            results.send_bytes(_outcome(function, state, item))
+        code = 0
+    finally:
+        os._exit(code)
+
+
+def _outcome(function: Callable[[Any, Any], Any], state: Any, item: Any) -> bytes:
+    """The pickled ``(True, result)``, or ``(False, exception or None, traceback)``."""
+    try:
+        return pickle.dumps((True, function(state, item)), pickle.HIGHEST_PROTOCOL)
+    except Exception as error:  # every error goes back to the caller
+        trace = traceback.format_exc()
+        try:
+            return pickle.dumps((False, error, trace), pickle.HIGHEST_PROTOCOL)
+        except Exception:  # an exception that cannot be pickled
+            return pickle.dumps((False, None, trace), pickle.HIGHEST_PROTOCOL)
+
+
+def _give_next(worker: _Worker, pending: Iterator[int], items: Sequence[Any],
+               busy: list[_Worker]) -> None:
+    index = next(pending, None)
+    if index is None:
+        return
+    worker.item = index
+    try:
+        worker.tasks.send(items[index])
+    except (BrokenPipeError, ConnectionResetError):
+        raise WorkerDied(_death(worker)) from None
+    busy.append(worker)
+
+
+def _receive(worker: _Worker) -> Any:
+    try:
+        outcome = pickle.loads(worker.results.recv_bytes())
+    except EOFError:
+        raise WorkerDied(_death(worker)) from None
+    if outcome[0]:
+        return outcome[1]
+    _, error, trace = outcome
+    if error is None:
+        raise RuntimeError(f"item {worker.item} failed in a forked worker:\n{trace}")
+    raise error from _WorkerTraceback(trace)
+
+
+def _death(worker: _Worker) -> str:
+    """Why a worker ended, from its exit status."""
+    pid, worker.pid = worker.pid, 0  # reaped here
+    _, status = os.waitpid(pid, 0)
+    how = (f"killed by signal {os.WTERMSIG(status)}" if os.WIFSIGNALED(status)
+           else f"exited with code {os.waitstatus_to_exitcode(status)}")
+    return (f"forked worker {pid} {how} while working on item {worker.item}; "
+            "if it ran out of memory, set ANONYMIZERS_PROCESSES lower")
+
+
+def _stop(workers: list[_Worker], kill: bool) -> None:
+    """End every worker and reap it: a closed item pipe ends a worker's loop."""
+    for worker in workers:
+        if kill and worker.pid:
+            with suppress(ProcessLookupError):
+                os.kill(worker.pid, signal.SIGKILL)
+        worker.tasks.close()
+    for worker in workers:
+        if worker.pid:
+            os.waitpid(worker.pid, 0)
+        worker.results.close()

@@ -2,13 +2,34 @@
 
 from __future__ import annotations
 
+import gc
+import io
 import os
+import signal
+import sys
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
 
 import pytest
 
 from anonymizers.errors import InputError
-from anonymizers.processes import PROCESSES_ENV, available_processes, map_forked
+from anonymizers.processes import PROCESSES_ENV, WorkerDied, available_processes, map_forked
+
+
+@contextmanager
+def alarm_after(seconds: int) -> Iterator[None]:
+    """Fail instead of hanging: what these tests guard against is a wait that never ends."""
+    def hung(_signum: int, _frame: object) -> None:
+        raise TimeoutError(f"still waiting after {seconds} s")
+    previous = signal.signal(signal.SIGALRM, hung)
+    signal.alarm(seconds)
+    try:
+        yield
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
 
 
 def scaled_with_pid(state: tuple[threading.Lock, int], item: int) -> tuple[int, int]:
@@ -37,9 +58,115 @@ def failing(_state: None, item: int) -> int:
     return item
 
 
-def test_an_error_in_a_process_is_raised_here() -> None:
-    with pytest.raises(ValueError, match="item 7 is bad"):
+def test_an_error_in_a_process_is_raised_here_with_its_traceback() -> None:
+    with pytest.raises(ValueError, match="item 7 is bad") as raised:
         map_forked(failing, None, list(range(10)), processes=2)
+    assert "in failing" in str(raised.value.__cause__)
+
+
+class Unpicklable(Exception):
+    def __reduce__(self) -> Any:
+        raise TypeError("this exception cannot be pickled")
+
+
+def unpicklable_error_or_result(_state: None, item: int) -> object:
+    if item == 1:
+        raise Unpicklable("no way back")
+    return threading.Lock() if item == 2 else item
+
+
+def test_what_cannot_travel_back_is_still_an_error_here() -> None:
+    with pytest.raises(RuntimeError, match="Unpicklable: no way back"):
+        map_forked(unpicklable_error_or_result, None, [0, 1], processes=2)
+    with pytest.raises(TypeError, match="lock"):
+        map_forked(unpicklable_error_or_result, None, [0, 2], processes=2)
+
+
+def pid_then_die_on_3(pid_pipe: int, item: int) -> int:
+    os.write(pid_pipe, os.getpid().to_bytes(4, "little"))
+    if item == 3:
+        os.kill(os.getpid(), signal.SIGKILL)
+    return item
+
+
+def test_a_worker_that_dies_is_an_error_and_every_worker_is_reaped() -> None:
+    read_end, write_end = os.pipe()
+    try:
+        with alarm_after(60), pytest.raises(WorkerDied, match=r"killed by signal 9 .* item 3"):
+            map_forked(pid_then_die_on_3, write_end, list(range(8)), processes=2)
+        os.set_blocking(read_end, False)
+        written = os.read(read_end, 4096)
+    finally:
+        os.close(read_end)
+        os.close(write_end)
+    pids = {int.from_bytes(written[i:i + 4], "little") for i in range(0, len(written), 4)}
+    assert 1 <= len(pids) <= 2  # the other worker may not have had an item yet
+    for pid in pids:
+        with pytest.raises(ProcessLookupError):  # gone, not a zombie left to its parent
+            os.kill(pid, 0)
+
+
+class FlushWaitsOnLock(io.StringIO):
+    def __init__(self, lock: threading.Lock) -> None:
+        super().__init__()
+        self.lock = lock
+
+    def flush(self) -> None:
+        with self.lock:
+            super().flush()
+
+
+def test_a_lock_another_thread_holds_at_the_fork_does_not_stop_the_workers(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # Airflow's task runner and pytest have threads; a fork copies a lock one of them holds
+    # as held forever. A multiprocessing pool's worker flushed the standard streams when it
+    # left and hung on such a lock, and the step with it.
+    lock, held, done = threading.Lock(), threading.Event(), threading.Event()
+
+    def hold() -> None:
+        with lock:
+            held.set()
+            done.wait()
+
+    holder = threading.Thread(target=hold, daemon=True)
+    holder.start()
+    held.wait()
+    monkeypatch.setattr(sys, "stdout", FlushWaitsOnLock(lock))
+    try:
+        with alarm_after(60):
+            results = map_forked(scaled_with_pid, (lock, 2), list(range(6)), processes=2)
+    finally:
+        done.set()
+        holder.join()
+    assert [value for value, _ in results] == [0, 2, 4, 6, 8, 10]
+
+
+finalized_here: list[str] = []
+
+
+class Finalized:
+    def __init__(self) -> None:
+        self.cycle = self
+
+    def __del__(self) -> None:
+        finalized_here.append("finalized")
+
+
+def collect_and_report(_state: None, _item: int) -> list[str]:
+    gc.collect()
+    return finalized_here
+
+
+def test_a_worker_never_finalizes_the_garbage_of_this_process() -> None:
+    # A database connection's finalizer run in a worker would talk on this process's socket.
+    gc.disable()
+    try:
+        Finalized()  # garbage in a cycle: only the collector finalizes it
+        assert map_forked(collect_and_report, None, [0, 1], processes=2) == [[], []]
+    finally:
+        gc.enable()
+    gc.collect()
+    assert finalized_here == ["finalized"]
 
 
 def test_processes_come_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
