@@ -8,28 +8,12 @@ import os
 import signal
 import sys
 import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Any
 
 import pytest
 
 from anonymizers.errors import InputError
 from anonymizers.processes import PROCESSES_ENV, WorkerDied, available_processes, map_forked
-
-
-@contextmanager
-def alarm_after(seconds: int) -> Iterator[None]:
-    """Fail instead of hanging: what these tests guard against is a wait that never ends."""
-    def hung(_signum: int, _frame: object) -> None:
-        raise TimeoutError(f"still waiting after {seconds} s")
-    previous = signal.signal(signal.SIGALRM, hung)
-    signal.alarm(seconds)
-    try:
-        yield
-    finally:
-        signal.alarm(0)
-        signal.signal(signal.SIGALRM, previous)
 
 
 def scaled_with_pid(state: tuple[threading.Lock, int], item: int) -> tuple[int, int]:
@@ -89,10 +73,11 @@ def pid_then_die_on_3(pid_pipe: int, item: int) -> int:
     return item
 
 
+@pytest.mark.timeout(60)  # what this guards against is a wait that never ends
 def test_a_worker_that_dies_is_an_error_and_every_worker_is_reaped() -> None:
     read_end, write_end = os.pipe()
     try:
-        with alarm_after(60), pytest.raises(WorkerDied, match=r"killed by signal 9 .* item 3"):
+        with pytest.raises(WorkerDied, match=r"killed by signal 9 .* item 3"):
             map_forked(pid_then_die_on_3, write_end, list(range(8)), processes=2)
         os.set_blocking(read_end, False)
         written = os.read(read_end, 4096)
@@ -116,6 +101,7 @@ class FlushWaitsOnLock(io.StringIO):
             super().flush()
 
 
+@pytest.mark.timeout(60)
 def test_a_lock_another_thread_holds_at_the_fork_does_not_stop_the_workers(
         monkeypatch: pytest.MonkeyPatch) -> None:
     # Airflow's task runner and pytest have threads; a fork copies a lock one of them holds
@@ -133,8 +119,7 @@ def test_a_lock_another_thread_holds_at_the_fork_does_not_stop_the_workers(
     held.wait()
     monkeypatch.setattr(sys, "stdout", FlushWaitsOnLock(lock))
     try:
-        with alarm_after(60):
-            results = map_forked(scaled_with_pid, (lock, 2), list(range(6)), processes=2)
+        results = map_forked(scaled_with_pid, (lock, 2), list(range(6)), processes=2)
     finally:
         done.set()
         holder.join()
