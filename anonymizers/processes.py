@@ -27,7 +27,7 @@ import os
 import pickle
 import signal
 import traceback
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from multiprocessing import Pipe
@@ -36,7 +36,7 @@ from typing import Any, NoReturn, TypeVar
 
 from anonymizers.errors import InputError
 
-__all__ = ["PROCESSES_ENV", "WorkerDied", "available_processes", "map_forked"]
+__all__ = ["PROCESSES_ENV", "WorkerDied", "available_processes", "imap_forked", "map_forked"]
 
 PROCESSES_ENV = "ANONYMIZERS_PROCESSES"
 
@@ -88,22 +88,47 @@ def map_forked(function: Callable[[State, Item], Result], state: State,
     WorkerDied
         If a worker ends (killed, out of memory) before it sends an item's result.
     """
-    count = min(processes, len(items))
-    if count <= 1 or not hasattr(os, "fork"):
-        return [function(state, item) for item in items]
-    results: list[Any] = [None] * len(items)
-    with _forked_workers(function, state, count) as workers:
-        pending = iter(range(len(items)))
-        busy: list[_Worker] = []
-        for worker in workers:
-            _give_next(worker, pending, items, busy)
-        while busy:
+    return list(imap_forked(function, state, items, min(processes, len(items))))
+
+
+def imap_forked(function: Callable[[State, Item], Result], state: State,
+                items: Iterable[Item], processes: int) -> Iterator[Result]:
+    """:func:`map_forked` over a stream: ``function(state, item)`` for each item, yielded
+    in order while the workers go on with the next ones. Items are taken from ``items``
+    only as workers are free, and at most twice ``processes`` results wait for an earlier
+    one, so a stream of chunks (a COPY's) is held a few chunks at a time. Closing the
+    iterator early ends the workers."""
+    if processes <= 1 or not hasattr(os, "fork"):
+        yield from (function(state, item) for item in items)
+        return
+    with _forked_workers(function, state, processes) as workers:
+        source = enumerate(items)
+        done: dict[int, Any] = {}  # results that wait for an earlier one
+        idle, busy = list(workers), []
+        given = taken = 0
+        exhausted = False
+        while True:
+            while idle and not exhausted and given - taken < 2 * processes:
+                numbered = next(source, None)
+                if numbered is None:
+                    exhausted = True
+                else:
+                    worker = idle.pop()
+                    _give(worker, *numbered)
+                    busy.append(worker)
+                    given += 1
+            while taken in done:
+                yield done.pop(taken)
+                taken += 1
+            if not busy:
+                if exhausted:
+                    return
+                continue  # the window was full: it is open again
             ready = wait([worker.results for worker in busy])
             for worker in [worker for worker in busy if worker.results in ready]:
                 busy.remove(worker)
-                results[worker.item] = _receive(worker)
-                _give_next(worker, pending, items, busy)
-    return results
+                done[worker.item] = _receive(worker)
+                idle.append(worker)
 
 
 @dataclass
@@ -184,17 +209,12 @@ def _outcome(function: Callable[[Any, Any], Any], state: Any, item: Any) -> byte
             return pickle.dumps((False, None, trace), pickle.HIGHEST_PROTOCOL)
 
 
-def _give_next(worker: _Worker, pending: Iterator[int], items: Sequence[Any],
-               busy: list[_Worker]) -> None:
-    index = next(pending, None)
-    if index is None:
-        return
+def _give(worker: _Worker, index: int, item: Any) -> None:
     worker.item = index
     try:
-        worker.tasks.send(items[index])
+        worker.tasks.send(item)
     except (BrokenPipeError, ConnectionResetError):
         raise WorkerDied(_death(worker)) from None
-    busy.append(worker)
 
 
 def _receive(worker: _Worker) -> Any:

@@ -8,12 +8,20 @@ import os
 import signal
 import sys
 import threading
+import time
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
 from anonymizers.errors import InputError
-from anonymizers.processes import PROCESSES_ENV, WorkerDied, available_processes, map_forked
+from anonymizers.processes import (
+    PROCESSES_ENV,
+    WorkerDied,
+    available_processes,
+    imap_forked,
+    map_forked,
+)
 
 
 def scaled_with_pid(state: tuple[threading.Lock, int], item: int) -> tuple[int, int]:
@@ -167,3 +175,39 @@ def test_a_bad_number_of_processes_says_what_to_set(monkeypatch: pytest.MonkeyPa
     monkeypatch.setenv(PROCESSES_ENV, bad)
     with pytest.raises(InputError, match=f"{PROCESSES_ENV} must be a whole number"):
         available_processes()
+
+
+def slower_for_small(_state: None, item: int) -> tuple[int, int]:
+    time.sleep(0.05 if item % 3 == 0 else 0.0)  # uneven: results come out of order
+    return item, os.getpid()
+
+
+def test_a_stream_is_taken_as_workers_are_free_and_comes_back_in_order() -> None:
+    pulled: list[int] = []
+
+    def source() -> Iterator[int]:
+        for item in range(30):
+            pulled.append(item)
+            yield item
+
+    stream = imap_forked(slower_for_small, None, source(), processes=2)
+    first, _ = next(stream)
+    assert first == 0
+    assert len(pulled) <= 2 * 2 + 1  # a bounded window ahead, not the whole stream
+    rest = [item for item, _ in stream]
+    assert [first, *rest] == list(range(30))
+
+
+@pytest.mark.timeout(60)
+def test_closing_a_stream_early_ends_its_workers() -> None:
+    stream = imap_forked(slower_for_small, None, iter(range(1000)), processes=2)
+    pids = {next(stream)[1] for _ in range(6)}
+    stream.close()
+    for pid in pids:
+        with pytest.raises(ProcessLookupError):
+            os.kill(pid, 0)
+
+
+def test_one_process_streams_here() -> None:
+    stream = imap_forked(slower_for_small, None, iter(range(4)), processes=1)
+    assert list(stream) == [(i, os.getpid()) for i in range(4)]
