@@ -20,8 +20,10 @@ import shapely
 
 from anonymizers.db.groups import whole_groups
 from anonymizers.db.sqlfiles import copy_out, run_sql_file
+from anonymizers.processes import PROCESSES_ENV
 from anonymizers.release.spec import area_of_use
 from anonymizers.verifiers import fixes as fixes_module
+from anonymizers.verifiers import generalization as generalization_module
 from anonymizers.verifiers.base import read_release
 from anonymizers.verifiers.fixes import Fixes, Numbering, PersonsNear
 from anonymizers.verifiers.generalization import CROSSING_METHODS, derive_release_visits
@@ -241,9 +243,14 @@ def test_grid_release_derived_in_chunks_equals_one_derivation(
     assert derived.sequences(drop_outside=True) == whole.sequences(drop_outside=True)
 
 
+@pytest.mark.parametrize("processes", ["1", "2"])
 def test_voronoi_release_derived_in_chunks_equals_one_derivation_and_its_near_counts(
-        loaded_city: str, conn: psycopg.Connection, monkeypatch: pytest.MonkeyPatch) -> None:
+        loaded_city: str, conn: psycopg.Connection, monkeypatch: pytest.MonkeyPatch,
+        processes: str) -> None:
+    # Two processes: the chunks are derived on forked workers, in order.
     from voronoi_helpers import run_voronoi_steps, voronoi_params
+
+    monkeypatch.setenv(PROCESSES_ENV, processes)
 
     spec = run_voronoi_steps(voronoi_params("kam_cut", 3), until="manifest")
     schema = spec.build_schema
@@ -282,3 +289,27 @@ def test_a_derivation_stopped_mid_window_leaves_the_connection_usable(
         conn.rollback()
         assert conn.execute("SELECT 1").fetchone() == (1,)
         assert sum(len(f) for f in fixes_module.window_fixes(conn, params, SMALL_CHUNK)) > 0
+
+
+def test_an_error_deriving_a_chunk_on_a_worker_is_raised_and_ends_the_copy(
+        published_city: dict[str, str], published_city_db: str,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    schema = published_city["grid_kam_cut"]
+    monkeypatch.setenv(PROCESSES_ENV, "2")
+    real = generalization_module.derive_visits
+
+    def broken_after_the_first_chunk(traj: np.ndarray, *args: object,
+                                     **kwargs: object) -> Derived:
+        if traj.size and traj.min() > 0:
+            raise ValueError("a chunk that cannot be derived")
+        return real(traj, *args, **kwargs)  # type: ignore[arg-type]
+
+    # Set before the fork: the workers inherit it.
+    monkeypatch.setattr(generalization_module, "derive_visits", broken_after_the_first_chunk)
+    with psycopg.connect(published_city_db) as conn:
+        release = read_release(conn, schema)
+        with pytest.raises(ValueError, match="a chunk that cannot be derived"):
+            derive_release_visits(conn, schema, release.dataset_id, release.manifest,
+                                  chunk_fixes=SMALL_CHUNK)
+        conn.rollback()
+        assert conn.execute("SELECT 1").fetchone() == (1,)

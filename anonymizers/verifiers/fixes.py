@@ -16,7 +16,7 @@ points (the verifier's check of data-derived generators).
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Generator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -76,7 +76,7 @@ class Numbering:
 
 
 def window_fixes(conn: psycopg.Connection, params: dict[str, Any],
-                 chunk_fixes: int = CHUNK_FIXES) -> Iterator[Fixes]:
+                 chunk_fixes: int = CHUNK_FIXES) -> Generator[Fixes, None, None]:
     """The fixes of ``sql/verify/derive_sequences.sql`` (bound to ``params``), chunk by
     chunk of whole trajectories. The COPY stays open while the caller works on a chunk:
     the connection runs nothing else until the last one is taken."""
@@ -104,12 +104,22 @@ class PersonsNear:
         self._pending_size = 0
 
     def add(self, fixes: Fixes) -> None:
+        self.add_pairs(self.pairs_of(fixes))
+
+    def pairs_of(self, fixes: Fixes) -> np.ndarray:
+        """The distinct (point, person) pairs of a chunk, as ``point << 32 | owner``: what
+        :meth:`add` keeps of it (its own call, so a forked worker can find them)."""
         if not self.size or not len(fixes):
-            return
+            return np.zeros(0, dtype=np.int64)
         # dwithin is symmetric: the fixes query the tree of the (few) points.
         fix, point = self._tree.query(shapely.points(fixes.x, fixes.y), predicate="dwithin",
                                       distance=self.reach)
-        found = np.unique((point.astype(np.int64) << 32) | fixes.owner[fix])
+        return np.unique((point.astype(np.int64) << 32) | fixes.owner[fix])
+
+    def add_pairs(self, found: np.ndarray) -> None:
+        """Keep the pairs :meth:`pairs_of` found in a chunk."""
+        if not found.size:
+            return
         self._pending.append(found)
         self._pending_size += found.size
         if self._pending_size >= max(self._pairs.size, MERGE_FROM):

@@ -27,6 +27,7 @@ CRS origin); that of the Voronoi methods is ``snap``.
 from __future__ import annotations
 
 from collections import defaultdict
+from contextlib import closing
 from typing import Any
 
 import numpy as np
@@ -36,6 +37,7 @@ import shapely
 from psycopg import sql
 
 from anonymizers.db.sqlfiles import run_sql_file
+from anonymizers.processes import available_processes, imap_forked
 from anonymizers.release.spec import area_of_use
 from anonymizers.verifiers.base import (
     ReleaseUnderTest,
@@ -46,7 +48,7 @@ from anonymizers.verifiers.base import (
     read_release,
 )
 from anonymizers.verifiers.containment import SupportIndex
-from anonymizers.verifiers.fixes import CHUNK_FIXES, PersonsNear, window_fixes
+from anonymizers.verifiers.fixes import CHUNK_FIXES, Fixes, PersonsNear, window_fixes
 from anonymizers.verifiers.rederive import OUTSIDE, CellLocator, Derived, derive_visits
 
 __all__ = ["VerifierResult", "derive_release_visits", "verify_generalization_release",
@@ -84,12 +86,24 @@ def derive_release_visits(conn: psycopg.Connection, schema: str, dataset_id: int
                         shapely.from_wkb([bytes(row[1]) for row in rows]))
     crossings = manifest["method"] in CROSSING_METHODS
     parts = []
-    for fixes in window_fixes(conn, params, chunk_fixes):
-        parts.append(derive_visits(fixes.traj, fixes.owner, fixes.x, fixes.y, cells,
-                                   crossings=crossings))
-        if near is not None:
-            near.add(fixes)
+    # The chunks are derived on forked workers while this process reads the next ones;
+    # an error in one ends the COPY at once (closing), not when its traceback is freed.
+    with closing(window_fixes(conn, params, chunk_fixes)) as chunks:
+        for derived, pairs in imap_forked(_derive_chunk, (cells, crossings, near), chunks,
+                                          available_processes()):
+            parts.append(derived)
+            if near is not None:
+                near.add_pairs(pairs)
     return Derived.concat(parts), near
+
+
+def _derive_chunk(state: tuple[CellLocator, bool, PersonsNear | None],
+                  fixes: Fixes) -> tuple[Derived, np.ndarray]:
+    """One chunk's visits, and its (generator, person) pairs near each other."""
+    cells, crossings, near = state
+    derived = derive_visits(fixes.traj, fixes.owner, fixes.x, fixes.y, cells,
+                            crossings=crossings)
+    return derived, (near.pairs_of(fixes) if near is not None else np.zeros(0, np.int64))
 
 
 def _check_trajectories(conn, schema: str, derived: Derived, k: int,
