@@ -27,12 +27,14 @@
 -- Produces {work}.point_cells, {work}.segments, {work}.crossings and the view
 -- {work}.memberships (fixes + crossings). Identifiers: work.
 SET LOCAL work_mem = '256MB';
--- Not used here: the membership updates find their candidates through it
--- (125_membership_update.sql).
+-- Not used here: the generators' near owners are counted through it
+-- (160_statistics_for_python.sql).
 CREATE INDEX IF NOT EXISTS points_geom_idx ON {work}.points USING gist (geom);
 
-DROP TABLE IF EXISTS pg_temp.membership_lattice;
-CREATE TEMP TABLE membership_lattice ON COMMIT DROP AS
+-- The lattice stays for the membership updates, which find the fixes to look at again by
+-- their squares (125_membership_update.sql).
+DROP TABLE IF EXISTS {work}.membership_lattice;
+CREATE TABLE {work}.membership_lattice AS
 SELECT b.x_min, b.y_min, s.side, ST_SRID(b.geom) AS srid,
        floor((b.x_max - b.x_min) / s.side)::integer AS last_i,
        floor((b.y_max - b.y_min) / s.side)::integer AS last_j
@@ -41,14 +43,14 @@ CROSS JOIN LATERAL (
     SELECT sqrt((b.x_max - b.x_min) * (b.y_max - b.y_min)
                 / (1024 * (SELECT count(*) FROM {work}.cells))) AS side
 ) AS s;
-ANALYZE membership_lattice;
+ANALYZE {work}.membership_lattice;
 DROP TABLE IF EXISTS pg_temp.membership_squares;
 CREATE TEMP TABLE membership_squares ON COMMIT DROP AS
 WITH squares AS (
     SELECT i, j, ST_MakeEnvelope(l.x_min + i * l.side - 0.001, l.y_min + j * l.side - 0.001,
                                  l.x_min + (i + 1) * l.side + 0.001,
                                  l.y_min + (j + 1) * l.side + 0.001, l.srid) AS geom
-    FROM membership_lattice AS l
+    FROM {work}.membership_lattice AS l
     CROSS JOIN generate_series(0, l.last_i) AS i
     CROSS JOIN generate_series(0, l.last_j) AS j
 ), met AS (
@@ -74,7 +76,7 @@ SELECT p.traj_id, p.user_id, p.t, p.geom,
                               WHERE c.cell_id = ANY (s.cells)
                                 AND ST_Intersects(c.geom, p.geom))) AS cell_id
 FROM {work}.points AS p
-CROSS JOIN membership_lattice AS l
+CROSS JOIN {work}.membership_lattice AS l
 LEFT JOIN membership_squares AS s
   ON s.i = floor((ST_X(p.geom) - l.x_min) / l.side)::integer
  AND s.j = floor((ST_Y(p.geom) - l.y_min) / l.side)::integer;
