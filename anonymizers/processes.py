@@ -30,6 +30,7 @@ import traceback
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
+from itertools import chain, islice
 from multiprocessing import Pipe
 from multiprocessing.connection import Connection, wait
 from typing import Any, NoReturn, TypeVar
@@ -96,13 +97,15 @@ def imap_forked(function: Callable[[State, Item], Result], state: State,
     """:func:`map_forked` over a stream: ``function(state, item)`` for each item, yielded
     in order while the workers go on with the next ones. Items are taken from ``items``
     only as workers are free, and at most twice ``processes`` results wait for an earlier
-    one, so a stream of chunks (a COPY's) is held a few chunks at a time. Closing the
-    iterator early ends the workers."""
-    if processes <= 1 or not hasattr(os, "fork"):
-        yield from (function(state, item) for item in items)
+    one, so a stream of chunks (a COPY's) is held a few chunks at a time. A stream of one
+    item runs here, with no fork. Closing the iterator early ends the workers."""
+    stream = iter(items)
+    first = list(islice(stream, 2))  # forks only for two items or more
+    if processes <= 1 or len(first) < 2 or not hasattr(os, "fork"):
+        yield from (function(state, item) for item in chain(first, stream))
         return
     with _forked_workers(function, state, processes) as workers:
-        source = enumerate(items)
+        source = enumerate(chain(first, stream))
         done: dict[int, Any] = {}  # results that wait for an earlier one
         idle, busy = list(workers), []
         given = taken = 0

@@ -208,6 +208,9 @@ def test_closing_a_stream_early_ends_its_workers() -> None:
             os.kill(pid, 0)
 
 
-def test_one_process_streams_here() -> None:
+def test_one_process_or_one_item_streams_here() -> None:
     stream = imap_forked(slower_for_small, None, iter(range(4)), processes=1)
     assert list(stream) == [(i, os.getpid()) for i in range(4)]
+    assert list(imap_forked(slower_for_small, None, iter([7]), processes=2)) == [
+        (7, os.getpid())]
+    assert list(imap_forked(slower_for_small, None, iter([]), processes=2)) == []
