@@ -207,6 +207,12 @@ PLANTS: dict[str, tuple[Callable[[psycopg.Connection, str], list[Statement]], st
         lambda conn, b: [f"UPDATE {b}.flows SET n_persons = n_persons + 1 "
                          f"WHERE ctid = (SELECT min(ctid) FROM {b}.flows)"],
         "not on the interval filter"),
+    # On the filter and at least k, but not the count the verifier makes from the raw fixes.
+    "rule 4: a count that is not the verifier's own recount": (
+        lambda conn, b: [f"UPDATE {b}.flows SET n_persons = n_persons + "
+                         f"(SELECT count_interval FROM {b}.manifest) "
+                         f"WHERE ctid = (SELECT min(ctid) FROM {b}.flows)"],
+        "the verifier counts"),
     "rule 2: an extent off the lattice": (
         lambda conn, b: [f"UPDATE {b}.cells SET geom = ST_Translate(geom, 0.5, 0)"],
         "not on the 500 m lattice"),

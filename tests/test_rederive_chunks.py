@@ -313,3 +313,29 @@ def test_an_error_deriving_a_chunk_on_a_worker_is_raised_and_ends_the_copy(
                                   chunk_fixes=SMALL_CHUNK)
         conn.rollback()
         assert conn.execute("SELECT 1").fetchone() == (1,)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_the_flow_recount_equals_counting_each_move(seed: int) -> None:
+    """Distinct owners and trajectories per move (a -> b, both published, one trajectory),
+    counted by sorted keys, as a plain loop over the visits counts them."""
+    rng = np.random.default_rng(seed)
+    n = 5_000
+    traj = np.sort(rng.integers(0, 300, n))
+    owner = traj % 37  # a person has several trajectories
+    cell = rng.choice([OUTSIDE, 3, 4, 9, 250, 1_000], size=n, p=[.1, .3, .2, .2, .1, .1])
+    moves: dict[tuple[int, int], tuple[set[int], set[int]]] = {}
+    for v in range(1, n):
+        if traj[v] == traj[v - 1] and OUTSIDE not in (cell[v], cell[v - 1]):
+            owners, trajs = moves.setdefault((int(cell[v - 1]), int(cell[v])), (set(), set()))
+            owners.add(int(owner[v]))
+            trajs.add(int(traj[v]))
+    expected = {pair: (len(o), len(t)) for pair, (o, t) in moves.items()}
+    derived = Derived(traj=traj, owner=owner, cell=cell)
+    assert generalization_module._recount_flows(derived) == expected
+
+
+def test_the_flow_recount_of_no_move_is_empty() -> None:
+    one_each = np.arange(4)
+    assert generalization_module._recount_flows(
+        Derived(traj=one_each, owner=one_each, cell=one_each)) == {}

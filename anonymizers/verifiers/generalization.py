@@ -31,7 +31,6 @@ from contextlib import closing
 from typing import Any
 
 import numpy as np
-import pandas as pd
 import psycopg
 import shapely
 from psycopg import sql
@@ -120,14 +119,40 @@ def _check_trajectories(conn, schema: str, derived: Derived, k: int,
     return index
 
 
-def _recount_flows(derived: Derived) -> pd.DataFrame:
-    """Distinct owners and trajectories per consecutive move between published cells."""
+def _recount_flows(derived: Derived) -> dict[tuple[int, int], tuple[int, int]]:
+    """Distinct owners and trajectories per consecutive move between published cells.
+
+    Sorted integer keys, not a pandas groupby: at 25M fixes the moves are tens of millions,
+    and ``nunique`` over them set the verifier's peak memory (5M grid release: the step's
+    peak was in it)."""
     move = (derived.traj[1:] == derived.traj[:-1]) & (derived.cell[1:] != OUTSIDE) & (
         derived.cell[:-1] != OUTSIDE)
-    moves = pd.DataFrame({"from_cell": derived.cell[:-1][move], "to_cell": derived.cell[1:][move],
-                          "owner": derived.owner[1:][move], "traj": derived.traj[1:][move]})
-    return moves.groupby(["from_cell", "to_cell"]).agg(
-        owners=("owner", "nunique"), trajectories=("traj", "nunique"))
+    from_cell, to_cell = derived.cell[:-1][move], derived.cell[1:][move]
+    if not len(from_cell):
+        return {}
+    low = min(int(from_cell.min()), int(to_cell.min()))
+    width = max(int(from_cell.max()), int(to_cell.max())) - low + 1
+    pairs, pair_of_move = np.unique((from_cell.astype(np.int64) - low) * width
+                                    + (to_cell - low), return_inverse=True)
+    del from_cell, to_cell
+    owners = _distinct_per_group(pair_of_move, derived.owner[1:][move], len(pairs))
+    trajectories = _distinct_per_group(pair_of_move, derived.traj[1:][move], len(pairs))
+    return {(int(pair // width + low), int(pair % width + low)): (int(o), int(t))
+            for pair, o, t in zip(pairs, owners, trajectories, strict=True)}
+
+
+def _distinct_per_group(group: np.ndarray, member: np.ndarray, n_groups: int) -> np.ndarray:
+    """How many distinct ``member`` values each group 0..n_groups-1 has."""
+    if not len(group):
+        return np.zeros(n_groups, dtype=np.int64)
+    members = int(member.max()) + 1
+    if n_groups * members >= 2**63:
+        raise OverflowError("too many groups and members for one int64 key")
+    key = group.astype(np.int64) * members + member
+    key.sort()
+    first = np.ones(len(key), dtype=bool)
+    np.not_equal(key[1:], key[:-1], out=first[1:])
+    return np.bincount(key[first] // members, minlength=n_groups)
 
 
 def _check_flows(conn, release: ReleaseUnderTest, derived: Derived, index: SupportIndex,
@@ -149,8 +174,7 @@ def _check_flows(conn, release: ReleaseUnderTest, derived: Derived, index: Suppo
                                      f"{support} persons (k={k})")
         if recount is None:
             continue
-        persons, trajectories = (recount.loc[(from_cell, to_cell)].tolist()
-                                 if (from_cell, to_cell) in recount.index else (0, 0))
+        persons, trajectories = recount.get((from_cell, to_cell), (0, 0))
         for what, published, counted in (("persons", n_persons, persons),
                                           ("trajectories", n_trajectories, trajectories)):
             if published != interval_count(counted, k, width):

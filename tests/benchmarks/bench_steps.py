@@ -29,16 +29,24 @@ from pathlib import Path
 import psycopg
 from _common import RESULTS, server_url, synthetic_csv, with_database
 
+# Each step's time and the process's peak RSS after it go to stderr, so a preparation is
+# also a profile of the release up to its manifest.
 PREPARE = """
-import json, sys
+import json, resource, sys, time
 from anonymizers.families.registry import method_entry
 from anonymizers.loading import load_dataset
 from anonymizers.pipeline import steps
 csv, persons, method = sys.argv[1], sys.argv[2], sys.argv[3]
+started = time.perf_counter()
 load_dataset(csv, "scale", persons=persons)
+print(f"  load: {time.perf_counter() - started:.1f} s", file=sys.stderr, flush=True)
 spec = steps.prepare({"dataset": "scale", "method": method, "k": 5}, None, "bench-steps")
 for name in [*method_entry(method).steps, "manifest"]:
+    started = time.perf_counter()
     steps.run_step(name, spec)
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(f"  {name}: {time.perf_counter() - started:.1f} s, peak RSS so far {peak:.0f} MiB",
+          file=sys.stderr, flush=True)
 print(json.dumps(spec, default=str))
 """
 
