@@ -37,7 +37,7 @@ from voronoi_helpers import (
 )
 
 from anonymizers import cli
-from anonymizers.db.sqlfiles import run_sql_file
+from anonymizers.db.sqlfiles import fetch_columns, run_sql_file
 from anonymizers.errors import InputError, PrivacyViolation, ReleaseError
 from anonymizers.families.generalization import prefix_tree, tessellation
 from anonymizers.families.generalization.prefix_tree import support
@@ -321,6 +321,27 @@ def test_segments_going_straight_into_the_next_cell_cross_what_a_full_computatio
     assert scalar(conn, f"SELECT count(*) FROM {work}.recross_full") == between
     assert rows_only_in_each(conn, f"{work}.crossings_shortcut", snapshot) == (0, 0)
     assert scalar(conn, f"SELECT count(*) FROM {work}.crossings") > 0
+
+
+def test_near_owners_are_counted_up_to_k_and_exactly_below_it(
+        loaded_city: str, conn: psycopg.Connection) -> None:
+    """The persons within r of each generator, as the planner reads them (160: nearest
+    fixes first, stopping at k), are min(count(DISTINCT) over every fix within r, k)."""
+    spec = run_voronoi_steps(voronoi_params(k=3), until="membership")
+    work, radius = spec.work_schema, float(spec.params["radius"])
+    exact = dict(conn.execute(f"""
+        SELECT c.cell_id, (SELECT count(DISTINCT p.user_id) FROM {work}.points AS p
+                           WHERE ST_DWithin(p.geom, c.centroid, %s))
+        FROM {work}.cells AS c""", (radius,)).fetchall())
+    assert max(exact.values()) > 3, "no generator with more than k persons near it"
+    run_sql_file(conn, "generalization/voronoi/130_cell_statistics.sql", work=work,
+                 recompute=(work, "cells"))
+    for enough in (3, max(exact.values()) + 1):  # capped, and every count exact
+        conn.execute(f"DROP TABLE IF EXISTS {work}.near_owners")
+        found = fetch_columns(conn, "generalization/voronoi/160_statistics_for_python.sql",
+                              {"reach": radius, "enough": enough}, work=work)
+        assert dict(zip(found["cell_id"], found["near_owners"], strict=True)) == {
+            cell: min(n, enough) for cell, n in exact.items()}
 
 
 # ------------------------------------------------------- 5. progressive generalization

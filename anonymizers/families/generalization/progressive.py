@@ -77,7 +77,7 @@ class CellStatistics:
     generator_persons: np.ndarray
     centroid_x: np.ndarray
     centroid_y: np.ndarray
-    near_owners: np.ndarray  # distinct owners with a fix within the radius r of the generator
+    near_owners: np.ndarray  # distinct owners with a fix within r of the generator, up to k
 
     # The per-cell measures other than cell_id, by name (SQL results are read by name).
     FIELDS: ClassVar[tuple[str, ...]] = ("n_points", "sx", "sy", "sxxyy", "generator_persons",

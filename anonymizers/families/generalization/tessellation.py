@@ -269,7 +269,8 @@ def _statistics(conn: psycopg.Connection, release: ReleaseSpec, updated: bool,
     run_sql_file(conn, VORONOI + "130_cell_statistics.sql", work=work,
                  recompute=(work, "changed_cells" if updated else "cells"))
     found = fetch_columns(conn, VORONOI + "160_statistics_for_python.sql",
-                          {"reach": float(release.params["radius"])}, work=work)
+                          {"reach": float(release.params["radius"]), "enough": release.k},
+                          work=work)
     columns = {name: np.array(values, dtype=float) for name, values in found.items()}
     stats = CellStatistics(**{field: columns[field] for field in CellStatistics.FIELDS},
                            cell_id=columns["cell_id"].astype(int))
