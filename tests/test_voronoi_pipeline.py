@@ -431,17 +431,23 @@ def moves_from_memberships(conn: psycopg.Connection, work: str) -> dict[tuple[in
 
 def test_updated_statistics_equal_recomputed_ones_at_every_step(
         loaded_city: str, conn: psycopg.Connection, monkeypatch: pytest.MonkeyPatch) -> None:
-    """After each membership update, the cell statistics recomputed for the changed cells
-    only, and the neighbour flows from the moves of the changed trajectories only, are
-    those of a full pass, and the flows those counted afresh in SQL."""
+    """After each membership update, the cell statistics updated by the fixes that moved
+    (summed again where that cannot do), and the neighbour flows from the moves of the
+    changed trajectories only, are those of a full pass, and the flows those counted
+    afresh in SQL."""
     original = tessellation._statistics
     compared: list[int] = []
+    by_delta: list[int] = []
 
     def statistics_checked(step_conn: psycopg.Connection, release: ReleaseSpec, updated: bool,
                            moves: tessellation._Moves):
         found = original(step_conn, release, updated, moves)
         if not updated:
             return found
+        # Cells brought up to date by the moved fixes alone (131), not summed again.
+        by_delta.append(scalar(step_conn, "SELECT count(*) FROM moved_sums AS m WHERE NOT "
+                                          "EXISTS (SELECT 1 FROM summed_again AS a "
+                                          "WHERE a.cell_id = m.cell_id)"))
         full = original(step_conn, release, False, tessellation._Moves())
         (stats, flows, displacement), (full_stats, full_flows, full_displacement) = found, full
         for name in ("cell_id", "n_points", "generator_persons", "near_owners"):
@@ -463,6 +469,7 @@ def test_updated_statistics_equal_recomputed_ones_at_every_step(
     monkeypatch.setattr(tessellation, "_statistics", statistics_checked)
     spec = run_voronoi_steps(voronoi_params(k=3), until="progressive_generalization")
     assert len(compared) >= 2, "fewer than two steps updated the membership"
+    assert sum(by_delta) > 0, "no cell's statistics were updated by its moved fixes"
 
     # The planner's moves (memberships whose cell differs from the previous one) are the
     # pairs of consecutive visits.

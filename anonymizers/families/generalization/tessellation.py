@@ -187,8 +187,9 @@ def _full_membership(conn: psycopg.Connection, release: ReleaseSpec) -> None:
 
 def _update_membership(conn: psycopg.Connection, release: ReleaseSpec) -> None:
     """Membership after a step changed cells, looked at again only where they changed
-    (124_changed_cells.sql, 125_membership_update.sql); {work}.changed_cells then says
-    whose statistics to recompute."""
+    (124_changed_cells.sql, 125_membership_update.sql); the fixes that changed cell
+    ({work}.relocated) then bring the cells' statistics up to date
+    (131_cell_statistics_update.sql)."""
     started = time.perf_counter()
     run_sql_file(conn, VORONOI + "124_changed_cells.sql", work=release.work_schema)
     run_sql_file(conn, VORONOI + "125_membership_update.sql", work=release.work_schema)
@@ -262,12 +263,13 @@ def _statistics(conn: psycopg.Connection, release: ReleaseSpec, updated: bool,
                 moves: _Moves):
     """Current cells' statistics and neighbour flows, as the merge planner wants them;
     ``updated``: the membership was updated since they were last computed (not redone), so
-    only the changed cells' statistics are recomputed, and the changed trajectories' moves."""
+    the statistics take the moved fixes' share, and only the changed trajectories' moves
+    are read again."""
     from anonymizers.families.generalization.progressive import CellStatistics, NeighbourFlows
 
     work = release.work_schema
-    run_sql_file(conn, VORONOI + "130_cell_statistics.sql", work=work,
-                 recompute=(work, "changed_cells" if updated else "cells"))
+    run_sql_file(conn, VORONOI + ("131_cell_statistics_update.sql" if updated
+                                  else "130_cell_statistics.sql"), work=work)
     found = fetch_columns(conn, VORONOI + "160_statistics_for_python.sql",
                           {"reach": float(release.params["radius"]), "enough": release.k},
                           work=work)

@@ -1,5 +1,5 @@
 -- What a step of progressive generalization changed, for 125_membership_update.sql and
--- the statistics (130_cell_statistics.sql). Identifiers: work.
+-- the statistics (131_cell_statistics_update.sql). Identifiers: work.
 -- changed_cells: the cells whose polygon differs from their previous one (ST_Equals is
 -- exact, so any numerical difference counts as a change: that costs time, never
 -- correctness), or that are new. A merge keeps the id of one of its two cells
