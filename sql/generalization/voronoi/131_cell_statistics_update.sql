@@ -28,6 +28,7 @@ FROM (
 ) AS m
 JOIN {work}.cell_stats AS s USING (cell_id)
 GROUP BY m.cell_id;
+ANALYZE moved_sums;
 
 DROP TABLE IF EXISTS pg_temp.summed_again;
 CREATE TEMP TABLE summed_again ON COMMIT DROP AS
@@ -37,6 +38,9 @@ LEFT JOIN {work}.cell_stats AS s USING (cell_id)
 LEFT JOIN moved_sums AS m USING (cell_id)
 WHERE s.cell_id IS NULL OR NOT s.centroid ~= c.centroid
    OR m.max_out >= s.displacement_max_m;
+-- (Unanalysed, a few dozen cells were planned as a thousand, and their fixes read by a
+-- merge join along the whole point_cells (cell_id) index.)
+ANALYZE summed_again;
 
 UPDATE {work}.cell_stats AS s
 SET n_points = s.n_points + m.n_points, sx = s.sx + m.sx, sy = s.sy + m.sy,
