@@ -53,6 +53,10 @@ WHERE m.cell_id = s.cell_id
 DELETE FROM {work}.cell_stats WHERE n_points = 0;
 
 DELETE FROM {work}.cell_stats WHERE cell_id IN (SELECT cell_id FROM summed_again);
+-- Their fixes through the cell index, cell by cell: above a few dozen cells the planner
+-- took a merge join along the whole index instead (5M-fix city, 45 cells, 575,852
+-- fixes: 1.05 s against 3.9 s, EXPLAIN ANALYZE).
+SET LOCAL enable_mergejoin = off;
 INSERT INTO {work}.cell_stats
 SELECT pc.cell_id,
        count(*) AS n_points,
@@ -64,3 +68,4 @@ SELECT pc.cell_id,
 FROM summed_again AS a
 JOIN {work}.point_cells AS pc USING (cell_id)
 GROUP BY pc.cell_id, a.centroid;
+RESET enable_mergejoin;  -- for the rest of the step's transaction
