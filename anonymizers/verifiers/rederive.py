@@ -84,9 +84,15 @@ def _crossings(tree: shapely.STRtree, ids: np.ndarray, traj: np.ndarray, x: np.n
     coords = np.stack([np.column_stack([x[start], y[start]]),
                        np.column_stack([x[start + 1], y[start + 1]])], axis=1)
     lines = shapely.linestrings(coords)
-    seg, hit = tree.query(lines, predicate="intersects")
+    # Boxes first, then the segment's own two cells out, and only then the polygon test
+    # (on the prepared cells): the two cells of its ends always meet a segment, and were
+    # most of the tests (25M-fix city: the tree's query with the predicate was half the
+    # derivation's time).
+    seg, hit = tree.query(lines)
     endpoint = (ids[hit] == cell[start[seg]]) | (ids[hit] == cell[start[seg] + 1])
     seg, hit = seg[~endpoint], hit[~endpoint]
+    meets = shapely.intersects(tree.geometries[hit], lines[seg])
+    seg, hit = seg[meets], hit[meets]
     inside = shapely.intersection(lines[seg], tree.geometries[hit])
     real = shapely.length(inside) > 0
     seg, hit, inside = seg[real], hit[real], inside[real]
@@ -124,3 +130,4 @@ def derive_visits(traj: np.ndarray, owner: np.ndarray, x: np.ndarray, y: np.ndar
     starts = np.r_[True, (event_traj[1:] != event_traj[:-1]) | (event_cell[1:] != event_cell[:-1])]
     first_fix = np.searchsorted(traj, event_traj[starts])
     return Derived(event_traj[starts], owner[first_fix], event_cell[starts])
+
