@@ -4,8 +4,9 @@ The whole-release benchmark (bench_scale.py) takes most of an hour at 25M fixes;
 this project's own Python runs after the manifest (the family's measures, the attack suite,
 the independent verifier) are where its memory peaks. This loads a cached synthetic city
 into a database kept between runs (``bench_steps_<method>_<points>``), builds the release
-up to its manifest once, and then times each asked step in a child process of its own
-(peak RSS from os.wait4, so only that step counts). The steps are idempotent, so running
+up to its manifest once (printing each step's time and the peak RSS so far), and then
+times each asked step in a child process of its own (peak RSS from os.wait4, so only that
+step counts). The steps are idempotent, so running
 them again on the same prepared release compares code versions on the same data. The
 verifier reads the metrics the metrics step wrote: run ``metrics`` before ``verify`` once.
 
