@@ -130,4 +130,3 @@ def derive_visits(traj: np.ndarray, owner: np.ndarray, x: np.ndarray, y: np.ndar
     starts = np.r_[True, (event_traj[1:] != event_traj[:-1]) | (event_cell[1:] != event_cell[:-1])]
     first_fix = np.searchsorted(traj, event_traj[starts])
     return Derived(event_traj[starts], owner[first_fix], event_cell[starts])
-
