@@ -34,6 +34,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from anonymizers.counting import distinct_per_group
 from anonymizers.errors import InputError
 
 __all__ = ["LocalDisplacements", "displacement_measures", "local_displacements"]
@@ -103,7 +104,7 @@ def local_displacements(
     dense = dense.reshape(-1)
     count = np.bincount(dense, minlength=ids.size)
     total = np.bincount(dense, weights=distance, minlength=ids.size)
-    persons = _distinct_per_group(dense, owners, ids.size)
+    persons = distinct_per_group(dense, owners, ids.size)
     with np.errstate(invalid="ignore", divide="ignore"):
         mean = total / count
     return LocalDisplacements(ids, count, persons, total, mean)
@@ -183,15 +184,6 @@ def displacement_measures(
         "global_sum": float(local.total.sum()) if enough else nan,
         "global_mean": float(local.total.sum()) / n_points if enough and n_points else nan,
     }
-
-
-def _distinct_per_group(group: np.ndarray, owners: np.ndarray, n_groups: int) -> np.ndarray:
-    """Number of distinct owners in each group 0 .. n_groups - 1 (one sort of n keys)."""
-    if not owners.size:
-        return np.zeros(n_groups, dtype=np.int64)
-    shifted = owners - owners.min()
-    keys = np.unique(group.astype(np.int64) * (int(shifted.max()) + 1) + shifted)
-    return np.bincount(keys // (int(shifted.max()) + 1), minlength=n_groups)
 
 
 def _ids(values: np.ndarray, shape: tuple[int, ...], name: str) -> np.ndarray:

@@ -35,6 +35,7 @@ import psycopg
 import shapely
 from psycopg import sql
 
+from anonymizers.counting import distinct_per_group
 from anonymizers.db.sqlfiles import run_sql_file
 from anonymizers.processes import available_processes, imap_forked
 from anonymizers.release.spec import area_of_use
@@ -122,9 +123,9 @@ def _check_trajectories(conn, schema: str, derived: Derived, k: int,
 def _recount_flows(derived: Derived) -> dict[tuple[int, int], tuple[int, int]]:
     """Distinct owners and trajectories per consecutive move between published cells.
 
-    Sorted integer keys, not a pandas groupby: at 25M fixes the moves are tens of millions,
-    and ``nunique`` over them set the verifier's peak memory (5M grid release: the step's
-    peak was in it)."""
+    Sorted integer keys (:func:`~anonymizers.counting.distinct_per_group`), not a pandas
+    groupby: at 25M fixes the moves are tens of millions, and ``nunique`` over them set the
+    verifier's peak memory (5M grid release: the step's peak was in it)."""
     move = (derived.traj[1:] == derived.traj[:-1]) & (derived.cell[1:] != OUTSIDE) & (
         derived.cell[:-1] != OUTSIDE)
     from_cell, to_cell = derived.cell[:-1][move], derived.cell[1:][move]
@@ -135,24 +136,10 @@ def _recount_flows(derived: Derived) -> dict[tuple[int, int], tuple[int, int]]:
     pairs, pair_of_move = np.unique((from_cell.astype(np.int64) - low) * width
                                     + (to_cell - low), return_inverse=True)
     del from_cell, to_cell
-    owners = _distinct_per_group(pair_of_move, derived.owner[1:][move], len(pairs))
-    trajectories = _distinct_per_group(pair_of_move, derived.traj[1:][move], len(pairs))
+    owners = distinct_per_group(pair_of_move, derived.owner[1:][move], len(pairs))
+    trajectories = distinct_per_group(pair_of_move, derived.traj[1:][move], len(pairs))
     return {(int(pair // width + low), int(pair % width + low)): (int(o), int(t))
             for pair, o, t in zip(pairs, owners, trajectories, strict=True)}
-
-
-def _distinct_per_group(group: np.ndarray, member: np.ndarray, n_groups: int) -> np.ndarray:
-    """How many distinct ``member`` values each group 0..n_groups-1 has."""
-    if not len(group):
-        return np.zeros(n_groups, dtype=np.int64)
-    members = int(member.max()) + 1
-    if n_groups * members >= 2**63:
-        raise OverflowError("too many groups and members for one int64 key")
-    key = group.astype(np.int64) * members + member
-    key.sort()
-    first = np.ones(len(key), dtype=bool)
-    np.not_equal(key[1:], key[:-1], out=first[1:])
-    return np.bincount(key[first] // members, minlength=n_groups)
 
 
 def _check_flows(conn, release: ReleaseUnderTest, derived: Derived, index: SupportIndex,
