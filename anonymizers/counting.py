@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["distinct_per_group"]
+__all__ = ["DistinctCounter", "distinct_per_group"]
 
 
 def distinct_per_group(group: np.ndarray, member: np.ndarray, n_groups: int) -> np.ndarray:
@@ -20,3 +20,29 @@ def distinct_per_group(group: np.ndarray, member: np.ndarray, n_groups: int) -> 
         raise OverflowError("too many groups and members for one int64 key")
     keys = np.unique(group.astype(np.int64) * members + shifted)
     return np.bincount(keys // members, minlength=n_groups)
+
+
+class DistinctCounter:
+    """How many distinct values an array of integers in 0 .. n_values - 1 holds, in one
+    pass over it and without sorting it (``np.unique`` sorts: the verifier's support of
+    each published sequence at 25M fixes spent 18 s there).
+
+    Each value's slot is written with the position of one of its occurrences; exactly one
+    occurrence of each distinct value then finds its own position there, whichever of a
+    value's writes won.
+
+    Examples
+    --------
+    >>> DistinctCounter(10).count(np.array([3, 1, 3, 3, 9]))
+    3
+    """
+
+    def __init__(self, n_values: int) -> None:
+        self._slot = np.zeros(max(n_values, 1), dtype=np.int64)
+
+    def count(self, values: np.ndarray) -> int:
+        if not values.size:
+            return 0
+        positions = np.arange(values.size)
+        self._slot[values] = positions
+        return int(np.count_nonzero(self._slot[values] == positions))

@@ -163,17 +163,38 @@ def test_persons_near_counted_by_chunks_equal_the_whole_windows(
     """Whether the chunks' pairs are merged after every chunk, now and then, or only when
     counted, the counts are the whole window's."""
     monkeypatch.setattr(fixes_module, "MERGE_FROM", merge_from)
-    fixes = random_fixes()
-    rng = np.random.default_rng(11)
-    gx, gy = rng.uniform(-100, 1_100, size=(2, 25))
-    gx[0], gy[0] = fixes.x[3], fixes.y[3]  # on a fix: counted at distance 0
-    gx[1], gy[1] = 1e6, 1e6  # near nobody
+    fixes, (gx, gy) = random_fixes(), near_points()
     near = PersonsNear(gx, gy, reach)
     for part in split(fixes, [5, 6, 40]):
         near.add(part)
     expected = whole_window_near_count(fixes, gx, gy, reach)
     np.testing.assert_array_equal(near.counts(), expected)
     assert expected[0] >= 1 and expected[1] == 0 and (reach == 0 or expected.max() > 1)
+
+
+def near_points() -> tuple[np.ndarray, np.ndarray]:
+    """25 points over the random fixes' area: the first on a fix, the second far away."""
+    fixes = random_fixes()
+    gx, gy = np.random.default_rng(11).uniform(-100, 1_100, size=(2, 25))
+    gx[0], gy[0] = fixes.x[3], fixes.y[3]  # on a fix: counted at distance 0
+    gx[1], gy[1] = 1e6, 1e6  # near nobody
+    return gx, gy
+
+
+@pytest.mark.parametrize("merge_from", [1, 50, fixes_module.MERGE_FROM])
+@pytest.mark.parametrize("enough", [2, 4])
+def test_persons_near_counted_up_to_enough(merge_from: int, enough: int,
+                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    """With ``enough``, a count is exact below it and ``enough`` from it on, however many
+    persons come near a point after it reached it (its pairs are then no longer kept)."""
+    monkeypatch.setattr(fixes_module, "MERGE_FROM", merge_from)
+    fixes, (gx, gy) = random_fixes(), near_points()
+    near = PersonsNear(gx, gy, 150.0, enough=enough)
+    for part in split(fixes, [5, 6, 40]):
+        near.add(part)
+    expected = whole_window_near_count(fixes, gx, gy, 150.0)
+    assert (expected > enough).any() and ((expected > 0) & (expected < enough)).any()
+    np.testing.assert_array_equal(near.counts(), np.minimum(expected, enough))
 
 
 def test_persons_near_no_point_or_no_fix() -> None:

@@ -17,6 +17,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from anonymizers.counting import DistinctCounter
+
 __all__ = ["Shortfall", "SupportIndex", "is_subsequence", "shared_prefix_length"]
 
 
@@ -61,6 +63,9 @@ class SupportIndex:
         cells = np.asarray(cells, dtype=np.int64)
         self.sequence_of = np.asarray(sequence_of, dtype=np.int32)
         self.owners = np.asarray(owners, dtype=np.int64)
+        # Owners numbered 0 .. n-1, so that a pattern's distinct ones are counted in a pass.
+        owner_codes, self._owner_of = np.unique(self.owners, return_inverse=True)
+        self._distinct = DistinctCounter(owner_codes.size)
         self.ends = np.searchsorted(self.sequence_of, np.arange(1, self.owners.size + 1),
                                     side="left").astype(np.int64)
         by_cell = np.argsort(cells, kind="stable")  # positions grouped by cell, increasing
@@ -107,7 +112,7 @@ class SupportIndex:
                                else self._next(matches[-1], pattern[depth]))
             previous = pattern
             held = self.sequence_of[matches[-1]] if pattern else np.zeros(0, dtype=np.int32)
-            found.append((pattern, int(np.unique(self.owners[held]).size)))
+            found.append((pattern, self._distinct.count(self._owner_of[held])))
         return found
 
     def _positions(self, cell: int) -> np.ndarray:

@@ -178,7 +178,8 @@ def _persons_near_generators(release: ReleaseUnderTest, rows: list[tuple[Any, ..
     if not rows or release.manifest["method"] not in CROSSING_METHODS:
         return None
     xy = np.array([(row[1], row[2]) for row in rows], dtype=float)
-    return PersonsNear(xy[:, 0], xy[:, 1], float(release.parameters["radius"]))
+    return PersonsNear(xy[:, 0], xy[:, 1], float(release.parameters["radius"]),
+                       enough=release.k)
 
 
 def _check_generators(release: ReleaseUnderTest, rows: list[tuple[Any, ...]],
