@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["DistinctCounter", "distinct_per_group"]
+__all__ = ["DistinctCounter", "distinct_per_group", "distinct_values"]
 
 
 def distinct_per_group(group: np.ndarray, member: np.ndarray, n_groups: int) -> np.ndarray:
@@ -46,3 +46,22 @@ class DistinctCounter:
         positions = np.arange(values.size)
         self._slot[values] = positions
         return int(np.count_nonzero(self._slot[values] == positions))
+
+
+def distinct_values(values: np.ndarray) -> np.ndarray:
+    """``np.unique(values)``, in one pass when ``values`` is already non-decreasing (the
+    attack's persons behind a pattern come so: its targets are ordered by person), else by
+    the sort ``np.unique`` makes.
+
+    Examples
+    --------
+    >>> distinct_values(np.array([1, 1, 4, 7, 7])).tolist()
+    [1, 4, 7]
+    >>> distinct_values(np.array([7, 1, 7])).tolist()
+    [1, 7]
+    """
+    if values.size < 2:
+        return values.copy()
+    if (values[1:] >= values[:-1]).all():
+        return values[np.concatenate(([True], values[1:] != values[:-1]))]
+    return np.unique(values)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from anonymizers.counting import DistinctCounter, distinct_per_group
+from anonymizers.counting import DistinctCounter, distinct_per_group, distinct_values
 
 
 def test_distinct_counter_equals_a_set_over_many_calls_on_one_counter() -> None:
@@ -38,3 +38,12 @@ def test_distinct_per_group_equals_sets_per_group(seed: int) -> None:
 
 def test_distinct_per_group_of_no_rows() -> None:
     assert distinct_per_group(np.zeros(0, np.int64), np.zeros(0, np.int64), 3).tolist() == [0] * 3
+
+
+@pytest.mark.parametrize("values", [[], [3], [2, 2], [1, 2, 2, 5, 9, 9, 9], [5, 1, 5, 0],
+                                    [1, 2, 1]])
+def test_distinct_values_equals_np_unique_sorted_or_not(values: list[int]) -> None:
+    array = np.array(values, dtype=np.int32)
+    found = distinct_values(array)
+    assert found.dtype == array.dtype
+    np.testing.assert_array_equal(found, np.unique(array))

@@ -24,6 +24,7 @@ from anonymizers.attacks.adapters.base import AttackInput, DistinctSets
 from anonymizers.attacks.index import RecordIndex
 from anonymizers.attacks.knowledge import NO_TIME, Observations, Records
 from anonymizers.attacks.models import MODELS
+from anonymizers.counting import distinct_values
 from anonymizers.db.groups import copy_batches
 from anonymizers.errors import ReleaseError
 from anonymizers.memory import compact_type, give_back
@@ -188,7 +189,7 @@ def containing_persons(patterns: Flat, sequences: Flat, owners: np.ndarray,
     matched, number = None, -1
     for i, records in index.each_containing(patterns, ordered=ordered):
         if records is not matched:  # equal patterns come together, with one array
-            matched, number = records, sets.add(np.unique(persons[records]))
+            matched, number = records, sets.add(distinct_values(persons[records]))
         set_of[i] = number
     offsets, members = sets.packed()
     return offsets, members, set_of

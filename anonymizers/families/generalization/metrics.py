@@ -278,8 +278,13 @@ def _displacement_rows(conn: psycopg.Connection, release: ReleaseSpec) -> list[R
     """Andrienko's displacement of the fixes to their cell's centroid, as aggregates over at
     least k persons (no maximum: it is one fix's distance, issue 7 finding 5). Summed in
     the database: every fix counts, and none is read into Python."""
+    fixes = _fixes_table(release)
+    located = fixes
+    if fixes[1] == "memberships":
+        run_sql_file(conn, METRICS_SQL + "039_located_grid_fixes.sql", work=release.work_schema)
+        located = ("pg_temp", "located_grid_fixes")
     found = fetch_columns(conn, METRICS_SQL + "040_displacement.sql", {"k": release.k},
-                          work=release.work_schema, fixes=_fixes_table(release))
+                          work=release.work_schema, fixes=fixes, located=located)
     # NULL (too few persons, or no fix in a cell) is what displacement_measures calls NaN.
     d = {name: math.nan if values[0] is None else float(values[0])
          for name, values in found.items()}
