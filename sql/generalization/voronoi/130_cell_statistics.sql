@@ -17,7 +17,8 @@ CREATE TABLE {work}.cell_stats (
 -- fixes: hundreds of millions) drowns the difference between plans, and among plans it
 -- deems equal it takes one that reads the fixes in cell order: along the cell index, or
 -- sorted on disk (25M fixes: 66 s, against 25 s hashed). Hence the settings, for this
--- statement only.
+-- statement only. (131_cell_statistics_update.sql sums some cells again the same way, with
+-- the settings that suit a few cells: keep the two lists of sums alike.)
 SET LOCAL enable_mergejoin = off;
 SET LOCAL enable_indexscan = off;
 SET LOCAL enable_bitmapscan = off;

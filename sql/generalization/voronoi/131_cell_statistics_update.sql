@@ -57,7 +57,8 @@ DELETE FROM {work}.cell_stats WHERE cell_id IN (SELECT cell_id FROM summed_again
 -- took a merge join along the whole index instead (5M-fix city, 45 cells, 575,852
 -- fixes: 1.05 s against 3.9 s, EXPLAIN ANALYZE). Grouped by the cell id alone, in memory,
 -- the generator joined after: grouped by (id, generator) the fixes were sorted, on disk
--- (60 cells, 781,927 fixes: 1.17 s against 2.05 s).
+-- (60 cells, 781,927 fixes: 1.17 s against 2.05 s). The sums are those of the full pass,
+-- 130_cell_statistics.sql: keep the two lists alike.
 SET LOCAL enable_mergejoin = off;
 SET LOCAL work_mem = '256MB';
 INSERT INTO {work}.cell_stats
