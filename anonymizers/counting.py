@@ -1,4 +1,4 @@
-"""Counts over integer-coded groups, shared by the measures and the verifiers (pure numpy)."""
+"""Distinct integers per group or in one pass (pure numpy): measures, attack, verifiers."""
 
 from __future__ import annotations
 
