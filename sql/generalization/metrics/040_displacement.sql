@@ -47,7 +47,8 @@ SELECT (SELECT avg(d.total / d.n)::float8
        CASE WHEN persons >= %(k)s THEN total::float8 END AS global_sum,
        CASE WHEN persons >= %(k)s THEN (total / n)::float8 END AS global_mean
 FROM overall;
-RESET work_mem;  -- for the rest of the step's transaction
+-- The planner settings go back for the rest of the step's transaction; work_mem stays as
+-- 005_input_trajectories.sql set it for the whole step.
 RESET enable_mergejoin;
 RESET enable_indexscan;
 RESET enable_bitmapscan;
