@@ -40,6 +40,7 @@ from anonymizers import cli
 from anonymizers.db.sqlfiles import fetch_columns, run_sql_file
 from anonymizers.errors import InputError, PrivacyViolation, ReleaseError
 from anonymizers.families.generalization import prefix_tree, tessellation
+from anonymizers.families.generalization.fix_cells import FixCells, Tessellation
 from anonymizers.families.generalization.prefix_tree import support
 from anonymizers.pipeline import steps
 from anonymizers.processes import PROCESSES_ENV
@@ -48,6 +49,7 @@ from anonymizers.verifiers.base import interval_count
 from anonymizers.verifiers.generalization import verify_generalization_release
 
 METHODS = ["kam_cut", "kam_rec"]
+VORONOI = "generalization/voronoi/"
 
 
 # ------------------------------------------------------------------ 1. a published release
@@ -201,7 +203,7 @@ def test_each_fix_gets_the_smallest_cell_holding_it_also_on_edges_and_vertices(
     # polygons': the smallest id of the cells a fix intersects, NULL (a gap) in none. Fixes
     # are planted on the cells' vertices (each shared by two or three cells) and just
     # outside the clip box, where a lattice could go wrong.
-    spec = run_voronoi_steps(voronoi_params(), until="membership")
+    spec = run_voronoi_steps(voronoi_params(), until="voronoi")
     work = spec.work_schema
     conn.execute(f"""
         INSERT INTO {work}.points (traj_id, user_id, t, geom)
@@ -274,7 +276,9 @@ def test_a_segment_through_a_cell_without_a_fix_visits_it_in_time_order(
     from anonymizers.loading import load_dataset
 
     load_dataset(crossing_city(tmp_path), "crossing", url=db_url)
-    spec = run_voronoi_steps(voronoi_params(dataset="crossing", k=2), until="membership")
+    # The three clustering cells as they are (progressive generalization would merge them).
+    spec = run_voronoi_steps(voronoi_params(dataset="crossing", k=2), until="voronoi")
+    tessellation.membership(spec.to_dict())
     west, middle, east = (cell_at(conn, spec, place) for place in (WEST, MIDDLE, EAST))
     assert len({west, middle, east}) == 3
     assert scalar(conn, f"SELECT count(*) FROM {spec.work_schema}.cells") == 3
@@ -305,19 +309,27 @@ def rows_only_in_each(conn: psycopg.Connection, table: str, query: str) -> tuple
                (SELECT count(*) FROM ({query} EXCEPT ALL TABLE {table}) AS b)""")
 
 
+def crossing_tables(conn: psycopg.Connection, work: str) -> None:
+    """The membership's statements without its clean-up, which drops the segments."""
+    with conn.transaction():
+        for name in ("120_membership.sql", "128_crossings.sql"):
+            run_sql_file(conn, VORONOI + name, work=work)
+
+
 def test_segments_going_straight_into_the_next_cell_cross_what_a_full_computation_finds(
         loaded_city: str, conn: psycopg.Connection) -> None:
     """The crossing step's shortcut (no polygon for a segment meeting its two cells'
     bisector inside their shared edge) gives the crossings of the general computation."""
-    spec = run_voronoi_steps(voronoi_params(k=3), until="membership")
+    spec = run_voronoi_steps(voronoi_params(k=3), until="voronoi")
     work = spec.work_schema
-    between, general = one(conn, f"SELECT (SELECT count(*) FROM {work}.segments), "
+    crossing_tables(conn, work)
+    between, general = one(conn, f"SELECT (SELECT count(*) FROM {work}.recross), "
                                  f"(SELECT count(*) FROM {work}.recross_full)")
     assert 0 < general < between / 2, (general, between)  # both ways taken, mostly straight
     snapshot = f"SELECT traj_id, t1, t, cell_id FROM {work}.crossings"
     conn.execute(f"CREATE TABLE {work}.crossings_shortcut AS {snapshot}")
     conn.execute(f"TRUNCATE {work}.cell_edges")  # no shared edge known: all the general way
-    tessellation.membership(spec.to_dict())
+    crossing_tables(conn, work)
     assert scalar(conn, f"SELECT count(*) FROM {work}.recross_full") == between
     assert rows_only_in_each(conn, f"{work}.crossings_shortcut", snapshot) == (0, 0)
     assert scalar(conn, f"SELECT count(*) FROM {work}.crossings") > 0
@@ -327,18 +339,16 @@ def test_near_owners_are_counted_up_to_k_and_exactly_below_it(
         loaded_city: str, conn: psycopg.Connection) -> None:
     """The persons within r of each generator, as the planner reads them (160: nearest
     fixes first, stopping at k), are min(count(DISTINCT) over every fix within r, k)."""
-    spec = run_voronoi_steps(voronoi_params(k=3), until="membership")
+    spec = run_voronoi_steps(voronoi_params(k=3), until="voronoi")
     work, radius = spec.work_schema, float(spec.params["radius"])
     exact = dict(conn.execute(f"""
         SELECT c.cell_id, (SELECT count(DISTINCT p.user_id) FROM {work}.points AS p
                            WHERE ST_DWithin(p.geom, c.centroid, %s))
         FROM {work}.cells AS c""", (radius,)).fetchall())
     assert max(exact.values()) > 3, "no generator with more than k persons near it"
-    run_sql_file(conn, "generalization/voronoi/130_cell_statistics.sql", work=work,
-                 recompute=(work, "cells"))
     for enough in (3, max(exact.values()) + 1):  # capped, and every count exact
         conn.execute(f"DROP TABLE IF EXISTS {work}.near_owners")
-        found = fetch_columns(conn, "generalization/voronoi/160_statistics_for_python.sql",
+        found = fetch_columns(conn, VORONOI + "160_statistics_for_python.sql",
                               {"reach": radius, "enough": enough}, work=work)
         assert dict(zip(found["cell_id"], found["near_owners"], strict=True)) == {
             cell: min(n, enough) for cell, n in exact.items()}
@@ -401,24 +411,18 @@ def test_progressive_generalization_merges_until_every_generator_has_k_persons(
 
 
 @pytest.mark.parametrize("k", [3, 5])
-def test_incremental_membership_equals_a_full_one_and_the_verifiers(
+def test_the_memberships_on_the_final_cells_are_the_verifiers(
         loaded_city: str, conn: psycopg.Connection, k: int) -> None:
-    """After progressive generalization (membership updated only where the cells
-    changed), recomputing the membership from scratch changes nothing, and the verifier
-    derives the same sequences."""
-    spec = run_voronoi_steps(voronoi_params(k=k), until="progressive_generalization")
-    work = spec.work_schema
-    snapshot = (f"SELECT traj_id, cell_id, date_trunc('milliseconds', t) AS t "
-                f"FROM {work}.memberships")
-    conn.execute(f"CREATE TABLE {work}.memberships_incremental AS {snapshot}")
-    tessellation.membership(spec.to_dict())
-    assert rows_only_in_each(conn, f"{work}.memberships_incremental", snapshot) == (0, 0)
-    assert verifier_sequences(conn, work) == anonymizer_sequences(conn, work)
+    """After progressive generalization, the membership step's cells and crossings give
+    the sequences the verifier derives on its own (GEOS)."""
+    spec = run_voronoi_steps(voronoi_params(k=k), until="membership")
+    assert verifier_sequences(conn, spec.work_schema) == anonymizer_sequences(
+        conn, spec.work_schema)
 
 
 def moves_from_memberships(conn: psycopg.Connection, work: str) -> dict[tuple[int, int], int]:
     """Distinct persons moving from one cell to another, counted afresh from every
-    membership in SQL (the planner keeps its moves in Python, step by step)."""
+    membership in SQL (the planner counts them from the cells it keeps in memory)."""
     rows = conn.execute(sql.SQL("""
         SELECT from_cell, to_cell, count(DISTINCT user_id) FROM (
             SELECT user_id, cell_id AS to_cell,
@@ -429,51 +433,71 @@ def moves_from_memberships(conn: psycopg.Connection, work: str) -> dict[tuple[in
     return {(a, b): n for a, b, n in rows}
 
 
-def test_updated_statistics_equal_recomputed_ones_at_every_step(
+def cells_in_sql(conn: psycopg.Connection, work: str) -> list[int]:
+    """Every fix's cell from 120_membership.sql, in trajectory and time order (gap: -1)."""
+    rows = conn.execute(f"SELECT coalesce(cell_id, -1) FROM {work}.point_cells "
+                        "ORDER BY traj_id, t").fetchall()
+    return [row[0] for row in rows]
+
+
+def sums_in_sql(conn: psycopg.Connection, work: str) -> dict[int, tuple[float, ...]]:
+    rows = conn.execute(f"""
+        SELECT cell_id, count(*), sum(ST_X(geom)), sum(ST_Y(geom)),
+               sum(ST_X(geom) ^ 2 + ST_Y(geom) ^ 2)
+        FROM {work}.point_cells WHERE cell_id IS NOT NULL GROUP BY cell_id""").fetchall()
+    return {row[0]: tuple(row[1:]) for row in rows}
+
+
+def test_the_cells_kept_in_memory_are_those_of_a_full_membership_at_every_step(
         loaded_city: str, conn: psycopg.Connection, monkeypatch: pytest.MonkeyPatch) -> None:
-    """After each membership update, the cell statistics updated by the fixes that moved
-    (summed again where that cannot do), and the neighbour flows from the moves of the
-    changed trajectories only, are those of a full pass, and the flows those counted
-    afresh in SQL."""
+    """At every step of progressive generalization, the fixes' cells kept in memory (after
+    the first step, updated only where cells changed), the cells' sums and the neighbour
+    flows are those of the published membership's SQL run on that step's cells
+    (120_membership.sql, 128_crossings.sql)."""
     original = tessellation._statistics
     compared: list[int] = []
-    by_delta: list[int] = []
+    looked_at: list[tuple[int, int]] = []
 
-    def statistics_checked(step_conn: psycopg.Connection, release: ReleaseSpec, updated: bool,
-                           moves: tessellation._Moves):
-        found = original(step_conn, release, updated, moves)
-        if not updated:
-            return found
-        # Cells brought up to date by the moved fixes alone (131), not summed again.
-        by_delta.append(scalar(step_conn, "SELECT count(*) FROM moved_sums AS m WHERE NOT "
-                                          "EXISTS (SELECT 1 FROM summed_again AS a "
-                                          "WHERE a.cell_id = m.cell_id)"))
-        full = original(step_conn, release, False, tessellation._Moves())
-        (stats, flows, displacement), (full_stats, full_flows, full_displacement) = found, full
-        for name in ("cell_id", "n_points", "generator_persons", "near_owners"):
-            assert getattr(stats, name).tolist() == getattr(full_stats, name).tolist(), name
-        for name in ("sx", "sy", "sxxyy", "centroid_x", "centroid_y"):
-            assert getattr(stats, name) == pytest.approx(getattr(full_stats, name), rel=1e-12)
-        assert displacement == pytest.approx(full_displacement, rel=1e-12)
-        for name in ("a", "b", "a_to_b", "b_to_a"):
-            assert getattr(flows, name).tolist() == getattr(full_flows, name).tolist(), name
+    def statistics_checked(step_conn: psycopg.Connection, release: ReleaseSpec,
+                           fixes: FixCells, cells: Tessellation):
+        stats, flows, displacement = original(step_conn, release, fixes, cells)
+        work = release.work_schema
+        for name in ("120_membership.sql", "128_crossings.sql"):
+            run_sql_file(step_conn, VORONOI + name, work=work)
+        assert fixes.cell.tolist() == cells_in_sql(step_conn, work)
+        sums = sums_in_sql(step_conn, work)
+        assert stats.n_points.tolist() == [sums.get(c, (0,))[0] for c in stats.cell_id]
+        for i, name in enumerate(("sx", "sy", "sxxyy"), start=1):
+            assert getattr(stats, name) == pytest.approx(
+                [sums.get(c, (0,) * 4)[i] for c in stats.cell_id], rel=1e-12), name
         assert flows.a.size, "no neighbouring cells"
-        counted = moves_from_memberships(step_conn, release.work_schema)
+        counted = moves_from_memberships(step_conn, work)
         assert flows.a_to_b.tolist() == [counted.get(pair, 0) for pair in
                                          zip(flows.a.tolist(), flows.b.tolist(), strict=True)]
         assert flows.b_to_a.tolist() == [counted.get(pair, 0) for pair in
                                          zip(flows.b.tolist(), flows.a.tolist(), strict=True)]
+        assert sum(flows.a_to_b) + sum(flows.b_to_a) > 0, "nobody moved"
+        assert len(fixes.crossings.cell) > 0, "no segment crosses a cell"
         compared.append(len(stats.cell_id))
-        return found
+        return stats, flows, displacement
+
+    original_update = FixCells.update
+
+    def update_counted(self: FixCells, cells: Tessellation, changed, box_moved: bool) -> int:
+        again = original_update(self, cells, changed, box_moved)
+        looked_at.append((again, len(self)))
+        return again
 
     monkeypatch.setattr(tessellation, "_statistics", statistics_checked)
+    monkeypatch.setattr(FixCells, "update", update_counted)
     spec = run_voronoi_steps(voronoi_params(k=3), until="progressive_generalization")
-    assert len(compared) >= 2, "fewer than two steps updated the membership"
-    assert sum(by_delta) > 0, "no cell's statistics were updated by its moved fixes"
+    assert len(compared) >= 3, "fewer than two steps updated the membership"
+    assert all(0 < again < total for again, total in looked_at), looked_at
 
     # The planner's moves (memberships whose cell differs from the previous one) are the
     # pairs of consecutive visits.
     work = spec.work_schema
+    tessellation.membership(spec.to_dict())
     run_sql_file(conn, "generalization/050_visits.sql", work=work)
     from_visits = conn.execute(f"""
         SELECT from_cell, to_cell, count(DISTINCT user_id) FROM (

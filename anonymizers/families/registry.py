@@ -130,8 +130,8 @@ _TESSELLATION = (
     _positive("snap", 50.0, "Lattice (m) of generators and the clip box (privacy rule 2)"),
 )
 _GRID_STEPS = ("project", "grid_membership", "visits_and_flows", "anonymize", "build_release")
-_VORONOI_STEPS = ("project", "characteristic_points", "cluster", "voronoi", "membership",
-                  "progressive_generalization", "visits_and_flows", "anonymize",
+_VORONOI_STEPS = ("project", "characteristic_points", "cluster", "voronoi",
+                  "progressive_generalization", "membership", "visits_and_flows", "anonymize",
                   "build_release")
 
 _GENERALIZATION_METHODS = (
@@ -161,7 +161,7 @@ _GENERALIZATION = FamilyEntry(
         "persons of the window (implies seed 000 Definition 9); every published cell and "
         "generator is supported by at least k of them"),
     steps=("project", "grid_membership", "characteristic_points", "cluster", "voronoi",
-           "membership", "progressive_generalization", "visits_and_flows", "anonymize",
+           "progressive_generalization", "membership", "visits_and_flows", "anonymize",
            "build_release"),
     module="anonymizers.families.generalization.family",
     verifier="anonymizers.verifiers.generalization",

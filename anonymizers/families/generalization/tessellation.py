@@ -2,9 +2,11 @@
 Voronoi cells, membership and progressive generalization.
 
 Python does the sequential and combinatorial parts (characteristic points, clustering,
-merge decisions); PostGIS does the spatial ones (Voronoi, membership, neighbours, flows).
-Data moves through the run's work schema: ``characteristic_points``, ``generators``,
-``cells``, ``point_cells``, ``memberships``, ``cell_stats``, ``progressive_log``.
+merge decisions, and the fixes' cells while progressive generalization merges, kept in
+memory: fix_cells.py); PostGIS does the spatial ones (Voronoi cells, neighbours, the
+persons near a generator, the published memberships once the cells are final). Data
+moves through the run's work schema: ``characteristic_points``, ``generators``,
+``cells``, ``progressive_log``, ``point_cells``, ``memberships``.
 """
 
 from __future__ import annotations
@@ -17,12 +19,12 @@ import numpy as np
 import pandas as pd
 import psycopg
 import pyarrow as pa
-import pyarrow.csv as pacsv
+import pyarrow.compute as pc
 from psycopg import sql
 
 from anonymizers.db.groups import copy_batches, copy_out_groups
 from anonymizers.db.labels import FirstSeenCodes
-from anonymizers.db.sqlfiles import copy_frame, copy_out, fetch_columns, run_sql_file
+from anonymizers.db.sqlfiles import copy_frame, fetch_columns, run_sql_file
 from anonymizers.errors import InputError, ReleaseError
 from anonymizers.pipeline.steps import step
 from anonymizers.release.spec import ReleaseSpec
@@ -31,7 +33,7 @@ if TYPE_CHECKING:
     from anonymizers.families.generalization.characteristic_points import (
         CharacteristicPointParams,
     )
-    from anonymizers.families.generalization.moves import TrajectoryMoves
+    from anonymizers.families.generalization.fix_cells import FixCells, Tessellation
 
 __all__ = [
     "characteristic_points",
@@ -81,8 +83,6 @@ def characteristic_points(spec: dict[str, Any]) -> dict[str, int]:
 
 def _characteristic_frame(chunk: pa.Table, params: CharacteristicPointParams) -> pd.DataFrame:
     """The characteristic points (user_id, x, y) of a chunk of whole trajectories."""
-    import pyarrow.compute as pc
-
     from anonymizers.families.generalization.characteristic_points import (
         characteristic_points as extract,
     )
@@ -180,109 +180,95 @@ def voronoi(spec: dict[str, Any]) -> None:
         _rebuild_cells(conn, release)
 
 
-def _full_membership(conn: psycopg.Connection, release: ReleaseSpec) -> None:
-    for name in ("120_membership.sql", "128_crossings.sql", "129_segments_kept.sql"):
-        run_sql_file(conn, VORONOI + name, work=release.work_schema)
-
-
-def _update_membership(conn: psycopg.Connection, release: ReleaseSpec) -> None:
-    """Membership after a step changed cells, looked at again only where they changed
-    (124_changed_cells.sql, 125_membership_update.sql); the fixes that changed cell
-    ({work}.relocated) then bring the cells' statistics up to date
-    (131_cell_statistics_update.sql)."""
-    started = time.perf_counter()
-    run_sql_file(conn, VORONOI + "124_changed_cells.sql", work=release.work_schema)
-    run_sql_file(conn, VORONOI + "125_membership_update.sql", work=release.work_schema)
-    middle = time.perf_counter()
-    run_sql_file(conn, VORONOI + "128_crossings.sql", work=release.work_schema)
-    run_sql_file(conn, VORONOI + "129_segments_changed.sql", work=release.work_schema)
-    counts = fetch_columns(conn, VORONOI + "126_update_counts.sql", work=release.work_schema)
-    log.info("membership update: %s changed cells, %s fixes looked at, %s moved, %s segments "
-             "at them, %s segments between two cells crossed again, %s of them not straight "
-             "into the next cell (%.1f s + %.1f s)", counts["changed_cells"][0],
-             counts["candidates"][0], counts["moved_points"][0], counts["rebuilt_segments"][0],
-             counts["recrossed_segments"][0], counts["fully_recrossed_segments"][0],
-             middle - started, time.perf_counter() - middle)
-
-
 def membership(spec: dict[str, Any]) -> None:
+    """Each fix's cell and the cells crossed between fixes, on the final cells
+    (``{work}.point_cells``, ``{work}.crossings``, the view ``{work}.memberships``)."""
     with step("membership", spec) as (release, conn):
-        _full_membership(conn, release)
+        for name in ("120_membership.sql", "128_crossings.sql", "170_drop_scratch.sql"):
+            run_sql_file(conn, VORONOI + name, work=release.work_schema)
 
 
-# Trajectory and person numbers and cell ids all fit in 32 bits (moves.py keeps them so).
-MOVE_COLUMNS = {"traj": pa.int32(), "person": pa.int32(), "from": pa.int32(),
-                "to": pa.int32()}
+# The window's fixes as 103_fixes_for_python.sql sends them, in (traj, t) order.
+FIX_COLUMNS = {"traj": pa.string(), "user": pa.string(), "x": pa.float64(),
+               "y": pa.float64()}
 
 
-class _Moves:
-    """The planner's moves between cells, kept between steps (moves.TrajectoryMoves): all
-    of them after a full membership, then only the changed trajectories' after an update
-    (a step changes a fraction of the trajectories; the other ones' moves stand)."""
+def _read_fixes(conn: psycopg.Connection, release: ReleaseSpec) -> FixCells:
+    """The window's fixes as :class:`FixCells` wants them, streamed into arrays sized by a
+    count first (no string per fix is kept: a trajectory only matters where it ends)."""
+    from anonymizers.families.generalization.fix_cells import FixCells
 
-    def __init__(self) -> None:
-        self.kept: TrajectoryMoves | None = None
+    table = sql.Identifier(release.work_schema, "points")
+    (n,) = conn.execute(sql.SQL("SELECT count(*) FROM {}").format(table)).fetchall()[0]
+    continues, person = np.zeros(n, dtype=bool), np.empty(n, dtype=np.int32)
+    x, y = np.empty(n), np.empty(n)
+    codes, filled, last = FirstSeenCodes(), 0, None
+    for batch in copy_batches(conn, VORONOI + "103_fixes_for_python.sql", FIX_COLUMNS,
+                              work=release.work_schema):
+        rows, traj = slice(filled, filled + batch.num_rows), batch.column(0)
+        if filled:
+            continues[filled - 1] = traj[0].as_py() == last
+        continues[rows.start:rows.stop - 1] = pc.equal(
+            traj.slice(1), traj.slice(0, len(traj) - 1)).to_numpy(zero_copy_only=False)
+        person[rows] = codes.encode(batch.column(1))
+        x[rows], y[rows] = batch.column(2).to_numpy(), batch.column(3).to_numpy()
+        filled, last = filled + batch.num_rows, traj[len(traj) - 1].as_py()
+    if filled != n:  # the step's transaction sees one table: this is a bug, not bad input
+        raise ReleaseError(f"read {filled} fixes from {release.work_schema}, counted {n}: "
+                           "the step's table changed under it; run the step again")
+    return FixCells(continues, person, x, y)
 
-    def refresh(self, conn: psycopg.Connection, release: ReleaseSpec,
-                updated: bool) -> TrajectoryMoves:
-        """The moves after the current membership (``updated``: since the last refresh)."""
-        from anonymizers.families.generalization.moves import TrajectoryMoves
 
-        work = release.work_schema
-        if updated and self.kept is not None:
-            changed = fetch_columns(conn, VORONOI + "142_changed_trajectories.sql",
-                                    work=work)["traj_no"]
-            self.kept.replace(changed, *_read_moves(conn, release, "changed_memberships"))
-        else:
-            run_sql_file(conn, VORONOI + "127_trajectory_numbers.sql", work=work)
-            self.kept = TrajectoryMoves.from_arrays(*_read_moves(conn, release, "memberships"))
-        return self.kept
+def _read_tessellation(conn: psycopg.Connection, release: ReleaseSpec) -> Tessellation:
+    """The current generators, clip box and neighbouring pairs, for the fixes' cells."""
+    from anonymizers.families.generalization.fix_cells import Tessellation
 
-
-def _read_moves(conn: psycopg.Connection, release: ReleaseSpec,
-                memberships: str) -> list[np.ndarray]:
-    """(trajectory, person, from cell, to cell) arrays of the moves in the work view
-    ``memberships`` (141_moves_for_python.sql). (Parsed block by block as the server sends
-    them, the 5M city's moves took 10.4 s against 6.7 s, for a peak RSS of 361 against 392
-    MiB.)"""
-    # The window over the trajectories' memberships sorts them in memory (as 120 does).
-    conn.execute("SET LOCAL work_mem = '256MB'")
     work = release.work_schema
-    data = copy_out(conn, VORONOI + "141_moves_for_python.sql", work=work,
-                    memberships=(work, memberships))
-    if not data:  # pyarrow refuses an empty CSV
-        return [np.zeros(0, dtype=np.int32)] * len(MOVE_COLUMNS)
-    table = pacsv.read_csv(pa.py_buffer(data),
-                           read_options=pacsv.ReadOptions(column_names=list(MOVE_COLUMNS)),
-                           convert_options=pacsv.ConvertOptions(column_types=MOVE_COLUMNS))
-    del data
-    return [table[column].to_numpy() for column in MOVE_COLUMNS]
+    cells = fetch_columns(conn, VORONOI + "145_cells_for_python.sql", work=work)
+    pairs = fetch_columns(conn, VORONOI + "140_neighbour_pairs.sql", work=work)
+    box = tuple(float(cells[side][0]) for side in ("x_min", "y_min", "x_max", "y_max"))
+    return Tessellation(np.array(cells["cell_id"], dtype=np.int64),
+                        np.array(cells["x"], dtype=float), np.array(cells["y"], dtype=float),
+                        box,  # type: ignore[arg-type]  # four sides
+                        np.array(pairs["a_id"], dtype=np.int64),
+                        np.array(pairs["b_id"], dtype=np.int64))
 
 
-def _statistics(conn: psycopg.Connection, release: ReleaseSpec, updated: bool,
-                moves: _Moves):
-    """Current cells' statistics and neighbour flows, as the merge planner wants them;
-    ``updated``: the membership was updated since they were last computed (not redone), so
-    the statistics take the moved fixes' share, and only the changed trajectories' moves
-    are read again."""
+def _update_fixes(conn: psycopg.Connection, release: ReleaseSpec, fixes: FixCells,
+                  cells: Tessellation) -> None:
+    """The fixes' cells after a step changed cells, looked at again only where they
+    changed (124_changed_cells.sql)."""
+    started = time.perf_counter()
+    found = fetch_columns(conn, VORONOI + "124_changed_cells.sql", work=release.work_schema)
+    changed = np.array(found["changed"][0], dtype=np.int64)
+    looked_at = fixes.update(cells, changed, bool(found["box_moved"][0]))
+    log.info("membership update: %d changed cells, %d fixes looked at, %d crossings "
+             "(%.1f s)", changed.size, looked_at, len(fixes.crossings.cell),
+             time.perf_counter() - started)
+
+
+def _statistics(conn: psycopg.Connection, release: ReleaseSpec, fixes: FixCells,
+                cells: Tessellation):
+    """The current cells' statistics and neighbour flows, as the merge planner wants
+    them: the fixes' sums and moves from memory, the generators and the persons near them
+    from the database (160_statistics_for_python.sql)."""
+    from anonymizers.families.generalization.moves import count_moves
     from anonymizers.families.generalization.progressive import CellStatistics, NeighbourFlows
 
-    work = release.work_schema
-    run_sql_file(conn, VORONOI + ("131_cell_statistics_update.sql" if updated
-                                  else "130_cell_statistics.sql"), work=work)
     found = fetch_columns(conn, VORONOI + "160_statistics_for_python.sql",
                           {"reach": float(release.params["radius"]), "enough": release.k},
-                          work=work)
-    columns = {name: np.array(values, dtype=float) for name, values in found.items()}
-    stats = CellStatistics(**{field: columns[field] for field in CellStatistics.FIELDS},
-                           cell_id=columns["cell_id"].astype(int))
-    displacement = (float(columns["displacement_sum_m"].sum()
-                          / max(columns["n_points"].sum(), 1)),
-                    float(columns["displacement_max_m"].max()))
-    counts = moves.refresh(conn, release, updated).counts()
-    pairs = fetch_columns(conn, VORONOI + "140_neighbour_pairs.sql", work=work)
-    a, b = (np.array(pairs[column], dtype=np.int64) for column in ("a_id", "b_id"))
-    flows = NeighbourFlows(a=a, b=b, a_to_b=counts.between(a, b), b_to_a=counts.between(b, a))
+                          work=release.work_schema)
+    if not np.array_equal(np.array(found["cell_id"], dtype=np.int64), cells.ids):
+        raise ReleaseError("the cells changed between two reads of one step: run it again")
+    n_points, sx, sy, sxxyy, distance_sum, distance_max = fixes.statistics(cells)
+    stats = CellStatistics(
+        cell_id=cells.ids, n_points=n_points, sx=sx, sy=sy, sxxyy=sxxyy,
+        **{name: np.array(found[name], dtype=float)
+           for name in ("generator_persons", "centroid_x", "centroid_y", "near_owners")})
+    displacement = (distance_sum / max(int(n_points.sum()), 1), distance_max)
+    counts = count_moves(*fixes.moves())
+    flows = NeighbourFlows(a=cells.a, b=cells.b, a_to_b=counts.between(cells.a, cells.b),
+                           b_to_a=counts.between(cells.b, cells.a))
     return stats, flows, displacement
 
 
@@ -295,20 +281,19 @@ class _Generator(NamedTuple):
     n_persons: int
 
 
-def _group_generators(conn: psycopg.Connection, release: ReleaseSpec, stats,
+def _group_generators(release: ReleaseSpec, fixes: FixCells, stats,
                       groups: dict[int, list[int]]) -> dict[int, _Generator]:
     """The generator of each group of cells (id -> cells): the mean of its persons' mean
-    fixes (150_merged_generator_support.sql), snapped to the lattice."""
+    fixes (FixCells.group_support), snapped to the lattice."""
     from anonymizers.families.generalization.point_clustering import snap_to_lattice
 
-    columns = fetch_columns(conn, VORONOI + "150_merged_generator_support.sql", {
-        "groups": [g for g, cells in groups.items() for _ in cells],
-        "cells": [c for cells in groups.values() for c in cells]},
-        work=release.work_schema) if groups else {}
-    rows = [dict(zip(columns, values, strict=True)) for values in zip(*columns.values(),
-                                                                       strict=True)]
-    found = {int(row["group_id"]): (float(row["x"]), float(row["y"]), int(row["n_points"]),
-                                    int(row["n_persons"])) for row in rows}
+    support = fixes.group_support(
+        np.array([g for g, cells in groups.items() for _ in cells], dtype=np.int64),
+        np.array([c for cells in groups.values() for c in cells], dtype=np.int64))
+    found = {int(g): (float(x), float(y), int(n_points), int(n_persons))
+             for g, x, y, n_points, n_persons in zip(
+                 support.group, support.x, support.y, support.n_points, support.n_persons,
+                 strict=True)}
     row = {int(cell): i for i, cell in enumerate(stats.cell_id)}
     snap = float(release.params["snap"])
     result = {}
@@ -324,8 +309,7 @@ def _group_generators(conn: psycopg.Connection, release: ReleaseSpec, stats,
     return result
 
 
-def _plan(conn: psycopg.Connection, release: ReleaseSpec, stats, flows,
-          include_pairs: bool):
+def _plan(release: ReleaseSpec, fixes: FixCells, stats, flows, include_pairs: bool):
     """plan_merges, with the generator each merge would really get: a merge whose fixes lie
     farther from it (RMS) than MaxDisplacement is refused and the step planned again."""
     from anonymizers.families.generalization.progressive import plan_merges, rms_distance
@@ -338,7 +322,7 @@ def _plan(conn: psycopg.Connection, release: ReleaseSpec, stats, flows,
         plan = plan_merges(stats, flows, release.k, limit, include_pairs=include_pairs,
                            refused=refused)
         new = [pair for pair in plan.merges if pair not in merged]
-        found = _group_generators(conn, release, stats, dict(enumerate(map(list, new))))
+        found = _group_generators(release, fixes, stats, dict(enumerate(map(list, new))))
         merged.update((pair, found[i]) for i, pair in enumerate(new))
         too_far = {(a, b) for a, b in plan.merges if limit is not None and rms_distance(
             stats, [row[a], row[b]], merged[(a, b)].x, merged[(a, b)].y) > limit}
@@ -347,7 +331,7 @@ def _plan(conn: psycopg.Connection, release: ReleaseSpec, stats, flows,
         refused |= too_far
 
 
-def _resolve_coinciding(conn: psycopg.Connection, release: ReleaseSpec, stats,
+def _resolve_coinciding(release: ReleaseSpec, fixes: FixCells, stats,
                         groups: dict[int, list[int]], new: dict[int, _Generator],
                         kept: dict[int, tuple[float, float]]) -> int:
     """Merge generators that snapped onto one lattice point (Voronoi needs distinct sites),
@@ -372,17 +356,17 @@ def _resolve_coinciding(conn: psycopg.Connection, release: ReleaseSpec, stats,
         if not united:
             return merged
         groups.update(united)
-        new.update(_group_generators(conn, release, stats, united))
+        new.update(_group_generators(release, fixes, stats, united))
 
 
-def _apply(conn: psycopg.Connection, release: ReleaseSpec, stats, plan,
+def _apply(conn: psycopg.Connection, release: ReleaseSpec, fixes: FixCells, stats, plan,
            merged: dict[tuple[int, int], _Generator]) -> tuple[int, int]:
     """Replace merged and dropped generators; returns how many generators remain and how
     many were merged because they snapped onto one lattice point.
 
     A merged generator takes the id of the cell of the pair with more fixes: most of them
-    then keep their cell id through the membership update, which only looks at fixes
-    whose cells changed (125_membership_update.sql)."""
+    then keep their cell id, and the membership update looks again only at the fixes of
+    cells whose polygon changed (FixCells.update)."""
     row = {int(cell): i for i, cell in enumerate(stats.cell_id)}
     groups: dict[int, list[int]] = {}
     new: dict[int, _Generator] = {}
@@ -395,13 +379,9 @@ def _apply(conn: psycopg.Connection, release: ReleaseSpec, stats, plan,
             for c, x, y in zip(stats.cell_id, stats.centroid_x, stats.centroid_y, strict=True)
             if int(c) not in gone}
     before = set(kept)
-    snap_merges = _resolve_coinciding(conn, release, stats, groups, new, kept)
+    snap_merges = _resolve_coinciding(release, fixes, stats, groups, new, kept)
     gone |= before - set(kept)
     work = release.work_schema
-    run_sql_file(conn, VORONOI + "115_cell_successors.sql", {
-        "old_ids": [old for new_id, cells in groups.items() for old in cells if old != new_id],
-        "new_ids": [new_id for new_id, cells in groups.items() for old in cells
-                    if old != new_id]}, work=work)
     conn.execute(sql.SQL("DELETE FROM {} WHERE gen_id = ANY(%s)").format(
         sql.Identifier(work, "generators")), (sorted(gone | set(new)),))
     if new:
@@ -444,15 +424,16 @@ def progressive_generalization(spec: dict[str, Any]) -> dict[str, int]:
             run_sql_file(conn, VORONOI + "107_restore_generators.sql", {"save": False},
                          work=release.work_schema)
             _rebuild_cells(conn, release)
-            _full_membership(conn, release)
         conn.execute(sql.SQL("TRUNCATE {}").format(log_table))
-        iteration, updated, moves = 0, False, _Moves()
+        fixes, cells = _read_fixes(conn, release), _read_tessellation(conn, release)
+        fixes.locate(cells)
+        iteration = 0
         while True:
-            stats, flows, displacement = _statistics(conn, release, updated, moves)
-            plan, merged = _plan(conn, release, stats, flows,
+            stats, flows, displacement = _statistics(conn, release, fixes, cells)
+            plan, merged = _plan(release, fixes, stats, flows,
                                  include_pairs=iteration < int(release.params["max_iterations"]))
-            left, snap_merges = (_apply(conn, release, stats, plan, merged) if plan.changes
-                                 else (len(stats.cell_id), 0))
+            left, snap_merges = (_apply(conn, release, fixes, stats, plan, merged)
+                                 if plan.changes else (len(stats.cell_id), 0))
             _log_iteration(conn, release, iteration, len(stats.cell_id), plan, displacement,
                            snap_merges)
             if not plan.changes:
@@ -461,8 +442,7 @@ def progressive_generalization(spec: dict[str, Any]) -> dict[str, int]:
                 raise InputError("progressive generalization left fewer than two cells: the "
                                  "window has too few persons for this k; lower k or widen it")
             _rebuild_cells(conn, release)
-            _update_membership(conn, release)
-            updated = True
+            cells = _read_tessellation(conn, release)
+            _update_fixes(conn, release, fixes, cells)
             iteration += 1
-        run_sql_file(conn, VORONOI + "170_drop_scratch.sql", work=release.work_schema)
     return {"iterations": iteration}

@@ -10,8 +10,9 @@
 -- are convex (Voronoi cells clipped to a rectangle), which the crossing step relies on.
 -- Input {work}.generators(gen_id, geom, n_points, n_persons). Params: srid, margin, snap.
 -- Identifiers: work. Produces {work}.clip_box (one row) and {work}.cells.
--- The previous cells and box are kept as cells_prev and clip_box_prev: membership is then
--- updated only where a polygon changed (125_membership_update.sql).
+-- The previous cells and box are kept as cells_prev and clip_box_prev: progressive
+-- generalization then looks again only at the fixes of cells whose polygon changed
+-- (124_changed_cells.sql).
 CREATE INDEX IF NOT EXISTS generators_geom_idx ON {work}.generators USING gist (geom);
 ANALYZE {work}.generators;
 DROP TABLE IF EXISTS {work}.clip_box_prev;

@@ -20,19 +20,14 @@
 -- the fixes in the order of the points table, which follows trajectories: merge joins and
 -- parallel plans, which would scramble it, are off for that statement.
 -- The segments between two fixes in different cells (or in a gap) go to recross, with
--- their ends' cells, for 128_crossings.sql; 129_segments_kept.sql then keeps them as
--- {work}.segments, where a membership update finds those running through a cell that
--- changed (125_membership_update.sql). A segment between two fixes of one cell stays
--- inside it (cells are convex), so it has no crossings until an end moves.
--- Produces {work}.point_cells, {work}.segments, {work}.crossings and the view
+-- their ends' cells, for 128_crossings.sql. A segment between two fixes of one cell stays
+-- inside it (cells are convex): it has no crossings.
+-- This runs once, on the final cells: progressive generalization keeps the fixes' cells
+-- in memory while it merges (fix_cells.py, the same rules).
+-- Produces {work}.point_cells, {work}.recross, {work}.crossings and the view
 -- {work}.memberships (fixes + crossings). Identifiers: work.
 SET LOCAL work_mem = '256MB';
--- Not used here: the generators' near owners are counted through it
--- (160_statistics_for_python.sql).
-CREATE INDEX IF NOT EXISTS points_geom_idx ON {work}.points USING gist (geom);
 
--- The lattice stays for the membership updates, which find the fixes to look at again by
--- their squares (125_membership_update.sql).
 DROP TABLE IF EXISTS {work}.membership_lattice;
 CREATE TABLE {work}.membership_lattice AS
 SELECT b.x_min, b.y_min, s.side, ST_SRID(b.geom) AS srid,

@@ -1,8 +1,8 @@
 -- Crossings of the segments in {work}.recross(seg_id, traj_id, user_id, t1, t2, c1, c2,
 -- line, ax, ay, dx, dy: from A = (ax, ay) to A + (dx, dy)), all segments between two
--- cells (or from or to a gap) after a full membership, the affected ones after an update:
--- every cell a segment runs through, other than its ends' cells, entered at the
--- interpolated time. recross stays for 129_segments_kept.sql and 129_segments_changed.sql.
+-- cells (or from or to a gap): every cell a segment runs through, other than its ends'
+-- cells, entered at the interpolated time. (fix_cells.py walks the same envelope from
+-- cell to neighbouring cell, in memory, while progressive generalization merges.)
 -- Identifiers: work.
 --
 -- Most segments go straight from their first cell into the neighbouring one: their ends

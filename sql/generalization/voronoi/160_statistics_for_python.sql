@@ -1,7 +1,8 @@
--- Per-cell statistics joined with the generator, for the merge decisions in Python:
--- near_owners is the number of distinct persons with a fix within `reach` (the radius r)
--- of the generator, the rule the verifier checks on every data-derived generator, counted
--- up to `enough` (k): the planner only asks whether it reaches k (progressive.py), so the
+-- Per cell, what the merge decisions in Python take from the database (the fixes' sums
+-- come from the cells kept in memory, fix_cells.py): the generator, the persons it was
+-- computed from, and near_owners: the distinct persons with a fix within `reach` (the
+-- radius r) of the generator, the rule the verifier checks on every data-derived
+-- generator, counted up to `enough` (k): the planner only asks whether it reaches k (progressive.py), so the
 -- count stops there. The fixes are read nearest first from the points' GiST index, and
 -- where a place is busy the first few hundred hold k persons. (25M-fix city, 436 first
 -- generators: 183 s for count(DISTINCT) over every fix within r of each.) A generator
@@ -11,6 +12,8 @@
 -- once per generator and kept in {work}.near_owners, keyed by id and position (whole
 -- T-Drive: 1.1 s per iteration for all generators).
 -- Params: reach, enough. Identifiers: work.
+-- Built at the first step: the fixes nearest a generator are read through it.
+CREATE INDEX IF NOT EXISTS points_geom_idx ON {work}.points USING gist (geom);
 CREATE OR REPLACE FUNCTION pg_temp.owners_near(centre geometry, reach double precision,
                                                enough integer) RETURNS integer
 LANGUAGE plpgsql STABLE AS $$
@@ -38,12 +41,8 @@ FROM {work}.cells AS c
 WHERE NOT EXISTS (SELECT 1 FROM {work}.near_owners AS n
                   WHERE n.cell_id = c.cell_id AND n.centroid ~= c.centroid);
 
-SELECT c.cell_id, coalesce(s.n_points, 0) AS n_points, coalesce(s.sx, 0) AS sx,
-       coalesce(s.sy, 0) AS sy, coalesce(s.sxxyy, 0) AS sxxyy, c.generator_persons,
-       ST_X(c.centroid) AS centroid_x, ST_Y(c.centroid) AS centroid_y, n.near_owners,
-       coalesce(s.displacement_sum_m, 0) AS displacement_sum_m,
-       coalesce(s.displacement_max_m, 0) AS displacement_max_m
+SELECT c.cell_id, c.generator_persons, ST_X(c.centroid) AS centroid_x,
+       ST_Y(c.centroid) AS centroid_y, n.near_owners
 FROM {work}.cells AS c
 JOIN {work}.near_owners AS n ON n.cell_id = c.cell_id AND n.centroid ~= c.centroid
-LEFT JOIN {work}.cell_stats AS s ON s.cell_id = c.cell_id
 ORDER BY c.cell_id;

@@ -1,0 +1,371 @@
+"""The window's fixes and the Voronoi cells they visit, kept in memory through progressive
+generalization (seed 000, Algorithm 3).
+
+Every step of Algorithm 3 counts, per pair of neighbouring cells, the persons moving
+between them, and needs per-cell sums of the fixes; a step then merges or drops a few
+generators. The cells are Voronoi cells clipped to a box, so a fix's cell is its nearest
+generator (a fix outside the box is a gap), and only the fixes of the cells whose polygon
+changed can change cell. :class:`FixCells` keeps every fix's cell and every crossing
+(a cell a segment between two fixes runs through without a fix in it) as flat arrays, and
+after a step looks again only at the fixes of the changed cells and at the segments that
+touch them (issue 12: "only the fixes of changed cells; never all fixes again"). The
+memberships a release publishes are computed once the cells are final, in PostGIS
+(``120_membership.sql``, ``128_crossings.sql``), with the same rules.
+
+The rules, as in the SQL:
+
+* a fix on the bisector of two generators (a shared edge) is in the cell of the smaller id;
+* a segment visits the cells of the lower envelope of the lines
+  ``q_g - 2 s p_g`` (``q_g = |A - g|^2``, ``p_g = d.(g - A)``, the point ``A + s d``), in
+  increasing order of ``p``; it is walked from its first cell to the next neighbour whose
+  line it meets first, until its last fix (or the box's edge, after or before a gap);
+* a cell met with no length inside it is not a crossing; its ends' cells are not either.
+
+References
+----------
+Monreale, A., Andrienko, G., Andrienko, N., Giannotti, F., Pedreschi, D., Rinzivillo, S.,
+Wrobel, S. (2010). Movement data anonymity through generalization. Transactions on Data
+Privacy 3, 91-121. §6.1, Algorithm 3.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+from typing import NamedTuple
+
+import numpy as np
+from scipy.spatial import cKDTree
+
+__all__ = ["GAP", "CellSums", "FixCells", "GroupSupport", "Tessellation"]
+
+GAP = -1  # the cell of a fix outside the clip box
+QUERY_ROWS = 1 << 21  # fixes per nearest-generator query: bounds its temporary arrays
+TIES = 8  # generators looked at when a fix is exactly as far from two
+
+
+@dataclass(frozen=True)
+class Tessellation:
+    """The generators (ids ascending, positions), the clip box and the pairs of cells
+    sharing an edge, as ``110_voronoi_cells.sql`` and ``112_cell_edges.sql`` built them."""
+
+    ids: np.ndarray
+    x: np.ndarray
+    y: np.ndarray
+    box: tuple[float, float, float, float]  # x_min, y_min, x_max, y_max
+    a: np.ndarray
+    b: np.ndarray
+
+    @cached_property
+    def tree(self) -> cKDTree:
+        return cKDTree(np.column_stack([self.x, self.y]))
+
+    @cached_property
+    def neighbours(self) -> np.ndarray:
+        """Row i: the generator indices sharing an edge with generator i, padded with -1."""
+        a, b = np.searchsorted(self.ids, self.a), np.searchsorted(self.ids, self.b)
+        source, target = np.concatenate([a, b]), np.concatenate([b, a])
+        order = np.argsort(source, kind="stable")
+        source, target = source[order], target[order]
+        degree = np.bincount(source, minlength=len(self.ids))
+        table = np.full((len(self.ids), max(int(degree.max(initial=0)), 1)), -1, np.int64)
+        starts = np.concatenate([[0], np.cumsum(degree)[:-1]])
+        table[source, np.arange(len(source)) - starts[source]] = target
+        return table
+
+    def inside(self, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+        """Points in the clip box, its boundary included (ST_Intersects)."""
+        x_min, y_min, x_max, y_max = self.box
+        return (x >= x_min) & (x <= x_max) & (y >= y_min) & (y <= y_max)
+
+    def nearest(self, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+        """Index of the nearest generator of each point; of two or more equally near, the
+        one of the smallest id (ids are ascending: the smallest index)."""
+        found = np.empty(len(x), dtype=np.int64)
+        k = min(2, len(self.ids))
+        for start in range(0, len(x), QUERY_ROWS):
+            part = slice(start, start + QUERY_ROWS)
+            xy = np.column_stack([x[part], y[part]])
+            distance, index = self.tree.query(xy, k=k, workers=-1)
+            if k == 1:
+                found[part] = index
+                continue
+            found[part] = index[:, 0]
+            tied = np.flatnonzero(distance[:, 0] == distance[:, 1])
+            if tied.size:
+                found[start + tied] = self._smallest_of_equally_near(xy[tied])
+        return found
+
+    def _smallest_of_equally_near(self, xy: np.ndarray) -> np.ndarray:
+        distance, index = self.tree.query(xy, k=min(TIES, len(self.ids)), workers=-1)
+        index = np.where(distance == distance[:, :1], index, len(self.ids))
+        return index.min(axis=1)
+
+
+class CellSums(NamedTuple):
+    """Per generator (aligned with the tessellation's ids): its fixes, the sums of their x,
+    y and x^2 + y^2; and over all fixes in a cell, the sum and the largest of their
+    distances to their generator (progressive generalization's log)."""
+
+    n_points: np.ndarray
+    sx: np.ndarray
+    sy: np.ndarray
+    sxxyy: np.ndarray
+    distance_sum: float
+    distance_max: float
+
+
+@dataclass(frozen=True)
+class GroupSupport:
+    """Per group of cells (aligned arrays): the mean of its persons' mean fixes, the
+    persons and the fixes it is computed from."""
+
+    group: np.ndarray
+    n_persons: np.ndarray
+    n_points: np.ndarray
+    x: np.ndarray
+    y: np.ndarray
+
+
+@dataclass(frozen=True)
+class _Crossings:
+    """Cells run through between two fixes: segment (index of its first fix), where along
+    it the cell is entered (0..1), and the cell's id. Sorted by segment, then entry."""
+
+    segment: np.ndarray
+    s: np.ndarray
+    cell: np.ndarray
+
+    @classmethod
+    def empty(cls) -> _Crossings:
+        return cls(np.zeros(0, np.int64), np.zeros(0), np.zeros(0, np.int32))
+
+    def without(self, segments: np.ndarray) -> _Crossings:
+        """Those not on the given segments (a boolean mask over every segment)."""
+        keep = ~segments[self.segment]
+        return _Crossings(self.segment[keep], self.s[keep], self.cell[keep])
+
+    def merged(self, other: _Crossings) -> _Crossings:
+        segment = np.concatenate([self.segment, other.segment])
+        s = np.concatenate([self.s, other.s])
+        order = np.lexsort((s, segment))
+        return _Crossings(segment[order], s[order],
+                          np.concatenate([self.cell, other.cell])[order])
+
+
+class FixCells:
+    """Every fix's cell (a generator id, or :data:`GAP`) and every crossing.
+
+    Parameters
+    ----------
+    continues : np.ndarray of bool
+        Per fix: the next fix is of the same trajectory (fixes in trajectory and time order).
+    person : np.ndarray of int
+        Per fix: its person's code.
+    x, y : np.ndarray of float
+        The fixes' positions, in the tessellation's metric CRS.
+
+    Examples
+    --------
+    Two generators 100 m apart; a trajectory walks from the first cell into the second:
+
+    >>> cells = Tessellation(np.array([1, 2]), np.array([0.0, 100.0]), np.array([0.0, 0.0]),
+    ...                      (-50.0, -50.0, 150.0, 50.0), np.array([1]), np.array([2]))
+    >>> fixes = FixCells(np.array([True, True, False]), np.array([0, 0, 0]),
+    ...                  np.array([0.0, 40.0, 90.0]), np.zeros(3))
+    >>> fixes.locate(cells)
+    >>> fixes.cell.tolist()
+    [1, 1, 2]
+    >>> [m.tolist() for m in fixes.moves()]
+    [[0], [1], [2]]
+    """
+
+    def __init__(self, continues: np.ndarray, person: np.ndarray, x: np.ndarray,
+                 y: np.ndarray) -> None:
+        self.continues = np.asarray(continues, dtype=bool)
+        self.person = np.asarray(person, dtype=np.int32)
+        self.x, self.y = np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64)
+        self.cell = np.full(len(self.x), GAP, dtype=np.int32)
+        self.crossings = _Crossings.empty()
+
+    def __len__(self) -> int:
+        return len(self.x)
+
+    def locate(self, cells: Tessellation) -> None:
+        """Every fix's cell and every crossing, from scratch."""
+        self._place(cells, np.arange(len(self)))
+        self.crossings = _Crossings.empty()
+        self._cross(cells, self.continues.copy())
+
+    def update(self, cells: Tessellation, changed: np.ndarray, box_moved: bool) -> int:
+        """After a step: ``changed`` holds the ids of the previous cells whose polygon
+        changed or that are gone; when the box moved, the gaps are looked at again too.
+        Returns how many fixes were looked at again."""
+        again = np.isin(self.cell, np.asarray(changed, dtype=np.int32))
+        if box_moved:
+            again |= self.cell == GAP
+        fixes = np.flatnonzero(again)
+        self._place(cells, fixes)
+        segments = np.zeros(len(self), dtype=bool)  # whose crossings are computed again
+        segments[fixes] = True
+        segments[fixes[fixes > 0] - 1] = True
+        segments[self.crossings.segment[np.isin(self.crossings.cell, changed)]] = True
+        if box_moved:
+            gap = self.cell == GAP
+            segments |= gap
+            segments[:-1] |= gap[1:]
+        segments &= self.continues
+        self.crossings = self.crossings.without(segments)
+        self._cross(cells, segments)
+        return int(fixes.size)
+
+    def _place(self, cells: Tessellation, fixes: np.ndarray) -> None:
+        x, y = self.x[fixes], self.y[fixes]
+        inside = cells.inside(x, y)
+        found = np.full(len(fixes), GAP, dtype=np.int32)
+        found[inside] = cells.ids[cells.nearest(x[inside], y[inside])]
+        self.cell[fixes] = found
+
+    def _cross(self, cells: Tessellation, segments: np.ndarray) -> None:
+        """Crossings of the marked segments (a mask over fixes: segment i runs from fix i
+        to fix i + 1) whose ends are in two cells or in a gap."""
+        first = np.flatnonzero(segments)
+        first = first[(self.cell[first] != self.cell[first + 1])
+                      | (self.cell[first] == GAP)]
+        found = _walk(cells, self.x[first], self.y[first], self.x[first + 1],
+                      self.y[first + 1], self.cell[first], self.cell[first + 1])
+        self.crossings = self.crossings.merged(
+            _Crossings(first[found.segment], found.s, found.cell))
+
+    def statistics(self, cells: Tessellation) -> CellSums:
+        """The fixes' sums per generator of ``cells``."""
+        located = np.flatnonzero(self.cell != GAP)
+        at = np.searchsorted(cells.ids, self.cell[located])
+        x, y, n = self.x[located], self.y[located], len(cells.ids)
+        sx, sy, sxxyy = (np.bincount(at, weights=w, minlength=n)
+                         for w in (x, y, x * x + y * y))
+        distance = np.hypot(x - cells.x[at], y - cells.y[at])
+        return CellSums(np.bincount(at, minlength=n), sx, sy, sxxyy, float(distance.sum()),
+                        float(distance.max(initial=0.0)))
+
+    def moves(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(person, from cell, to cell) of every move: consecutive memberships of a
+        trajectory (fixes in cells, crossings between them; gaps are no membership) in
+        two cells (Algorithm 3, lines 1-4)."""
+        n, crossings = len(self), self.crossings
+        before = np.zeros(n + 1, dtype=np.int64)  # crossings on segments before each fix
+        np.cumsum(np.bincount(crossings.segment, minlength=n), out=before[1:])
+        at_fix = np.arange(n) + before[:-1]
+        at_crossing = np.arange(len(crossings.segment)) + crossings.segment + 1
+        cell = np.empty(n + len(crossings.segment), dtype=np.int32)
+        cell[at_fix], cell[at_crossing] = self.cell, crossings.cell
+        person = np.empty_like(cell)
+        person[at_fix], person[at_crossing] = self.person, self.person[crossings.segment]
+        trajectory = np.zeros_like(cell)
+        trajectory[at_fix[1:]] = ~self.continues[:-1]
+        np.cumsum(trajectory, out=trajectory)
+        kept = cell != GAP
+        cell, person, trajectory = cell[kept], person[kept], trajectory[kept]
+        move = (trajectory[1:] == trajectory[:-1]) & (cell[1:] != cell[:-1])
+        return person[1:][move], cell[:-1][move], cell[1:][move]
+
+    def group_support(self, groups: np.ndarray, members: np.ndarray) -> GroupSupport:
+        """The mean over each group's persons of their mean fix in the group's cells
+        (``members[i]`` is in group ``groups[i]``): each person weighs the same (DESIGN
+        privacy rule 2). Groups without fixes are left out."""
+        groups, members = np.asarray(groups, np.int64), np.asarray(members, np.int64)
+        fixes = np.flatnonzero(np.isin(self.cell, members))
+        group = _group_of(members, groups, self.cell[fixes])
+        persons = int(self.person.max(initial=0)) + 1
+        pairs, inverse = np.unique(group * persons + self.person[fixes], return_inverse=True)
+        n = np.bincount(inverse)
+        mean_x = np.bincount(inverse, weights=self.x[fixes]) / n
+        mean_y = np.bincount(inverse, weights=self.y[fixes]) / n
+        owners, per_group = np.unique(pairs // persons, return_inverse=True)
+        n_persons = np.bincount(per_group)
+        return GroupSupport(owners, n_persons, np.bincount(per_group, weights=n).astype(np.int64),
+                            np.bincount(per_group, weights=mean_x) / n_persons,
+                            np.bincount(per_group, weights=mean_y) / n_persons)
+
+
+def _group_of(members: np.ndarray, groups: np.ndarray, cells: np.ndarray) -> np.ndarray:
+    order = np.argsort(members)
+    return groups[order][np.searchsorted(members[order], cells)]
+
+
+@dataclass(frozen=True)
+class _Visits:
+    """Cells a walk ran through that count as crossings: walk row, entry (0..1), id."""
+
+    segment: np.ndarray
+    s: np.ndarray
+    cell: np.ndarray
+
+
+def _box_span(box: tuple[float, float, float, float], ax: np.ndarray, ay: np.ndarray,
+              dx: np.ndarray, dy: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Where each segment A + s d enters and leaves the box (Liang-Barsky), within 0..1."""
+    x_min, y_min, x_max, y_max = box
+    enter, leave = np.zeros(len(ax)), np.ones(len(ax))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        for a, d, low, high in ((ax, dx, x_min, x_max), (ay, dy, y_min, y_max)):
+            moving = d != 0
+            t1, t2 = (low - a) / d, (high - a) / d
+            enter = np.where(moving, np.maximum(enter, np.minimum(t1, t2)), enter)
+            leave = np.where(moving, np.minimum(leave, np.maximum(t1, t2)), leave)
+    return enter, leave
+
+
+def _walk(cells: Tessellation, ax: np.ndarray, ay: np.ndarray, bx: np.ndarray,
+          by: np.ndarray, c1: np.ndarray, c2: np.ndarray) -> _Visits:
+    """The crossings of each segment A -> B whose ends are in cells ``c1`` and ``c2``
+    (ids, or GAP): walked from cell to neighbouring cell, all segments a step at a time."""
+    dx, dy = bx - ax, by - ay
+    enter, leave = _box_span(cells.box, ax, ay, dx, dy)
+    start = np.where(c1 == GAP, enter, 0.0)
+    stop = np.where(c2 == GAP, leave, 1.0)
+    rows = np.flatnonzero(start < stop)  # a segment between two gaps may miss the box
+    current = np.searchsorted(cells.ids, c1[rows])
+    from_gap = c1[rows] == GAP
+    if from_gap.any():
+        s0 = start[rows[from_gap]]
+        current[from_gap] = cells.nearest(ax[rows[from_gap]] + s0 * dx[rows[from_gap]],
+                                          ay[rows[from_gap]] + s0 * dy[rows[from_gap]])
+    s_in = start[rows]
+    found: list[tuple[np.ndarray, ...]] = []
+    while rows.size:
+        following, s_next = _next_cell(cells, ax[rows], ay[rows], dx[rows], dy[rows],
+                                       current)
+        s_out = np.minimum(s_next, stop[rows])
+        found.append((rows, s_in, s_out, current))
+        going = s_next < stop[rows]
+        rows, current, s_in = rows[going], following[going], s_next[going]
+    if not found:
+        return _Visits(np.zeros(0, np.int64), np.zeros(0), np.zeros(0, np.int32))
+    row, s_in, s_out, index = (np.concatenate(part) for part in zip(*found, strict=True))
+    cell = cells.ids[index].astype(np.int32)
+    crossing = (s_out > s_in) & (cell != c1[row]) & (cell != c2[row])
+    row, s_in, cell = row[crossing], s_in[crossing], cell[crossing]
+    order = np.lexsort((s_in, row))
+    return _Visits(row[order], np.clip(s_in[order], 0.0, 1.0), cell[order])
+
+
+def _next_cell(cells: Tessellation, ax: np.ndarray, ay: np.ndarray, dx: np.ndarray,
+               dy: np.ndarray, current: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """For segments now in generator ``current``: the neighbour whose line the segment
+    meets first going on, and where (inf: none ahead). Lines of neighbours with p at most
+    the current one's are behind: the segment moves away from them."""
+    neighbours = cells.neighbours[current]
+    valid = neighbours >= 0
+    hx, hy = cells.x[neighbours], cells.y[neighbours]
+    gx, gy = cells.x[current][:, None], cells.y[current][:, None]
+    ax, ay, dx, dy = ax[:, None], ay[:, None], dx[:, None], dy[:, None]
+    p_g, p_h = dx * (gx - ax) + dy * (gy - ay), dx * (hx - ax) + dy * (hy - ay)
+    q_g = (gx - ax) ** 2 + (gy - ay) ** 2
+    q_h = (hx - ax) ** 2 + (hy - ay) ** 2
+    ahead = valid & (p_h > p_g)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        s = np.where(ahead, (q_h - q_g) / (2 * (p_h - p_g)), np.inf)
+    best = np.argmin(s, axis=1)
+    rows = np.arange(len(current))
+    return neighbours[rows, best], s[rows, best]

@@ -1,0 +1,214 @@
+"""The fixes' cells kept in memory by progressive generalization
+(anonymizers.families.generalization.fix_cells), against GEOS polygons and brute force."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+import shapely
+
+from anonymizers.families.generalization.fix_cells import GAP, FixCells, Tessellation
+
+BOX = (0.0, 0.0, 1000.0, 800.0)
+
+
+def tessellation(ids: np.ndarray, xy: np.ndarray) -> tuple[Tessellation, dict[int, object]]:
+    """Voronoi cells of the generators clipped to BOX (GEOS), and the Tessellation with
+    the pairs sharing an edge."""
+    box = shapely.box(*BOX)
+    regions = shapely.voronoi_polygons(shapely.multipoints(xy), extend_to=box)
+    polygons = {}
+    for region in shapely.get_parts(regions):
+        inside = [int(i) for i, p in zip(ids, xy, strict=True)
+                  if region.contains(shapely.Point(p))]
+        polygons[inside[0]] = shapely.intersection(region, box)
+    pairs = [(a, b) for a, b in itertools.combinations(sorted(polygons), 2)
+             if shapely.intersection(polygons[a], polygons[b]).length > 0]
+    order = np.argsort(ids)
+    cells = Tessellation(np.asarray(ids, np.int64)[order], xy[order, 0].copy(),
+                         xy[order, 1].copy(), BOX,
+                         np.array([a for a, _ in pairs], np.int64),
+                         np.array([b for _, b in pairs], np.int64))
+    return cells, polygons
+
+
+def random_generators(rng: np.random.Generator, n: int) -> tuple[np.ndarray, np.ndarray]:
+    xy = np.column_stack([rng.uniform(50, 950, n), rng.uniform(50, 750, n)])
+    return rng.permutation(np.arange(10, 10 + 3 * n, 3))[:n], xy
+
+
+def random_walks(rng: np.random.Generator, trajectories: int, length: int
+                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Fixes of random walks, some leaving the box: continues, person, x, y."""
+    steps = rng.normal(0, 60, size=(trajectories, length, 2))
+    start = np.column_stack([rng.uniform(-100, 1100, trajectories),
+                             rng.uniform(-100, 900, trajectories)])
+    xy = (start[:, None, :] + np.cumsum(steps, axis=1)).reshape(-1, 2)
+    continues = np.ones((trajectories, length), dtype=bool)
+    continues[:, -1] = False
+    person = np.repeat(np.arange(trajectories) // 2, length)  # two trajectories a person
+    return continues.ravel(), person, xy[:, 0].copy(), xy[:, 1].copy()
+
+
+def cells_by_polygon(polygons: dict[int, object], x: np.ndarray, y: np.ndarray) -> list[int]:
+    """The smallest id of the cells whose polygon holds each point (GEOS), or GAP."""
+    found = []
+    for px, py in zip(x, y, strict=True):
+        holding = [c for c, polygon in polygons.items() if shapely.intersects_xy(polygon, px, py)]
+        found.append(min(holding) if holding else GAP)
+    return found
+
+
+def crossings_by_polygon(polygons: dict[int, object], ax: float, ay: float, bx: float,
+                         by: float, c1: int, c2: int) -> list[int]:
+    """The cells a segment runs through with some length inside them, in order of entry,
+    other than its ends' cells (GEOS)."""
+    line = shapely.LineString([(ax, ay), (bx, by)])
+    entered = []
+    for cell, polygon in polygons.items():
+        piece = shapely.intersection(polygon, line)
+        if cell in (c1, c2) or piece.length < 1e-6:
+            continue
+        entered.append((line.project(shapely.Point(shapely.get_coordinates(piece)[0]))
+                        if piece.geom_type == "LineString"
+                        else min(line.project(shapely.Point(c))
+                                 for c in shapely.get_coordinates(piece)), cell))
+    return [cell for _, cell in sorted(entered)]
+
+
+def crossings_of(fixes: FixCells) -> dict[int, list[int]]:
+    found: dict[int, list[int]] = {}
+    for segment, cell in zip(fixes.crossings.segment.tolist(), fixes.crossings.cell.tolist(),
+                             strict=True):
+        found.setdefault(segment, []).append(cell)
+    return found
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_each_fix_is_in_the_cell_whose_polygon_holds_it_and_outside_the_box_in_none(
+        seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    cells, polygons = tessellation(*random_generators(rng, 25))
+    continues, person, x, y = random_walks(rng, 20, 30)
+    fixes = FixCells(continues, person, x, y)
+    fixes.locate(cells)
+    assert (fixes.cell == GAP).any() and (fixes.cell != GAP).any()
+    assert fixes.cell.tolist() == cells_by_polygon(polygons, x, y)
+
+
+def test_a_fix_on_an_edge_or_a_vertex_is_in_the_cell_of_the_smallest_id() -> None:
+    xy = np.array([[250.0, 400.0], [750.0, 400.0], [500.0, 150.0], [500.0, 650.0]])
+    cells, polygons = tessellation(np.array([40, 30, 20, 10]), xy)
+    # The vertex of all four, an edge of 40 and 10, one of 30 and 20, box corners, inside 30.
+    x = np.array([500.0, 375.0, 625.0, 0.0, 1000.0, 600.0])
+    y = np.array([400.0, 525.0, 275.0, 0.0, 800.0, 400.0])
+    fixes = FixCells(np.zeros(6, bool), np.zeros(6, int), x, y)
+    fixes.locate(cells)
+    assert fixes.cell.tolist() == cells_by_polygon(polygons, x, y) == [10, 10, 20, 40, 30, 30]
+
+
+@pytest.mark.parametrize("seed", [4, 5])
+def test_crossings_are_the_cells_a_segment_runs_through_in_order(seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    cells, polygons = tessellation(*random_generators(rng, 30))
+    continues, person, x, y = random_walks(rng, 15, 40)
+    x[::7] *= 3  # long jumps, across several cells and out of the box
+    fixes = FixCells(continues, person, x, y)
+    fixes.locate(cells)
+    found, expected = crossings_of(fixes), {}
+    for i in np.flatnonzero(continues):
+        crossed = crossings_by_polygon(polygons, x[i], y[i], x[i + 1], y[i + 1],
+                                       int(fixes.cell[i]), int(fixes.cell[i + 1]))
+        if crossed:
+            expected[int(i)] = crossed
+    assert sum(map(len, expected.values())) > 50
+    assert found == expected
+
+
+def test_moves_skip_gaps_and_take_the_crossings_in_order() -> None:
+    # Three cells in a row (ids 1, 2, 3); the trajectory goes 1, gap, 1 -> (2) -> 3, 3;
+    # a second one only stays in 3.
+    cells, _ = tessellation(np.array([1, 2, 3]),
+                            np.array([[100.0, 400.0], [500.0, 400.0], [900.0, 400.0]]))
+    x = np.array([100.0, -50.0, 150.0, 950.0, 960.0, 900.0, 910.0])
+    y = np.array([400.0, 400.0, 400.0, 400.0, 400.0, 100.0, 110.0])
+    continues = np.array([True, True, True, True, False, True, False])
+    person = np.array([5, 5, 5, 5, 5, 6, 6])
+    fixes = FixCells(continues, person, x, y)
+    fixes.locate(cells)
+    assert fixes.cell.tolist() == [1, GAP, 1, 3, 3, 3, 3]
+    assert crossings_of(fixes) == {2: [2]}
+    assert [m.tolist() for m in fixes.moves()] == [[5, 5], [1, 2], [2, 3]]
+
+
+@pytest.mark.parametrize("seed", [6, 7, 8])
+def test_an_update_where_cells_changed_equals_locating_every_fix_again(seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    ids, xy = random_generators(rng, 30)
+    before, old_polygons = tessellation(ids, xy)
+    continues, person, x, y = random_walks(rng, 25, 40)
+    fixes = FixCells(continues, person, x, y)
+    fixes.locate(before)
+    # A step: two generators merged into one at their midpoint (it keeps one id), one
+    # dropped; an outermost one dropped, so that the box would move in the pipeline.
+    keep = np.ones(len(ids), dtype=bool)
+    a, b, dropped = rng.choice(len(ids), 3, replace=False)
+    xy = xy.copy()
+    xy[a] = (xy[a] + xy[b]) / 2
+    keep[[b, dropped]] = False
+    after, new_polygons = tessellation(ids[keep], xy[keep])
+    changed = [c for c, polygon in old_polygons.items()
+               if c not in new_polygons or not shapely.equals_exact(polygon, new_polygons[c])]
+    assert len(changed) < len(ids) - 5, "the step changed nearly every cell"
+    looked_at = fixes.update(after, np.array(changed), box_moved=True)
+    assert 0 < looked_at < len(fixes)
+    fresh = FixCells(continues, person, x, y)
+    fresh.locate(after)
+    assert fixes.cell.tolist() == fresh.cell.tolist()
+    assert crossings_of(fixes) == crossings_of(fresh)
+    np.testing.assert_allclose(fixes.crossings.s, fresh.crossings.s, rtol=0, atol=1e-12)
+    for mine, theirs in zip(fixes.moves(), fresh.moves(), strict=True):
+        assert mine.tolist() == theirs.tolist()
+
+
+def test_a_group_s_generator_is_the_mean_of_its_persons_mean_fixes() -> None:
+    rng = np.random.default_rng(9)
+    cells, _ = tessellation(*random_generators(rng, 12))
+    continues, person, x, y = random_walks(rng, 30, 20)
+    fixes = FixCells(continues, person, x, y)
+    fixes.locate(cells)
+    groups = {100: [int(cells.ids[0]), int(cells.ids[1])], 200: [int(cells.ids[2])],
+              300: [999]}  # a cell without fixes: no support
+    support = fixes.group_support(
+        np.array([g for g, members in groups.items() for _ in members]),
+        np.array([c for members in groups.values() for c in members]))
+    assert support.group.tolist() == [100, 200]
+    for i, group in enumerate(support.group.tolist()):
+        inside = np.isin(fixes.cell, groups[group])
+        owners = np.unique(person[inside])
+        means = np.array([[x[inside & (person == p)].mean(), y[inside & (person == p)].mean()]
+                          for p in owners])
+        assert support.n_persons[i] == len(owners)
+        assert support.n_points[i] == inside.sum()
+        assert (support.x[i], support.y[i]) == pytest.approx(tuple(means.mean(axis=0)))
+
+
+def test_sums_per_cell_are_those_of_its_fixes() -> None:
+    rng = np.random.default_rng(10)
+    cells, _ = tessellation(*random_generators(rng, 15))
+    continues, person, x, y = random_walks(rng, 10, 30)
+    fixes = FixCells(continues, person, x, y)
+    fixes.locate(cells)
+    sums = fixes.statistics(cells)
+    for i, cell in enumerate(cells.ids.tolist()):
+        mine = fixes.cell == cell
+        assert sums.n_points[i] == mine.sum()
+        assert sums.sx[i] == pytest.approx(x[mine].sum())
+        assert sums.sxxyy[i] == pytest.approx((x[mine] ** 2 + y[mine] ** 2).sum())
+    located = fixes.cell != GAP
+    at = np.searchsorted(cells.ids, fixes.cell[located])
+    distance = np.hypot(x[located] - cells.x[at], y[located] - cells.y[at])
+    assert sums.distance_sum == pytest.approx(distance.sum())
+    assert sums.distance_max == pytest.approx(distance.max())
