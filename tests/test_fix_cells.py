@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 import shapely
 
+from anonymizers.families.generalization import fix_cells
 from anonymizers.families.generalization.fix_cells import GAP, FixCells, Tessellation
 
 BOX = (0.0, 0.0, 1000.0, 800.0)
@@ -212,3 +213,21 @@ def test_sums_per_cell_are_those_of_its_fixes() -> None:
     distance = np.hypot(x[located] - cells.x[at], y[located] - cells.y[at])
     assert sums.distance_sum == pytest.approx(distance.sum())
     assert sums.distance_max == pytest.approx(distance.max())
+
+
+def test_passes_in_chunks_give_what_one_pass_gives(monkeypatch: pytest.MonkeyPatch) -> None:
+    rng = np.random.default_rng(11)
+    cells, _ = tessellation(*random_generators(rng, 20))
+    walks = random_walks(rng, 12, 25)
+    whole = FixCells(*walks)
+    whole.locate(cells)
+    monkeypatch.setattr(fix_cells, "QUERY_ROWS", 7)  # chunks ending inside trajectories
+    monkeypatch.setattr(fix_cells, "WALK_ROWS", 3)
+    chunked = FixCells(*walks)
+    chunked.locate(cells)
+    assert chunked.cell.tolist() == whole.cell.tolist()
+    assert crossings_of(chunked) == crossings_of(whole) != {}
+    for mine, theirs in zip(chunked.moves(), whole.moves(), strict=True):
+        assert mine.tolist() == theirs.tolist()
+    for mine, theirs in zip(chunked.statistics(cells), whole.statistics(cells), strict=True):
+        assert mine == pytest.approx(theirs)

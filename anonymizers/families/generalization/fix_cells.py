@@ -40,7 +40,11 @@ from scipy.spatial import cKDTree
 __all__ = ["GAP", "CellSums", "FixCells", "GroupSupport", "Tessellation"]
 
 GAP = -1  # the cell of a fix outside the clip box
-QUERY_ROWS = 1 << 21  # fixes per nearest-generator query: bounds its temporary arrays
+# Fixes (or segments) per pass of a query, a sum or a walk: bounds their temporary arrays
+# (at 25M fixes, the window's own arrays take 625 MB; a walk's step holds a few arrays of
+# rows x neighbours).
+QUERY_ROWS = 1 << 21
+WALK_ROWS = 1 << 18
 TIES = 8  # generators looked at when a fix is exactly as far from two
 
 
@@ -145,12 +149,14 @@ class _Crossings:
         keep = ~segments[self.segment]
         return _Crossings(self.segment[keep], self.s[keep], self.cell[keep])
 
-    def merged(self, other: _Crossings) -> _Crossings:
-        segment = np.concatenate([self.segment, other.segment])
-        s = np.concatenate([self.s, other.s])
+    @classmethod
+    def concatenated(cls, parts: list[_Crossings]) -> _Crossings:
+        """All of them, sorted by segment and entry."""
+        segment = np.concatenate([part.segment for part in parts])
+        s = np.concatenate([part.s for part in parts])
         order = np.lexsort((s, segment))
-        return _Crossings(segment[order], s[order],
-                          np.concatenate([self.cell, other.cell])[order])
+        return cls(segment[order], s[order],
+                   np.concatenate([part.cell for part in parts])[order])
 
 
 class FixCells:
@@ -193,9 +199,9 @@ class FixCells:
 
     def locate(self, cells: Tessellation) -> None:
         """Every fix's cell and every crossing, from scratch."""
-        self._place(cells, np.arange(len(self)))
+        self._place(cells, None)
         self.crossings = _Crossings.empty()
-        self._cross(cells, self.continues.copy())
+        self._cross(cells, self.continues)
 
     def update(self, cells: Tessellation, changed: np.ndarray, box_moved: bool) -> int:
         """After a step: ``changed`` holds the ids of the previous cells whose polygon
@@ -219,55 +225,77 @@ class FixCells:
         self._cross(cells, segments)
         return int(fixes.size)
 
-    def _place(self, cells: Tessellation, fixes: np.ndarray) -> None:
-        x, y = self.x[fixes], self.y[fixes]
-        inside = cells.inside(x, y)
-        found = np.full(len(fixes), GAP, dtype=np.int32)
-        found[inside] = cells.ids[cells.nearest(x[inside], y[inside])]
-        self.cell[fixes] = found
+    def _place(self, cells: Tessellation, fixes: np.ndarray | None) -> None:
+        """The cell of the given fixes (of all of them: None), QUERY_ROWS at a time."""
+        total = len(self) if fixes is None else len(fixes)
+        for start in range(0, total, QUERY_ROWS):
+            part = (slice(start, min(start + QUERY_ROWS, total)) if fixes is None
+                    else fixes[start:start + QUERY_ROWS])
+            x, y = self.x[part], self.y[part]
+            inside = cells.inside(x, y)
+            found = np.full(len(x), GAP, dtype=np.int32)
+            found[inside] = cells.ids[cells.nearest(x[inside], y[inside])]
+            self.cell[part] = found
 
     def _cross(self, cells: Tessellation, segments: np.ndarray) -> None:
         """Crossings of the marked segments (a mask over fixes: segment i runs from fix i
         to fix i + 1) whose ends are in two cells or in a gap."""
-        first = np.flatnonzero(segments)
-        first = first[(self.cell[first] != self.cell[first + 1])
-                      | (self.cell[first] == GAP)]
-        found = _walk(cells, self.x[first], self.y[first], self.x[first + 1],
-                      self.y[first + 1], self.cell[first], self.cell[first + 1])
-        self.crossings = self.crossings.merged(
-            _Crossings(first[found.segment], found.s, found.cell))
+        parts = [self.crossings]
+        for start in range(0, len(self), QUERY_ROWS):
+            first = start + np.flatnonzero(segments[start:start + QUERY_ROWS])
+            c1, c2 = self.cell[first], self.cell[first + 1]
+            first = first[(c1 != c2) | (c1 == GAP)]
+            for chunk in range(0, len(first), WALK_ROWS):
+                ends = first[chunk:chunk + WALK_ROWS]
+                found = _walk(cells, self.x[ends], self.y[ends], self.x[ends + 1],
+                              self.y[ends + 1], self.cell[ends], self.cell[ends + 1])
+                parts.append(_Crossings(ends[found.segment], found.s, found.cell))
+        self.crossings = _Crossings.concatenated(parts)
 
     def statistics(self, cells: Tessellation) -> CellSums:
-        """The fixes' sums per generator of ``cells``."""
-        located = np.flatnonzero(self.cell != GAP)
-        at = np.searchsorted(cells.ids, self.cell[located])
-        x, y, n = self.x[located], self.y[located], len(cells.ids)
-        sx, sy, sxxyy = (np.bincount(at, weights=w, minlength=n)
-                         for w in (x, y, x * x + y * y))
-        distance = np.hypot(x - cells.x[at], y - cells.y[at])
-        return CellSums(np.bincount(at, minlength=n), sx, sy, sxxyy, float(distance.sum()),
-                        float(distance.max(initial=0.0)))
+        """The fixes' sums per generator of ``cells``, QUERY_ROWS fixes at a time."""
+        n = len(cells.ids)
+        counts, sx, sy, sxxyy = (np.zeros(n, np.int64), np.zeros(n), np.zeros(n),
+                                 np.zeros(n))
+        distance_sum, distance_max = 0.0, 0.0
+        for start in range(0, len(self), QUERY_ROWS):
+            part = slice(start, start + QUERY_ROWS)
+            located = self.cell[part] != GAP
+            at = np.searchsorted(cells.ids, self.cell[part][located])
+            x, y = self.x[part][located], self.y[part][located]
+            counts += np.bincount(at, minlength=n)
+            sx += np.bincount(at, weights=x, minlength=n)
+            sy += np.bincount(at, weights=y, minlength=n)
+            sxxyy += np.bincount(at, weights=x * x + y * y, minlength=n)
+            distance = np.hypot(x - cells.x[at], y - cells.y[at])
+            distance_sum += float(distance.sum())
+            distance_max = max(distance_max, float(distance.max(initial=0.0)))
+        return CellSums(counts, sx, sy, sxxyy, distance_sum, distance_max)
 
     def moves(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(person, from cell, to cell) of every move: consecutive memberships of a
         trajectory (fixes in cells, crossings between them; gaps are no membership) in
         two cells (Algorithm 3, lines 1-4)."""
-        n, crossings = len(self), self.crossings
-        before = np.zeros(n + 1, dtype=np.int64)  # crossings on segments before each fix
-        np.cumsum(np.bincount(crossings.segment, minlength=n), out=before[1:])
-        at_fix = np.arange(n) + before[:-1]
+        crossings = self.crossings
+        # Where each fix goes among the memberships: after the crossings of the segments
+        # before it.
+        at_fix = np.bincount(crossings.segment + 1, minlength=len(self) + 1)[:-1]
+        np.cumsum(at_fix, out=at_fix)
+        at_fix += np.arange(len(self))
         at_crossing = np.arange(len(crossings.segment)) + crossings.segment + 1
-        cell = np.empty(n + len(crossings.segment), dtype=np.int32)
+        cell = np.empty(len(self) + len(crossings.segment), dtype=np.int32)
         cell[at_fix], cell[at_crossing] = self.cell, crossings.cell
-        person = np.empty_like(cell)
-        person[at_fix], person[at_crossing] = self.person, self.person[crossings.segment]
-        trajectory = np.zeros_like(cell)
+        kept = cell != GAP
+        cell = cell[kept]
+        trajectory = np.zeros(len(kept), dtype=np.int32)
         trajectory[at_fix[1:]] = ~self.continues[:-1]
         np.cumsum(trajectory, out=trajectory)
-        kept = cell != GAP
-        cell, person, trajectory = cell[kept], person[kept], trajectory[kept]
+        trajectory = trajectory[kept]
         move = (trajectory[1:] == trajectory[:-1]) & (cell[1:] != cell[:-1])
-        return person[1:][move], cell[:-1][move], cell[1:][move]
+        del trajectory
+        person = np.empty(len(kept), dtype=np.int32)
+        person[at_fix], person[at_crossing] = self.person, self.person[crossings.segment]
+        return person[kept][1:][move], cell[:-1][move], cell[1:][move]
 
     def group_support(self, groups: np.ndarray, members: np.ndarray) -> GroupSupport:
         """The mean over each group's persons of their mean fix in the group's cells

@@ -77,17 +77,16 @@ LEFT JOIN membership_squares AS s
  AND s.j = floor((ST_Y(p.geom) - l.y_min) / l.side)::integer;
 RESET enable_mergejoin;  -- for the rest of the step's transaction
 RESET max_parallel_workers_per_gather;
-CREATE INDEX ON {work}.point_cells (cell_id);
+-- No index by cell: nothing looks fixes up by cell any more (the metrics hash them by cell).
 CREATE INDEX ON {work}.point_cells (traj_id, t);
--- Analysed now, not whenever autovacuum gets to it: every membership update of progressive
--- generalization plans its joins on this table's statistics.
+-- Analysed now, not whenever autovacuum gets to it: the crossings, the visits and the
+-- metrics plan on this table's statistics.
 ANALYZE {work}.point_cells;
 
 DROP TABLE IF EXISTS {work}.crossings;
 CREATE TABLE {work}.crossings (
     traj_id text, user_id text, t1 timestamptz, t2 timestamptz, t timestamptz, cell_id integer
 );
--- (indexed by 128_crossings.sql once filled: cheaper than maintaining them row by row)
 CREATE VIEW {work}.memberships AS
 SELECT traj_id, user_id, t, cell_id FROM {work}.point_cells WHERE cell_id IS NOT NULL
 UNION ALL

@@ -103,8 +103,8 @@ WITH met AS (  -- the cells each segment meets, and its ends' cells (seg_id, cel
 SELECT traj_id, user_id, t1, t2, t1 + (t2 - t1) * LEAST(GREATEST(s_in, 0), 1), cell_id
 FROM bounded
 WHERE s_out > s_in;
-CREATE INDEX IF NOT EXISTS crossings_traj_t1_idx ON {work}.crossings (traj_id, t1);
-CREATE INDEX IF NOT EXISTS crossings_cell_idx ON {work}.crossings (cell_id);
+-- Not indexed: the visits read them whole, with the fixes (050_visits.sql).
+ANALYZE {work}.crossings;
 RESET min_parallel_table_scan_size;  -- for the rest of the step's transaction
 RESET parallel_setup_cost;
 RESET parallel_tuple_cost;
