@@ -60,8 +60,8 @@ def count_moves(person: ArrayLike, from_cell: ArrayLike, to_cell: ArrayLike) -> 
     >>> counts.between(np.array([10, 11, 11]), np.array([11, 10, 12])).tolist()
     [2, 1, 0]
     """
-    person = np.asarray(person, dtype=np.int64)
-    from_cell, to_cell = (np.asarray(c, dtype=np.int64) for c in (from_cell, to_cell))
+    # The columns as they come (int32 from fix_cells): only the key is 64-bit.
+    person, from_cell, to_cell = (np.asarray(c) for c in (person, from_cell, to_cell))
     if not len(person):
         empty = np.zeros(0, dtype=np.int64)
         return MoveCounts(empty, empty, empty)
@@ -69,7 +69,8 @@ def count_moves(person: ArrayLike, from_cell: ArrayLike, to_cell: ArrayLike) -> 
     persons = int(person.max()) + 1
     if (int(from_cell.max()) + 1) * width * persons >= 2**63:
         raise OverflowError("too many cells and persons for one 64-bit key per move")
-    key = from_cell * width
+    key = from_cell.astype(np.int64)
+    key *= width
     key += to_cell
     key *= persons
     key += person

@@ -26,6 +26,7 @@ from anonymizers.db.groups import copy_batches, copy_out_groups
 from anonymizers.db.labels import FirstSeenCodes
 from anonymizers.db.sqlfiles import copy_frame, fetch_columns, run_sql_file
 from anonymizers.errors import InputError, ReleaseError
+from anonymizers.memory import give_back
 from anonymizers.pipeline.steps import step
 from anonymizers.release.spec import ReleaseSpec
 
@@ -267,6 +268,7 @@ def _statistics(conn: psycopg.Connection, release: ReleaseSpec, fixes: FixCells,
            for name in ("generator_persons", "centroid_x", "centroid_y", "near_owners")})
     displacement = (distance_sum / max(int(n_points.sum()), 1), distance_max)
     counts = count_moves(*fixes.moves())
+    give_back("counting the moves")  # a few hundred MB of moves at 25M fixes
     flows = NeighbourFlows(a=cells.a, b=cells.b, a_to_b=counts.between(cells.a, cells.b),
                            b_to_a=counts.between(cells.b, cells.a))
     return stats, flows, displacement
@@ -426,6 +428,7 @@ def progressive_generalization(spec: dict[str, Any]) -> dict[str, int]:
             _rebuild_cells(conn, release)
         conn.execute(sql.SQL("TRUNCATE {}").format(log_table))
         fixes, cells = _read_fixes(conn, release), _read_tessellation(conn, release)
+        give_back("reading the fixes")  # the CSV pieces and Arrow's batches
         fixes.locate(cells)
         iteration = 0
         while True:
