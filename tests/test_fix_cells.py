@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 
 import numpy as np
@@ -25,13 +26,20 @@ def tessellation(ids: np.ndarray, xy: np.ndarray) -> tuple[Tessellation, dict[in
         inside = [int(i) for i, p in zip(ids, xy, strict=True)
                   if region.contains(shapely.Point(p))]
         polygons[inside[0]] = shapely.intersection(region, box)
-    pairs = [(a, b) for a, b in itertools.combinations(sorted(polygons), 2)
-             if shapely.intersection(polygons[a], polygons[b]).length > 0]
+    at = {int(i): p for i, p in zip(ids, xy, strict=True)}
+    edges = []  # (a, b, low, high): the shared stretch of the bisector, as 112_cell_edges.sql
+    for a, b in itertools.combinations(sorted(polygons), 2):
+        shared = shapely.intersection(polygons[a], polygons[b])
+        if shared.length > 0:
+            middle, e = (at[a] + at[b]) / 2, at[b] - at[a]
+            along = (shapely.get_coordinates(shared) - middle) @ (np.array([-e[1], e[0]])
+                                                                 / np.hypot(*e))
+            edges.append((a, b, along.min(), along.max()))
     order = np.argsort(ids)
+    a, b, low, high = (np.array(column) for column in zip(*edges, strict=True))
     cells = Tessellation(np.asarray(ids, np.int64)[order], xy[order, 0].copy(),
-                         xy[order, 1].copy(), BOX,
-                         np.array([a for a, _ in pairs], np.int64),
-                         np.array([b for _, b in pairs], np.int64))
+                         xy[order, 1].copy(), BOX, a.astype(np.int64), b.astype(np.int64),
+                         low, high)
     return cells, polygons
 
 
@@ -231,3 +239,25 @@ def test_passes_in_chunks_give_what_one_pass_gives(monkeypatch: pytest.MonkeyPat
         assert mine.tolist() == theirs.tolist()
     for mine, theirs in zip(chunked.statistics(cells), whole.statistics(cells), strict=True):
         assert mine == pytest.approx(theirs)
+
+
+def test_segments_going_straight_into_the_next_cell_skip_the_walk_and_cross_nothing() -> None:
+    rng = np.random.default_rng(12)
+    cells, _ = tessellation(*random_generators(rng, 25))
+    walks = random_walks(rng, 20, 30)
+    fixes = FixCells(*walks)
+    fixes.locate(cells)
+    continues, _, x, y = walks
+    first = np.flatnonzero(continues)
+    first = first[(fixes.cell[first] != fixes.cell[first + 1]) & (fixes.cell[first] != GAP)
+                  & (fixes.cell[first + 1] != GAP)]
+    straight = cells.straight(x[first], y[first], x[first + 1] - x[first],
+                              y[first + 1] - y[first], fixes.cell[first], fixes.cell[first + 1])
+    assert 0 < straight.sum() < len(first)
+    assert not np.isin(first[straight], fixes.crossings.segment).any()
+    # With no shared edge known, every segment is walked: the same crossings.
+    no_edges = dataclasses.replace(cells, low=np.full(len(cells.a), np.inf),
+                                   high=np.full(len(cells.a), -np.inf))
+    walked = FixCells(*walks)
+    walked.locate(no_edges)
+    assert crossings_of(walked) == crossings_of(fixes) != {}

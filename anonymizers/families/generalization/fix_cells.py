@@ -51,7 +51,10 @@ TIES = 8  # generators looked at when a fix is exactly as far from two
 @dataclass(frozen=True)
 class Tessellation:
     """The generators (ids ascending, positions), the clip box and the pairs of cells
-    sharing an edge, as ``110_voronoi_cells.sql`` and ``112_cell_edges.sql`` built them."""
+    sharing an edge, as ``110_voronoi_cells.sql`` and ``112_cell_edges.sql`` built them:
+    ids ``a < b``, and the stretch ``low..high`` of the generators' bisector the two
+    polygons share, measured from the generators' midpoint along (ay - by, bx - ax),
+    normalized."""
 
     ids: np.ndarray
     x: np.ndarray
@@ -59,6 +62,8 @@ class Tessellation:
     box: tuple[float, float, float, float]  # x_min, y_min, x_max, y_max
     a: np.ndarray
     b: np.ndarray
+    low: np.ndarray
+    high: np.ndarray
 
     @cached_property
     def tree(self) -> cKDTree:
@@ -76,6 +81,47 @@ class Tessellation:
         starts = np.concatenate([[0], np.cumsum(degree)[:-1]])
         table[source, np.arange(len(source)) - starts[source]] = target
         return table
+
+    @cached_property
+    def edge_vectors(self) -> tuple[np.ndarray, ...]:
+        """Per row of :attr:`neighbours`: h - g and h + g (x and y) for generator g of the
+        row and each neighbour h; zeros for padding."""
+        h = self.neighbours
+        real = h >= 0
+        g = np.broadcast_to(np.arange(len(self.ids))[:, None], h.shape)
+        return tuple(np.where(real, a[h] + sign * a[g], 0.0)
+                     for sign, a in ((-1, self.x), (-1, self.y), (1, self.x), (1, self.y)))
+
+    @cached_property
+    def _pair_keys(self) -> tuple[int, np.ndarray, np.ndarray]:
+        width = int(self.ids.max(initial=0)) + 1
+        keys = self.a * width + self.b
+        order = np.argsort(keys)
+        return width, keys[order], order
+
+    def straight(self, ax: np.ndarray, ay: np.ndarray, dx: np.ndarray, dy: np.ndarray,
+                 c1: np.ndarray, c2: np.ndarray) -> np.ndarray:
+        """Segments A -> A + d from cell ``c1`` into a neighbouring cell ``c2`` that meet
+        the two generators' bisector inside their shared edge, a millimetre or more from
+        its ends (as ``128_crossings.sql`` decides): cells are convex, so such a segment
+        crosses no other cell and needs no walk."""
+        width, keys, order = self._pair_keys
+        a, b = np.minimum(c1, c2).astype(np.int64), np.maximum(c1, c2).astype(np.int64)
+        probe = a * width + b
+        at = np.minimum(np.searchsorted(keys, probe), max(len(keys) - 1, 0))
+        found = (a != GAP) & (keys[at] == probe) if len(keys) else np.zeros(len(a), bool)
+        edge = order[at]
+        i, j = np.searchsorted(self.ids, self.a[edge]), np.searchsorted(self.ids, self.b[edge])
+        ex, ey = self.x[j] - self.x[i], self.y[j] - self.y[i]
+        along = dx * ex + dy * ey
+        with np.errstate(divide="ignore", invalid="ignore"):
+            s = (ex * (self.x[i] + self.x[j] - 2 * ax) + ey * (self.y[i] + self.y[j] - 2 * ay)
+                 ) / (2 * along)
+            px = ax + s * dx - (self.x[i] + self.x[j]) / 2
+            py = ay + s * dy - (self.y[i] + self.y[j]) / 2
+            t = (px * -ey + py * ex) / np.hypot(ex, ey)
+        return (found & (s >= 0) & (s <= 1) & (t >= self.low[edge] + 0.001)
+                & (t <= self.high[edge] - 0.001))
 
     def inside(self, x: np.ndarray, y: np.ndarray) -> np.ndarray:
         """Points in the clip box, its boundary included (ST_Intersects)."""
@@ -151,10 +197,11 @@ class _Crossings:
 
     @classmethod
     def concatenated(cls, parts: list[_Crossings]) -> _Crossings:
-        """All of them, sorted by segment and entry."""
+        """All of them, sorted by segment and entry: each part is, and two parts share no
+        segment, so a stable sort by segment merges their runs."""
         segment = np.concatenate([part.segment for part in parts])
         s = np.concatenate([part.s for part in parts])
-        order = np.lexsort((s, segment))
+        order = np.argsort(segment, kind="stable")
         return cls(segment[order], s[order],
                    np.concatenate([part.cell for part in parts])[order])
 
@@ -176,7 +223,8 @@ class FixCells:
     Two generators 100 m apart; a trajectory walks from the first cell into the second:
 
     >>> cells = Tessellation(np.array([1, 2]), np.array([0.0, 100.0]), np.array([0.0, 0.0]),
-    ...                      (-50.0, -50.0, 150.0, 50.0), np.array([1]), np.array([2]))
+    ...                      (-50.0, -50.0, 150.0, 50.0), np.array([1]), np.array([2]),
+    ...                      np.array([-50.0]), np.array([50.0]))
     >>> fixes = FixCells(np.array([True, True, False]), np.array([0, 0, 0]),
     ...                  np.array([0.0, 40.0, 90.0]), np.zeros(3))
     >>> fixes.locate(cells)
@@ -353,7 +401,9 @@ def _walk(cells: Tessellation, ax: np.ndarray, ay: np.ndarray, bx: np.ndarray,
     enter, leave = _box_span(cells.box, ax, ay, dx, dy)
     start = np.where(c1 == GAP, enter, 0.0)
     stop = np.where(c2 == GAP, leave, 1.0)
-    rows = np.flatnonzero(start < stop)  # a segment between two gaps may miss the box
+    # A segment between two gaps may miss the box; most of the others go straight into
+    # the next cell.
+    rows = np.flatnonzero((start < stop) & ~cells.straight(ax, ay, dx, dy, c1, c2))
     current = np.searchsorted(cells.ids, c1[rows])
     from_gap = c1[rows] == GAP
     if from_gap.any():
@@ -382,19 +432,16 @@ def _walk(cells: Tessellation, ax: np.ndarray, ay: np.ndarray, bx: np.ndarray,
 def _next_cell(cells: Tessellation, ax: np.ndarray, ay: np.ndarray, dx: np.ndarray,
                dy: np.ndarray, current: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """For segments now in generator ``current``: the neighbour whose line the segment
-    meets first going on, and where (inf: none ahead). Lines of neighbours with p at most
-    the current one's are behind: the segment moves away from them."""
-    neighbours = cells.neighbours[current]
-    valid = neighbours >= 0
-    hx, hy = cells.x[neighbours], cells.y[neighbours]
-    gx, gy = cells.x[current][:, None], cells.y[current][:, None]
-    ax, ay, dx, dy = ax[:, None], ay[:, None], dx[:, None], dy[:, None]
-    p_g, p_h = dx * (gx - ax) + dy * (gy - ay), dx * (hx - ax) + dy * (hy - ay)
-    q_g = (gx - ax) ** 2 + (gy - ay) ** 2
-    q_h = (hx - ax) ** 2 + (hy - ay) ** 2
-    ahead = valid & (p_h > p_g)
+    meets first going on, and where (inf: none ahead).
+
+    With e = h - g and m = h + g for the current generator g and a neighbour h, the lines
+    meet at s = (q_h - q_g) / (2 (p_h - p_g)) = e.(m - 2A) / (2 d.e): ahead when d.e > 0
+    (p grows: the segment moves away from the lines of the others). Padding has e = 0."""
+    ex, ey, mx, my = (table[current] for table in cells.edge_vectors)
+    ahead = dx[:, None] * ex + dy[:, None] * ey
+    meet = ex * (mx - 2 * ax[:, None]) + ey * (my - 2 * ay[:, None])
     with np.errstate(divide="ignore", invalid="ignore"):
-        s = np.where(ahead, (q_h - q_g) / (2 * (p_h - p_g)), np.inf)
+        s = np.where(ahead > 0, meet / (2 * ahead), np.inf)
     best = np.argmin(s, axis=1)
     rows = np.arange(len(current))
-    return neighbours[rows, best], s[rows, best]
+    return cells.neighbours[current, best], s[rows, best]

@@ -232,7 +232,9 @@ def _read_tessellation(conn: psycopg.Connection, release: ReleaseSpec) -> Tessel
                         np.array(cells["x"], dtype=float), np.array(cells["y"], dtype=float),
                         box,  # type: ignore[arg-type]  # four sides
                         np.array(pairs["a_id"], dtype=np.int64),
-                        np.array(pairs["b_id"], dtype=np.int64))
+                        np.array(pairs["b_id"], dtype=np.int64),
+                        np.array(pairs["t_min"], dtype=float),
+                        np.array(pairs["t_max"], dtype=float))
 
 
 def _update_fixes(conn: psycopg.Connection, release: ReleaseSpec, fixes: FixCells,
