@@ -96,3 +96,21 @@ def test_copy_columns_are_the_whole_output_as_arrays(
     assert found["g"].tolist() == list(range(1, n + 1))
     assert found["half"].tolist() == [g * 0.5 for g in range(1, n + 1)]
     assert found["minus"].dtype == np.int32 and found["minus"].sum() == -n * (n + 1) // 2
+
+
+def test_an_arrow_table_copied_in_comes_back_exactly(conn: psycopg.Connection) -> None:
+    """copy_arrow: text with the characters CSV quotes, an empty string (not NULL), nulls,
+    and doubles that only their shortest round-trip digits give back."""
+    from anonymizers.db.sqlfiles import copy_arrow
+
+    texts = ["plain", 'with "quotes"', "comma, inside", "line\nbreak", "", None]
+    doubles = [1 / 3, 476406.495840086, 1e-300, -0.0, 4491801.026550643, None]
+    with conn.transaction():
+        conn.execute("CREATE TEMP TABLE copied (label text, value double precision, n bigint)")
+        copy_arrow(conn, "pg_temp", "copied", pa.table({
+            "label": texts, "value": doubles, "n": [1, 2, 3, None, 5, 6]}))
+        rows = conn.execute("SELECT label, value, n FROM copied ORDER BY n NULLS FIRST"
+                            ).fetchall()
+    expected = sorted(zip(texts, doubles, [1, 2, 3, None, 5, 6], strict=True),
+                      key=lambda row: (row[2] is not None, row[2] or 0))
+    assert rows == expected

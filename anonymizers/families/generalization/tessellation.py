@@ -24,7 +24,7 @@ from psycopg import sql
 
 from anonymizers.db.groups import copy_batches, copy_out_groups
 from anonymizers.db.labels import FirstSeenCodes
-from anonymizers.db.sqlfiles import copy_frame, fetch_columns, run_sql_file
+from anonymizers.db.sqlfiles import copy_arrow, copy_frame, fetch_columns, run_sql_file
 from anonymizers.errors import InputError, ReleaseError
 from anonymizers.memory import give_back
 from anonymizers.pipeline.steps import step
@@ -68,21 +68,21 @@ def characteristic_points(spec: dict[str, Any]) -> dict[str, int]:
         params = CharacteristicPointParams(
             min_angle_deg=p["min_angle"], min_stop_duration_s=p["min_stop_duration"],
             stop_radius_m=p["stop_radius"], max_distance_m=p["max_distance"])
-        points, frames = 0, []
+        points, found = 0, []
         # The connection is busy with the COPY until the stream ends: the characteristic
-        # points (a small share of the fixes) are written after it.
+        # points (a share of the fixes, as Arrow columns) are written after it.
         for chunk in copy_out_groups(conn, VORONOI + "100_points_for_python.sql",
                                      POINT_COLUMNS, work=release.work_schema):
-            frames.append(_characteristic_frame(chunk, params))
+            found.append(_characteristic_table(chunk, params))
             points += chunk.num_rows
         run_sql_file(conn, VORONOI + "102_characteristic_points_table.sql",
                      work=release.work_schema)
-        for frame in frames:
-            _copy_frame(conn, release, "characteristic_points", frame)
-    return {"points": points, "characteristic_points": sum(map(len, frames))}
+        for table in found:
+            copy_arrow(conn, release.work_schema, "characteristic_points", table)
+    return {"points": points, "characteristic_points": sum(t.num_rows for t in found)}
 
 
-def _characteristic_frame(chunk: pa.Table, params: CharacteristicPointParams) -> pd.DataFrame:
+def _characteristic_table(chunk: pa.Table, params: CharacteristicPointParams) -> pa.Table:
     """The characteristic points (user_id, x, y) of a chunk of whole trajectories."""
     from anonymizers.families.generalization.characteristic_points import (
         characteristic_points as extract,
@@ -92,8 +92,8 @@ def _characteristic_frame(chunk: pa.Table, params: CharacteristicPointParams) ->
     traj = pc.dictionary_encode(chunk["traj"]).combine_chunks().indices.to_numpy()
     x, y = chunk["x"].to_numpy(), chunk["y"].to_numpy()
     mask = extract(traj, chunk["t"].to_numpy(), x, y, params)
-    return pd.DataFrame({"user_id": chunk["user"].filter(pa.array(mask)).to_pandas(),
-                         "x": x[mask], "y": y[mask]})
+    return pa.table({"user_id": chunk["user"].filter(pa.array(mask)), "x": x[mask],
+                     "y": y[mask]})
 
 
 def _copy_frame(conn: psycopg.Connection, release: ReleaseSpec, table: str,
