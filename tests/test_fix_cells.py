@@ -61,6 +61,16 @@ def random_walks(rng: np.random.Generator, trajectories: int, length: int
     return continues.ravel(), person, xy[:, 0].copy(), xy[:, 1].copy()
 
 
+def located(seed: int, generators: int, trajectories: int, length: int
+            ) -> tuple[Tessellation, dict[int, object], FixCells]:
+    """Random cells and random walks' fixes, each fix located."""
+    rng = np.random.default_rng(seed)
+    cells, polygons = tessellation(*random_generators(rng, generators))
+    fixes = FixCells(*random_walks(rng, trajectories, length))
+    fixes.locate(cells)
+    return cells, polygons, fixes
+
+
 def cells_by_polygon(polygons: dict[int, object], x: np.ndarray, y: np.ndarray) -> list[int]:
     """The smallest id of the cells whose polygon holds each point (GEOS), or GAP."""
     found = []
@@ -98,13 +108,9 @@ def crossings_of(fixes: FixCells) -> dict[int, list[int]]:
 @pytest.mark.parametrize("seed", [1, 2, 3])
 def test_each_fix_is_in_the_cell_whose_polygon_holds_it_and_outside_the_box_in_none(
         seed: int) -> None:
-    rng = np.random.default_rng(seed)
-    cells, polygons = tessellation(*random_generators(rng, 25))
-    continues, person, x, y = random_walks(rng, 20, 30)
-    fixes = FixCells(continues, person, x, y)
-    fixes.locate(cells)
+    _, polygons, fixes = located(seed, 25, 20, 30)
     assert (fixes.cell == GAP).any() and (fixes.cell != GAP).any()
-    assert fixes.cell.tolist() == cells_by_polygon(polygons, x, y)
+    assert fixes.cell.tolist() == cells_by_polygon(polygons, fixes.x, fixes.y)
 
 
 def test_a_fix_on_an_edge_or_a_vertex_is_in_the_cell_of_the_smallest_id() -> None:
@@ -183,11 +189,8 @@ def test_an_update_where_cells_changed_equals_locating_every_fix_again(seed: int
 
 
 def test_a_group_s_generator_is_the_mean_of_its_persons_mean_fixes() -> None:
-    rng = np.random.default_rng(9)
-    cells, _ = tessellation(*random_generators(rng, 12))
-    continues, person, x, y = random_walks(rng, 30, 20)
-    fixes = FixCells(continues, person, x, y)
-    fixes.locate(cells)
+    cells, _, fixes = located(9, 12, 30, 20)
+    person, x, y = fixes.person, fixes.x, fixes.y
     groups = {100: [int(cells.ids[0]), int(cells.ids[1])], 200: [int(cells.ids[2])],
               300: [999]}  # a cell without fixes: no support
     support = fixes.group_support(
@@ -205,20 +208,17 @@ def test_a_group_s_generator_is_the_mean_of_its_persons_mean_fixes() -> None:
 
 
 def test_sums_per_cell_are_those_of_its_fixes() -> None:
-    rng = np.random.default_rng(10)
-    cells, _ = tessellation(*random_generators(rng, 15))
-    continues, person, x, y = random_walks(rng, 10, 30)
-    fixes = FixCells(continues, person, x, y)
-    fixes.locate(cells)
+    cells, _, fixes = located(10, 15, 10, 30)
+    x, y = fixes.x, fixes.y
     sums = fixes.statistics(cells)
     for i, cell in enumerate(cells.ids.tolist()):
         mine = fixes.cell == cell
         assert sums.n_points[i] == mine.sum()
         assert sums.sx[i] == pytest.approx(x[mine].sum())
         assert sums.sxxyy[i] == pytest.approx((x[mine] ** 2 + y[mine] ** 2).sum())
-    located = fixes.cell != GAP
-    at = np.searchsorted(cells.ids, fixes.cell[located])
-    distance = np.hypot(x[located] - cells.x[at], y[located] - cells.y[at])
+    in_cell = fixes.cell != GAP
+    at = np.searchsorted(cells.ids, fixes.cell[in_cell])
+    distance = np.hypot(x[in_cell] - cells.x[at], y[in_cell] - cells.y[at])
     assert sums.distance_sum == pytest.approx(distance.sum())
     assert sums.distance_max == pytest.approx(distance.max())
 
@@ -242,12 +242,8 @@ def test_passes_in_chunks_give_what_one_pass_gives(monkeypatch: pytest.MonkeyPat
 
 
 def test_segments_going_straight_into_the_next_cell_skip_the_walk_and_cross_nothing() -> None:
-    rng = np.random.default_rng(12)
-    cells, _ = tessellation(*random_generators(rng, 25))
-    walks = random_walks(rng, 20, 30)
-    fixes = FixCells(*walks)
-    fixes.locate(cells)
-    continues, _, x, y = walks
+    cells, _, fixes = located(12, 25, 20, 30)
+    continues, x, y = fixes.continues, fixes.x, fixes.y
     first = np.flatnonzero(continues)
     first = first[(fixes.cell[first] != fixes.cell[first + 1]) & (fixes.cell[first] != GAP)
                   & (fixes.cell[first + 1] != GAP)]
@@ -258,6 +254,6 @@ def test_segments_going_straight_into_the_next_cell_skip_the_walk_and_cross_noth
     # With no shared edge known, every segment is walked: the same crossings.
     no_edges = dataclasses.replace(cells, low=np.full(len(cells.a), np.inf),
                                    high=np.full(len(cells.a), -np.inf))
-    walked = FixCells(*walks)
+    walked = FixCells(continues, fixes.person, x, y)
     walked.locate(no_edges)
     assert crossings_of(walked) == crossings_of(fixes) != {}

@@ -17,8 +17,8 @@ import psycopg
 from _common import scratch_database, write_results
 from bench_kam_rec_tdrive import TDRIVE
 
-STEPS = ["project", "characteristic_points", "cluster", "voronoi", "membership",
-         "progressive_generalization", "visits_and_flows", "anonymize", "build_release"]
+STEPS = ["project", "characteristic_points", "cluster", "voronoi", "progressive_generalization",
+         "membership", "visits_and_flows", "anonymize", "build_release"]
 
 
 def _function(name: str):
