@@ -257,3 +257,17 @@ def test_segments_going_straight_into_the_next_cell_skip_the_walk_and_cross_noth
     walked = FixCells(continues, fixes.person, x, y)
     walked.locate(no_edges)
     assert crossings_of(walked) == crossings_of(fixes) != {}
+
+
+def test_a_tessellation_without_known_edges_gives_fixes_cells_and_no_crossing() -> None:
+    """Without neighbours a walk cannot leave its first cell: it stops there, with no
+    crossing and no error; the fixes' cells and moves do not depend on the edges."""
+    cells = Tessellation(np.array([1, 2]), np.array([0.0, 100.0]), np.array([0.0, 0.0]),
+                         (-50.0, -50.0, 150.0, 50.0), np.zeros(0, np.int64),
+                         np.zeros(0, np.int64), np.zeros(0), np.zeros(0))
+    fixes = FixCells(np.array([True, True, False]), np.zeros(3, int),
+                     np.array([0.0, 40.0, 90.0]), np.zeros(3))
+    fixes.locate(cells)
+    assert fixes.cell.tolist() == [1, 1, 2]
+    assert len(fixes.crossings.cell) == 0
+    assert [m.tolist() for m in fixes.moves()] == [[0], [1], [2]]

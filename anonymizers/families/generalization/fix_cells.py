@@ -106,10 +106,12 @@ class Tessellation:
         its ends (as ``128_crossings.sql`` decides): cells are convex, so such a segment
         crosses no other cell and needs no walk."""
         width, keys, order = self._pair_keys
+        if not len(keys):
+            return np.zeros(len(ax), dtype=bool)
         a, b = np.minimum(c1, c2).astype(np.int64), np.maximum(c1, c2).astype(np.int64)
         probe = a * width + b
-        at = np.minimum(np.searchsorted(keys, probe), max(len(keys) - 1, 0))
-        found = (a != GAP) & (keys[at] == probe) if len(keys) else np.zeros(len(a), bool)
+        at = np.minimum(np.searchsorted(keys, probe), len(keys) - 1)
+        found = (a != GAP) & (keys[at] == probe)
         edge = order[at]
         i, j = np.searchsorted(self.ids, self.a[edge]), np.searchsorted(self.ids, self.b[edge])
         ex, ey = self.x[j] - self.x[i], self.y[j] - self.y[i]
