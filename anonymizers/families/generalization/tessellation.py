@@ -417,7 +417,10 @@ def progressive_generalization(spec: dict[str, Any]) -> dict[str, int]:
     """Algorithm 3 with MaxDisplacement, then the thin-generator rule until it holds.
 
     Every generator written is the mean of its persons' mean fixes, snapped to the lattice,
-    so the rules on generators are judged on the position that is published. One
+    so the rules on generators are judged on the position that is published. The fixes'
+    cells are kept in memory (:class:`~anonymizers.families.generalization.fix_cells.FixCells`):
+    located once, then looked at again only where a step changed cells; the memberships a
+    release publishes are the membership step's, which runs after this one. One
     transaction. A re-run after a success (a cleared task) restarts from the
     clustering's generators, so it gives the same cells, not further-merged ones.
     """
