@@ -12,7 +12,7 @@ import io
 import os
 import queue
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -181,22 +181,23 @@ def copy_arrow(conn: psycopg.Connection, schema: str, table: str, data: pa.Table
     import pyarrow as pa
     import pyarrow.csv as pacsv
 
-    statement = sql.SQL("COPY {} ({}) FROM STDIN (FORMAT csv)").format(
-        sql.Identifier(schema, table),
-        sql.SQL(", ").join(sql.Identifier(column) for column in data.column_names))
     sink = pa.BufferOutputStream()
     pacsv.write_csv(data, sink, pacsv.WriteOptions(include_header=False,
                                                    quoting_style="needed"))
-    with conn.cursor().copy(statement) as copy:
+    with conn.cursor().copy(_copy_in(schema, table, data.column_names)) as copy:
         copy.write(sink.getvalue())
 
 
 def copy_frame(conn: psycopg.Connection, schema: str, table: str, frame: pd.DataFrame) -> None:
     """Append ``frame`` to ``schema.table`` (COPY as CSV, columns by name; NA is NULL)."""
-    statement = sql.SQL("COPY {} ({}) FROM STDIN (FORMAT csv)").format(
-        sql.Identifier(schema, table),
-        sql.SQL(", ").join(sql.Identifier(column) for column in frame.columns))
     buffer = io.StringIO()
     frame.to_csv(buffer, index=False, header=False)
-    with conn.cursor().copy(statement) as copy:
+    with conn.cursor().copy(_copy_in(schema, table, frame.columns)) as copy:
         copy.write(buffer.getvalue())
+
+
+def _copy_in(schema: str, table: str, columns: Iterable[str]) -> sql.Composed:
+    """``COPY schema.table (columns) FROM STDIN`` as CSV."""
+    return sql.SQL("COPY {} ({}) FROM STDIN (FORMAT csv)").format(
+        sql.Identifier(schema, table),
+        sql.SQL(", ").join(sql.Identifier(column) for column in columns))

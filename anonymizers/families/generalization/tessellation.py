@@ -96,12 +96,6 @@ def _characteristic_table(chunk: pa.Table, params: CharacteristicPointParams) ->
                      "y": y[mask]})
 
 
-def _copy_frame(conn: psycopg.Connection, release: ReleaseSpec, table: str,
-                frame: pd.DataFrame) -> None:
-    """Append ``frame`` to work table ``table``."""
-    copy_frame(conn, release.work_schema, table, frame)
-
-
 def cluster(spec: dict[str, Any]) -> dict[str, int]:
     """Group the characteristic points into clusters of radius r; their generators are the
     mean of per-person means, snapped to the ``snap`` lattice (privacy rule 2)."""
@@ -143,8 +137,7 @@ def _read_characteristic_points(conn: psycopg.Connection, release: ReleaseSpec
     the order the clustering visits them. Streamed into arrays sized by a count first: the
     points are the window's largest input to Python (15 million at 25M fixes), and neither
     the CSV, nor a string per person id, nor a second copy of the arrays is ever held."""
-    table = sql.Identifier(release.work_schema, "characteristic_points")
-    (n,) = conn.execute(sql.SQL("SELECT count(*) FROM {}").format(table)).fetchall()[0]
+    n = _count_rows(conn, release, "characteristic_points")
     users = np.empty(n, dtype=np.int64)
     x, y = np.empty(n), np.empty(n)
     codes, filled = FirstSeenCodes(), 0
@@ -155,17 +148,28 @@ def _read_characteristic_points(conn: psycopg.Connection, release: ReleaseSpec
         users[rows] = codes.encode(batch.column(0))
         x[rows], y[rows] = batch.column(1).to_numpy(), batch.column(2).to_numpy()
         filled += batch.num_rows
-    if filled != n:  # the step's transaction sees one table: this is a bug, not bad input
-        raise ReleaseError(f"read {filled} characteristic points from "
-                           f"{release.work_schema}, counted {n}: the step's table changed "
-                           "under it; run the step again")
+    _check_all_read(release, "characteristic_points", filled, n)
     return users, x, y
+
+
+def _count_rows(conn: psycopg.Connection, release: ReleaseSpec, table: str) -> int:
+    """Rows of work table ``table``: the size of the arrays a reader streams it into."""
+    found = conn.execute(sql.SQL("SELECT count(*) FROM {}").format(
+        sql.Identifier(release.work_schema, table))).fetchone()
+    return int(found[0]) if found else 0
+
+
+def _check_all_read(release: ReleaseSpec, table: str, read: int, counted: int) -> None:
+    if read != counted:  # the step's transaction sees one table: a bug, not bad input
+        raise ReleaseError(f"read {read} rows of {release.work_schema}.{table}, counted "
+                           f"{counted}: the step's table changed under it; run the step "
+                           "again")
 
 
 def _copy_generators(conn: psycopg.Connection, release: ReleaseSpec,
                      generators: pd.DataFrame) -> None:
-    _copy_frame(conn, release, "generators",
-                generators[["gen_id", "x", "y", "n_points", "n_persons"]])
+    copy_frame(conn, release.work_schema, "generators",
+               generators[["gen_id", "x", "y", "n_points", "n_persons"]])
 
 
 def _rebuild_cells(conn: psycopg.Connection, release: ReleaseSpec) -> None:
@@ -199,8 +203,7 @@ def _read_fixes(conn: psycopg.Connection, release: ReleaseSpec) -> FixCells:
     count first (no string per fix is kept: a trajectory only matters where it ends)."""
     from anonymizers.families.generalization.fix_cells import FixCells
 
-    table = sql.Identifier(release.work_schema, "points")
-    (n,) = conn.execute(sql.SQL("SELECT count(*) FROM {}").format(table)).fetchall()[0]
+    n = _count_rows(conn, release, "points")
     continues, person = np.zeros(n, dtype=bool), np.empty(n, dtype=np.int32)
     x, y = np.empty(n), np.empty(n)
     codes, filled, last = FirstSeenCodes(), 0, None
@@ -214,9 +217,7 @@ def _read_fixes(conn: psycopg.Connection, release: ReleaseSpec) -> FixCells:
         person[rows] = codes.encode(batch.column(1))
         x[rows], y[rows] = batch.column(2).to_numpy(), batch.column(3).to_numpy()
         filled, last = filled + batch.num_rows, traj[len(traj) - 1].as_py()
-    if filled != n:  # the step's transaction sees one table: this is a bug, not bad input
-        raise ReleaseError(f"read {filled} fixes from {release.work_schema}, counted {n}: "
-                           "the step's table changed under it; run the step again")
+    _check_all_read(release, "points", filled, n)
     return FixCells(continues, person, x, y)
 
 
