@@ -334,3 +334,29 @@ def test_top_two_keys_are_the_most_frequent_with_ties_to_the_smaller(
     for r in range(32):
         ranked = sorted((-c, k) for (rr, k), c in pairs.items() if rr == r)[:2]
         assert tops[r].tolist() == [k for _, k in ranked] + [-1] * (2 - len(ranked))
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_copies_of_a_record_change_no_model_s_outcome(seed: int) -> None:
+    """A release that repeats a sequence (with its anonymity set) is attacked as if each
+    sequence were published once: what published_items.sql relies on to read the distinct
+    published trajectories only."""
+    from anonymizers.attacks.adapters.base import records_from_sequences
+
+    rng = np.random.default_rng(seed)
+    observed = observations_of(random_data(seed, users=30, locations=6))
+    observed = Observations(observed.unit, observed.person, observed.location,
+                            np.full(observed.unit.size, NO_TIME))
+    distinct = [rng.integers(0, 6, int(rng.integers(1, 6))) for _ in range(12)]
+    sets = [np.unique(rng.integers(0, 30, int(rng.integers(1, 8)))) for _ in distinct]
+    copies = rng.integers(1, 5, len(distinct))
+    once = records_from_sequences(distinct, sets)
+    repeated = records_from_sequences(
+        [s for s, n in zip(distinct, copies, strict=True) for _ in range(n)],
+        [m for m, n in zip(sets, copies, strict=True) for _ in range(n)])
+    settings = {"models": list(MODELS), "lengths": [1, 2, 3], "threshold": 0.5,
+                "max_instances": None}
+    a, b = run_attacks(observed, once, **settings), run_attacks(observed, repeated, **settings)
+    assert a.summaries() == b.summaries()
+    for x, y in zip(a.runs, b.runs, strict=True):
+        assert x.risk.tolist() == y.risk.tolist() and x.success.tolist() == y.success.tolist()

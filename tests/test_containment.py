@@ -86,3 +86,25 @@ def test_a_planted_rare_sequence_is_caught(seqs, k):
     published = [p.cells for p in kam_cut(seqs, owners, k)] + [planted]
     shortfalls = SupportIndex.of_sequences(seqs, owners).shortfalls(published, k)
     assert [s.pattern for s in shortfalls] == [planted]
+
+
+@pytest.mark.parametrize("fork_from", [1, 3])
+def test_supports_spread_over_forked_processes_are_the_same(fork_from, monkeypatch):
+    """Runs of patterns with one first cell, matched on two forked processes, give each
+    pattern the support one process gives it, in the patterns' order (the empty pattern
+    and cells nobody visits included)."""
+    import numpy as np
+
+    from anonymizers.verifiers import containment
+
+    monkeypatch.setattr(containment, "FORK_FROM", fork_from)
+    rng = np.random.default_rng(fork_from)
+    seqs = [rng.integers(0, 9, int(rng.integers(1, 8))).tolist() for _ in range(300)]
+    owners = rng.integers(0, 60, len(seqs)).tolist()
+    patterns = sorted({(), (99,), *(tuple(s[: int(rng.integers(1, len(s) + 1))])
+                                    for s in seqs)})
+    index = SupportIndex.of_sequences(seqs, owners)
+    alone = index.supports(patterns)
+    assert len({p[:1] for p in patterns}) > 4
+    assert index.supports(patterns, processes=2) == alone
+    assert index.shortfalls(patterns, 10**6, processes=2) == index.shortfalls(patterns, 10**6)

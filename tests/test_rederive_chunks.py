@@ -197,6 +197,24 @@ def test_persons_near_counted_up_to_enough(merge_from: int, enough: int,
     np.testing.assert_array_equal(near.counts(), np.minimum(expected, enough))
 
 
+def test_pairs_near_some_points_are_those_points_pairs() -> None:
+    """pairs_of for the points wanted (those short of enough) finds those points' pairs
+    among all, numbered as among all; wanted shrinks as points reach enough."""
+    fixes, (gx, gy) = random_fixes(), near_points()
+    near = PersonsNear(gx, gy, 150.0, enough=3)
+    every = near.pairs_of(fixes)
+    some = np.array([0, 4, 7, 20])
+    np.testing.assert_array_equal(near.pairs_of(fixes, some),
+                                  every[np.isin(every >> 32, some)])
+    assert near.pairs_of(fixes, some[:0]).size == 0
+    assert near.wanted().tolist() == list(range(25))
+    near.add(fixes)
+    reached = np.minimum(whole_window_near_count(fixes, gx, gy, 150.0), 3) == 3
+    assert reached.any() and not reached.all()
+    assert near.wanted().tolist() == np.flatnonzero(~reached).tolist()
+    assert PersonsNear(gx, gy, 150.0).wanted() is None
+
+
 def test_persons_near_no_point_or_no_fix() -> None:
     assert PersonsNear(np.zeros(0), np.zeros(0), 10.0).counts().tolist() == []
     near = PersonsNear(np.zeros(2), np.zeros(2), 10.0)

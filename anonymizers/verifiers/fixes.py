@@ -28,6 +28,7 @@ import shapely
 
 from anonymizers.db.groups import CHUNK_ROWS, copy_out_groups
 from anonymizers.db.labels import FirstSeenCodes
+from anonymizers.db.sqlfiles import run_sql_file
 
 __all__ = ["CHUNK_FIXES", "Fixes", "Numbering", "PersonsNear", "window_fixes"]
 
@@ -81,9 +82,12 @@ def window_fixes(conn: psycopg.Connection, params: dict[str, Any],
     chunk of whole trajectories. The COPY stays open while the caller works on a chunk:
     the connection runs nothing else until the last one is taken."""
     numbering = Numbering()
+    run_sql_file(conn, "verify/fixes_scan_serial.sql")
     for table in copy_out_groups(conn, "verify/derive_sequences.sql", COLUMN_TYPES, params,
                                  chunk_rows=chunk_fixes):
         yield numbering.number(table)
+    # Not on an error: the transaction is aborted then, and SET LOCAL goes with it.
+    run_sql_file(conn, "verify/fixes_scan_default.sql")
 
 
 class PersonsNear:
@@ -91,12 +95,16 @@ class PersonsNear:
     (x[i], y[i]), counted over chunks of fixes whose owners are numbered across chunks,
     up to ``enough`` (exact below it; None: no cap).
 
-    Keeps only distinct (point, person) pairs, never the fixes: those of each chunk, merged
-    into the pairs found before once they are as many (a merge per chunk sorted all the
-    pairs found so far each time: at 25M fixes, most of the verifier's ten minutes). A
-    point that reached ``enough`` persons keeps no pairs and takes no more: the check
-    only asks whether k persons were near, and in a release that passes every point
-    reaches k within the first chunks (25M fixes: merging every pair took 24 s).
+    Keeps only distinct (point, person) pairs, never the fixes. Without a cap, those of
+    each chunk are merged into the pairs found before once they are as many (a merge per
+    chunk sorted all the pairs found so far each time: at 25M fixes, most of the
+    verifier's ten minutes). With ``enough``, a point that reached it keeps no pairs and
+    takes no more: the check only asks whether k persons were near, and in a release that
+    passes every point reaches k within the first chunks (25M fixes: merging every pair
+    took 24 s). The pairs kept are then fewer than ``enough`` per point, so each chunk's
+    are merged at once, and :meth:`wanted` tells the points still short of it: a chunk
+    needs no search for the others (25M fixes: the search was a third of the
+    derivation's time).
     """
 
     def __init__(self, x: np.ndarray, y: np.ndarray, reach: float,
@@ -104,23 +112,32 @@ class PersonsNear:
         self.size = len(x)
         self.reach = reach
         self.enough = enough
-        self._tree = shapely.STRtree(shapely.points(x, y))
+        self._points = shapely.points(x, y)
+        self._tree = shapely.STRtree(self._points)
         self._pairs = np.zeros(0, dtype=np.int64)  # point << 32 | owner, sorted, distinct
         self._pending: list[np.ndarray] = []  # the chunks' own distinct pairs, not merged
         self._pending_size = 0
         self._reached = np.zeros(self.size, dtype=bool)  # points that have enough persons
 
     def add(self, fixes: Fixes) -> None:
-        self.add_pairs(self.pairs_of(fixes))
+        self.add_pairs(self.pairs_of(fixes, self.wanted()))
 
-    def pairs_of(self, fixes: Fixes) -> np.ndarray:
+    def wanted(self) -> np.ndarray | None:
+        """The points still short of ``enough`` persons (None: all of them)."""
+        return None if self.enough is None else np.flatnonzero(~self._reached)
+
+    def pairs_of(self, fixes: Fixes, points: np.ndarray | None = None) -> np.ndarray:
         """The distinct (point, person) pairs of a chunk, as ``point << 32 | owner``: what
-        :meth:`add` keeps of it (its own call, so a forked worker can find them)."""
-        if not self.size or not len(fixes):
+        :meth:`add` keeps of it (its own call, so a forked worker can find them), for the
+        given ``points`` only (their numbers, as :meth:`wanted` gives them; None: all)."""
+        if not self.size or not len(fixes) or (points is not None and not points.size):
             return np.zeros(0, dtype=np.int64)
+        tree = self._tree if points is None else shapely.STRtree(self._points[points])
         # dwithin is symmetric: the fixes query the tree of the (few) points.
-        fix, point = self._tree.query(shapely.points(fixes.x, fixes.y), predicate="dwithin",
-                                      distance=self.reach)
+        fix, point = tree.query(shapely.points(fixes.x, fixes.y), predicate="dwithin",
+                                distance=self.reach)
+        if points is not None:
+            point = points[point]
         return np.unique((point.astype(np.int64) << 32) | fixes.owner[fix])
 
     def add_pairs(self, found: np.ndarray) -> None:
@@ -130,7 +147,7 @@ class PersonsNear:
             return
         self._pending.append(found)
         self._pending_size += found.size
-        if self._pending_size >= max(self._pairs.size, MERGE_FROM):
+        if self.enough is not None or self._pending_size >= max(self._pairs.size, MERGE_FROM):
             self._merge()
 
     def _merge(self) -> None:

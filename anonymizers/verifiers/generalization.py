@@ -89,7 +89,10 @@ def derive_release_visits(conn: psycopg.Connection, schema: str, dataset_id: int
     # The chunks are derived on forked workers while this process reads the next ones;
     # an error in one ends the COPY at once (closing), not when its traceback is freed.
     with closing(window_fixes(conn, params, chunk_fixes)) as chunks:
-        for derived, pairs in imap_forked(_derive_chunk, (cells, crossings, near), chunks,
+        # Each chunk goes with the generators still short of k persons when a worker
+        # takes it: once all have k, the chunks need no search near them.
+        items = ((fixes, near.wanted() if near is not None else None) for fixes in chunks)
+        for derived, pairs in imap_forked(_derive_chunk, (cells, crossings, near), items,
                                           available_processes()):
             parts.append(derived)
             if near is not None:
@@ -98,12 +101,14 @@ def derive_release_visits(conn: psycopg.Connection, schema: str, dataset_id: int
 
 
 def _derive_chunk(state: tuple[CellLocator, bool, PersonsNear | None],
-                  fixes: Fixes) -> tuple[Derived, np.ndarray]:
-    """One chunk's visits, and its (generator, person) pairs near each other."""
-    cells, crossings, near = state
+                  item: tuple[Fixes, np.ndarray | None]) -> tuple[Derived, np.ndarray]:
+    """One chunk's visits, and its (generator, person) pairs near each other for the
+    generators wanted."""
+    (cells, crossings, near), (fixes, wanted) = state, item
     derived = derive_visits(fixes.traj, fixes.owner, fixes.x, fixes.y, cells,
                             crossings=crossings)
-    return derived, (near.pairs_of(fixes) if near is not None else np.zeros(0, np.int64))
+    return derived, (near.pairs_of(fixes, wanted) if near is not None
+                     else np.zeros(0, np.int64))
 
 
 def _check_trajectories(conn, schema: str, derived: Derived, k: int,
@@ -111,7 +116,8 @@ def _check_trajectories(conn, schema: str, derived: Derived, k: int,
     index = derived.support_index()
     published = conn.execute(sql.SQL("SELECT DISTINCT cells FROM {}.trajectories").format(
         sql.Identifier(schema))).fetchall()
-    shortfalls = index.shortfalls([tuple(row[0]) for row in published], k)
+    shortfalls = index.shortfalls([tuple(row[0]) for row in published], k,
+                                  available_processes())
     result.checks["distinct_published_sequences"] = len(published)
     result.checks["sequences_below_k"] = len(shortfalls)
     for short in shortfalls:

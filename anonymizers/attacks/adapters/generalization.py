@@ -4,7 +4,8 @@ Targets are the window's trajectories, each as the sequence of published cells i
 visit (the verifier's derivation: fixes and, for the Voronoi methods, the cells crossed
 between them; consecutive repeats collapsed; fixes outside every cell dropped): the
 attacker maps what they observed onto the published cells, as in Monreale's Definition 4.
-Records are the published trajectories; a record stands for every person with a
+Records are the distinct published trajectories (copies of a sequence match alike and stand
+for the same persons, so they are one record); a record stands for every person with a
 trajectory whose cell sequence contains it (Definition 9's support, counted in persons).
 The release publishes no time and no per-person linkage, so location-and-time knowledge
 is location knowledge, and frequencies are those within one trajectory.
@@ -98,7 +99,7 @@ def attack_input(conn: psycopg.Connection, schema: str) -> AttackInput:
                       members, set_of)
     return AttackInput(observations, records, COVERED, COVERED, "trajectory",
                        "targets: the window's trajectories over the published cells; "
-                       "records: the published trajectories")
+                       "records: the distinct published trajectories")
 
 
 def _targets(traj: np.ndarray, owner: np.ndarray, cell: np.ndarray) -> tuple[Flat, np.ndarray]:
@@ -116,9 +117,9 @@ def _targets(traj: np.ndarray, owner: np.ndarray, cell: np.ndarray) -> tuple[Fla
 
 
 def _published(conn: psycopg.Connection, schema: str) -> Flat:
-    """The published trajectories' cells, one record per row, in lexicographic order of
-    their cells (published_items.sql), which the search for their persons relies on for
-    speed (:func:`containing_persons`)."""
+    """The distinct published trajectories' cells, one record per row, in lexicographic
+    order of their cells (published_items.sql), which the search for their persons relies
+    on for speed (:func:`containing_persons`)."""
     lengths, items = [], []
     for batch in copy_batches(conn, "attacks/published_items.sql", {"cells": pa.string()},
                               release=schema):
