@@ -27,6 +27,8 @@ from voronoi_helpers import (
     on_lattice,
     one,
     published_totals,
+    reference_membership,
+    reference_sequences,
     run_voronoi_steps,
     scalar,
     schemas,
@@ -278,7 +280,7 @@ def test_a_segment_through_a_cell_without_a_fix_visits_it_in_time_order(
     load_dataset(crossing_city(tmp_path), "crossing", url=db_url)
     # The three clustering cells as they are (progressive generalization would merge them).
     spec = run_voronoi_steps(voronoi_params(dataset="crossing", k=2), until="voronoi")
-    tessellation.membership(spec.to_dict())
+    reference_membership(conn, spec.work_schema)
     west, middle, east = (cell_at(conn, spec, place) for place in (WEST, MIDDLE, EAST))
     assert len({west, middle, east}) == 3
     assert scalar(conn, f"SELECT count(*) FROM {spec.work_schema}.cells") == 3
@@ -295,11 +297,11 @@ def test_a_segment_through_a_cell_without_a_fix_visits_it_in_time_order(
         assert abs((t_crossing - start) - ten / 4) < timedelta(seconds=10), rows
 
     # The verifier's own derivation (shapely) finds the same crossings, and agrees with
-    # the anonymizer on every trajectory.
+    # the SQL membership on every trajectory.
     derived = verifier_sequences(conn, spec.work_schema)
     assert derived["pc_1"] == (west, middle, east)
     assert derived["pc_2"] == (east, middle, west)
-    assert derived == anonymizer_sequences(conn, spec.work_schema)
+    assert derived == reference_sequences(conn, spec.work_schema)
 
 
 def rows_only_in_each(conn: psycopg.Connection, table: str, query: str) -> tuple[int, int]:
@@ -310,10 +312,8 @@ def rows_only_in_each(conn: psycopg.Connection, table: str, query: str) -> tuple
 
 
 def crossing_tables(conn: psycopg.Connection, work: str) -> None:
-    """The membership's statements without its clean-up, which drops the segments."""
-    with conn.transaction():
-        for name in ("120_membership.sql", "128_crossings.sql"):
-            run_sql_file(conn, VORONOI + name, work=work)
+    """The reference membership, with the segments' scratch tables."""
+    reference_membership(conn, work)
 
 
 def test_segments_going_straight_into_the_next_cell_cross_what_a_full_computation_finds(
@@ -413,11 +413,41 @@ def test_progressive_generalization_merges_until_every_generator_has_k_persons(
 @pytest.mark.parametrize("k", [3, 5])
 def test_the_memberships_on_the_final_cells_are_the_verifiers(
         loaded_city: str, conn: psycopg.Connection, k: int) -> None:
-    """After progressive generalization, the membership step's cells and crossings give
-    the sequences the verifier derives on its own (GEOS)."""
+    """After progressive generalization, the visits it wrote from the cells it kept in
+    memory are the sequences the verifier derives on its own (GEOS)."""
     spec = run_voronoi_steps(voronoi_params(k=k), until="membership")
     assert verifier_sequences(conn, spec.work_schema) == anonymizer_sequences(
         conn, spec.work_schema)
+
+
+@pytest.mark.parametrize("k", [3, 5])
+def test_the_visits_written_from_memory_are_those_of_the_sql_membership(
+        loaded_city: str, conn: psycopg.Connection, k: int) -> None:
+    """The visits progressive generalization writes (FixCells.visits) are those
+    050_visits.sql makes of the reference SQL membership on the final cells: the same
+    trajectories, persons, numbers, cells and memberships per visit; entry and exit times
+    the same to the millisecond (a crossing's time comes from its entry along the segment,
+    computed apart in each)."""
+    spec = run_voronoi_steps(voronoi_params(k=k), until="progressive_generalization")
+    work = spec.work_schema
+    conn.execute(f"ALTER TABLE {work}.visits RENAME TO visits_from_memory")
+    reference_membership(conn, work)
+    run_sql_file(conn, "generalization/050_visits.sql", work=work)
+    columns = "traj_id, user_id, visit_no, cell_id, n_points"
+    assert one(conn, f"""
+        SELECT (SELECT count(*) FROM (SELECT {columns} FROM {work}.visits_from_memory
+                                      EXCEPT ALL SELECT {columns} FROM {work}.visits) AS a),
+               (SELECT count(*) FROM (SELECT {columns} FROM {work}.visits
+                                      EXCEPT ALL SELECT {columns} FROM {work}.visits_from_memory)
+                AS b)""") == (0, 0)
+    total, several, late = one(conn, f"""
+        SELECT count(*), count(*) FILTER (WHERE m.n_points > 1),
+               count(*) FILTER (WHERE abs(extract(epoch FROM m.t_enter - v.t_enter)) > 0.001
+                                   OR abs(extract(epoch FROM m.t_exit - v.t_exit)) > 0.001)
+        FROM {work}.visits_from_memory AS m
+        JOIN {work}.visits AS v USING (traj_id, visit_no)""")
+    assert total == scalar(conn, f"SELECT count(*) FROM {work}.visits") > 0
+    assert several > 0 and late == 0
 
 
 def moves_from_memberships(conn: psycopg.Connection, work: str) -> dict[tuple[int, int], int]:
@@ -462,8 +492,7 @@ def test_the_cells_kept_in_memory_are_those_of_a_full_membership_at_every_step(
                            fixes: FixCells, cells: Tessellation):
         stats, flows, displacement = original(step_conn, release, fixes, cells)
         work = release.work_schema
-        for name in ("120_membership.sql", "128_crossings.sql"):
-            run_sql_file(step_conn, VORONOI + name, work=work)
+        reference_membership(step_conn, work)
         assert fixes.cell.tolist() == cells_in_sql(step_conn, work)
         sums = sums_in_sql(step_conn, work)
         assert stats.n_points.tolist() == [sums.get(c, (0,))[0] for c in stats.cell_id]
@@ -495,10 +524,9 @@ def test_the_cells_kept_in_memory_are_those_of_a_full_membership_at_every_step(
     assert all(0 < again < total for again, total in looked_at), looked_at
 
     # The planner's moves (memberships whose cell differs from the previous one) are the
-    # pairs of consecutive visits.
+    # pairs of consecutive visits (those written from memory).
     work = spec.work_schema
-    tessellation.membership(spec.to_dict())
-    run_sql_file(conn, "generalization/050_visits.sql", work=work)
+    reference_membership(conn, work)
     from_visits = conn.execute(f"""
         SELECT from_cell, to_cell, count(DISTINCT user_id) FROM (
             SELECT user_id, cell_id AS from_cell,
@@ -554,7 +582,7 @@ def add_a_trajectory_of_one_person(conn: psycopg.Connection, spec: ReleaseSpec) 
     sequences = anonymizer_sequences(conn, work)
     owner: dict[str, str] = dict(conn.execute(
         f"SELECT DISTINCT traj_id, user_id FROM {work}.points").fetchall())
-    crossed = set(conn.execute(f"SELECT traj_id, cell_id FROM {work}.memberships EXCEPT "
+    crossed = set(conn.execute(f"SELECT traj_id, cell_id FROM {work}.visits EXCEPT "
                                f"SELECT traj_id, cell_id FROM {work}.point_cells").fetchall())
     released: dict[int, int] = dict(conn.execute(
         f"SELECT cell_id, release_cell_id FROM {work}.cell_map").fetchall())

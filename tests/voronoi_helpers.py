@@ -83,7 +83,28 @@ def collapse(cells: Iterable[int]) -> tuple[int, ...]:
 
 
 def anonymizer_sequences(conn: psycopg.Connection, work: str) -> dict[str, tuple[int, ...]]:
-    """Each trajectory's cell sequence from the anonymizer's memberships (fixes + crossings)."""
+    """Each trajectory's cell sequence from the visits progressive generalization wrote."""
+    rows = conn.execute(f"SELECT traj_id, array_agg(cell_id ORDER BY visit_no) "
+                        f"FROM {work}.visits GROUP BY traj_id").fetchall()
+    return {traj: tuple(cells) for traj, cells in rows}
+
+
+# The membership in SQL that the tests hold fix_cells.py and the visits to.
+REFERENCE_MEMBERSHIP = ("120_membership.sql", "126_segments.sql", "128_crossings.sql")
+
+
+def reference_membership(conn: psycopg.Connection, work: str) -> None:
+    """{work}.point_cells, .crossings and the view .memberships on the current cells, by
+    the reference SQL (the segments' scratch tables are kept)."""
+    from anonymizers.db.sqlfiles import run_sql_file
+
+    with conn.transaction():
+        for name in REFERENCE_MEMBERSHIP:
+            run_sql_file(conn, "generalization/voronoi/" + name, work=work)
+
+
+def reference_sequences(conn: psycopg.Connection, work: str) -> dict[str, tuple[int, ...]]:
+    """Each trajectory's cell sequence from the reference memberships (fixes + crossings)."""
     rows = conn.execute(f"SELECT traj_id, array_agg(cell_id ORDER BY t) FROM {work}.memberships "
                         "GROUP BY traj_id").fetchall()
     return {traj: collapse(cells) for traj, cells in rows}

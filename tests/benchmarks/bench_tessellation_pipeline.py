@@ -1,7 +1,9 @@
 """Benchmark: the whole tessellation as the pipeline runs it (characteristic points,
-clustering, Voronoi cells and membership with crossings in PostGIS, step by step, database
-round trips included), on the same 100k-fix city as bench_tessellation_vs_movingpandas.py,
-against movingpandas' TrajectoryCollectionAggregator measured there (run that first).
+clustering, Voronoi cells and each fix's cell in PostGIS, step by step, database round
+trips included; since stop 34 the crossings between fixes are made in memory by progressive
+generalization, which this benchmark does not run), on the same 100k-fix city as
+bench_tessellation_vs_movingpandas.py, against movingpandas' TrajectoryCollectionAggregator
+measured there (run that first).
 
 Target (issue 3): at least 10x faster. Run: .venv/bin/python
 tests/benchmarks/bench_tessellation_pipeline.py [points] [seed]

@@ -29,6 +29,7 @@ class GeneralizationFamily(Family):
             "membership": tessellation.membership,
             "progressive_generalization": tessellation.progressive_generalization,
             "visits_and_flows": steps.visits_and_flows,
+            "flows": steps.flows,
             "anonymize": steps.anonymize,
             "build_release": steps.build_release,
         }

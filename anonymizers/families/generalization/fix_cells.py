@@ -8,9 +8,11 @@ generator (a fix outside the box is a gap), and only the fixes of the cells whos
 changed can change cell. :class:`FixCells` keeps every fix's cell and every crossing
 (a cell a segment between two fixes runs through without a fix in it) as flat arrays, and
 after a step looks again only at the fixes of the changed cells and at the segments that
-touch them (issue 12: "only the fixes of changed cells; never all fixes again"). The
-memberships a release publishes are computed once the cells are final, in PostGIS
-(``120_membership.sql``, ``128_crossings.sql``), with the same rules.
+touch them (issue 12: "only the fixes of changed cells; never all fixes again"). Once the
+cells are final, the visits a release publishes are made from them
+(:meth:`FixCells.visits`). The same rules in SQL (``120_membership.sql``,
+``126_segments.sql``, ``128_crossings.sql``) are the reference the tests hold this
+module to.
 
 The rules, as in the SQL:
 
@@ -30,6 +32,7 @@ Privacy 3, 91-121. §6.1, Algorithm 3.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cached_property
 from typing import NamedTuple
@@ -37,7 +40,7 @@ from typing import NamedTuple
 import numpy as np
 from scipy.spatial import cKDTree
 
-__all__ = ["GAP", "CellSums", "FixCells", "GroupSupport", "Tessellation"]
+__all__ = ["GAP", "CellSums", "FixCells", "GroupSupport", "Tessellation", "Visits"]
 
 GAP = -1  # the cell of a fix outside the clip box
 # Fixes (or segments) per pass of a query, a sum or a walk: bounds their temporary arrays
@@ -165,6 +168,18 @@ class CellSums(NamedTuple):
     sxxyy: np.ndarray
     distance_sum: float
     distance_max: float
+
+
+class Visits(NamedTuple):
+    """Visits of trajectories: trajectory number (0.. in fix order), visit number within
+    it (1..), cell, entry and exit time (microseconds), memberships in the visit."""
+
+    trajectory: np.ndarray
+    visit_no: np.ndarray
+    cell: np.ndarray
+    t_enter: np.ndarray
+    t_exit: np.ndarray
+    n_points: np.ndarray
 
 
 @dataclass(frozen=True)
@@ -347,6 +362,65 @@ class FixCells:
         del trajectory
         move &= cell[1:] != cell[:-1]
         return person[1:][move], cell[:-1][move], cell[1:][move]
+
+    def visits(self, times: np.ndarray) -> Iterator[Visits]:
+        """The trajectories' visits (seed 000, Definition 3), whole trajectories of about
+        QUERY_ROWS fixes at a time: the memberships (fixes in cells, and crossings entered
+        at ``t1 + (t2 - t1) s``, to the microsecond) in order, gaps left out, consecutive
+        repeats of a cell one visit; what ``050_visits.sql`` makes of memberships in SQL.
+
+        Parameters
+        ----------
+        times : np.ndarray of int64
+            Each fix's time, in microseconds.
+        """
+        first_trajectory, start = 0, 0
+        while start < len(self):
+            stop = self._trajectories_end(start + QUERY_ROWS)
+            found = self._visits_of(times, start, stop, first_trajectory)
+            first_trajectory += int(np.count_nonzero(~self.continues[start:stop]))
+            start = stop
+            yield found
+
+    def _trajectories_end(self, at: int) -> int:
+        """The first fix from ``at`` on that starts a trajectory (or the end)."""
+        for window in range(at - 1, len(self), QUERY_ROWS):
+            ends = np.flatnonzero(~self.continues[window:window + QUERY_ROWS])
+            if ends.size:
+                return window + int(ends[0]) + 1
+        return len(self)
+
+    def _visits_of(self, times: np.ndarray, start: int, stop: int,
+                   first_trajectory: int) -> Visits:
+        """The visits of fixes ``start:stop`` (whole trajectories, the first numbered
+        ``first_trajectory``)."""
+        located = start + np.flatnonzero(self.cell[start:stop] != GAP)
+        lo, hi = np.searchsorted(self.crossings.segment, [start, stop])
+        segment = self.crossings.segment[lo:hi]
+        fix = np.concatenate((located, segment))
+        if not fix.size:
+            return Visits(*(np.zeros(0, kind) for kind in (np.int64, np.int32, np.int32,
+                                                            np.int64, np.int64, np.int32)))
+        # A fix comes before the crossings of the segment it starts, those in entry order.
+        is_crossing = np.r_[np.zeros(located.size, bool), np.ones(segment.size, bool)]
+        s = np.r_[np.zeros(located.size), self.crossings.s[lo:hi]]
+        order = np.lexsort((s, is_crossing, fix))
+        fix, is_crossing, s = fix[order], is_crossing[order], s[order]
+        cell = np.r_[self.cell[located], self.crossings.cell[lo:hi]][order]
+        t = times[fix]
+        span = times[np.minimum(fix[is_crossing] + 1, len(self) - 1)] - t[is_crossing]
+        t[is_crossing] += np.rint(span * s[is_crossing]).astype(np.int64)
+        starts_trajectory = np.r_[True, ~self.continues[start:stop - 1]]
+        trajectory = (first_trajectory - 1 + np.cumsum(starts_trajectory))[fix - start]
+        first = np.flatnonzero(np.r_[True, (trajectory[1:] != trajectory[:-1])
+                                     | (cell[1:] != cell[:-1])])
+        last = np.r_[first[1:] - 1, fix.size - 1]
+        visit_trajectory = trajectory[first]
+        new = np.r_[True, visit_trajectory[1:] != visit_trajectory[:-1]]
+        number = np.arange(first.size)
+        visit_no = number - np.maximum.accumulate(np.where(new, number, 0)) + 1
+        return Visits(visit_trajectory, visit_no.astype(np.int32), cell[first],
+                      t[first], t[last], (last - first + 1).astype(np.int32))
 
     def group_support(self, groups: np.ndarray, members: np.ndarray) -> GroupSupport:
         """The mean over each group's persons of their mean fix in the group's cells

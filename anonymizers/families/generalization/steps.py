@@ -26,7 +26,8 @@ if TYPE_CHECKING:
     from anonymizers.families.generalization.prefix_tree import Publication
     from anonymizers.release.spec import ReleaseSpec
 
-__all__ = ["anonymize", "build_release", "grid_membership", "project", "visits_and_flows"]
+__all__ = ["anonymize", "build_release", "flows", "grid_membership", "project",
+           "visits_and_flows"]
 
 
 def project(spec: dict[str, Any]) -> None:
@@ -45,11 +46,23 @@ def grid_membership(spec: dict[str, Any]) -> None:
 
 
 def visits_and_flows(spec: dict[str, Any]) -> None:
-    """Cell sequences, and flows between cells of at least k persons."""
+    """Cell sequences (the grid's memberships), and flows between cells of at least k
+    persons."""
     with step("visits_and_flows", spec) as (release, conn):
         run_sql_file(conn, "generalization/050_visits.sql", work=release.work_schema)
-        run_sql_file(conn, "generalization/060_flows.sql", {"k": release.k},
-                     work=release.work_schema)
+        _flows(conn, release)
+
+
+def flows(spec: dict[str, Any]) -> None:
+    """Flows between cells of at least k persons, from the visits progressive
+    generalization wrote (the Voronoi methods)."""
+    with step("flows", spec) as (release, conn):
+        _flows(conn, release)
+
+
+def _flows(conn: psycopg.Connection, release: ReleaseSpec) -> None:
+    run_sql_file(conn, "generalization/060_flows.sql", {"k": release.k},
+                 work=release.work_schema)
 
 
 def anonymize(spec: dict[str, Any]) -> dict[str, int]:

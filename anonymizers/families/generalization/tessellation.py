@@ -3,10 +3,10 @@ Voronoi cells, membership and progressive generalization.
 
 Python does the sequential and combinatorial parts (characteristic points, clustering,
 merge decisions, and the fixes' cells while progressive generalization merges, kept in
-memory: fix_cells.py); PostGIS does the spatial ones (Voronoi cells, neighbours, the
-persons near a generator, the published memberships once the cells are final). Data
-moves through the run's work schema: ``characteristic_points``, ``generators``,
-``cells``, ``progressive_log``, ``point_cells``, ``memberships``.
+memory: fix_cells.py, and the visits made from them once the cells are final); PostGIS
+does the spatial ones (Voronoi cells, neighbours, the persons near a generator, each fix's
+cell for the metrics). Data moves through the run's work schema: ``characteristic_points``,
+``generators``, ``cells``, ``progressive_log``, ``visits``, ``point_cells``.
 """
 
 from __future__ import annotations
@@ -186,27 +186,39 @@ def voronoi(spec: dict[str, Any]) -> None:
 
 
 def membership(spec: dict[str, Any]) -> None:
-    """Each fix's cell and the cells crossed between fixes, on the final cells
-    (``{work}.point_cells``, ``{work}.crossings``, the view ``{work}.memberships``)."""
+    """Each fix's cell on the final cells (``{work}.point_cells``), for the metrics; the
+    visits are progressive generalization's."""
     with step("membership", spec) as (release, conn):
-        for name in ("120_membership.sql", "128_crossings.sql", "170_drop_scratch.sql"):
+        for name in ("120_membership.sql", "170_drop_scratch.sql"):
             run_sql_file(conn, VORONOI + name, work=release.work_schema)
 
 
 # The window's fixes as 103_fixes_for_python.sql sends them, in (traj, t) order.
-FIX_COLUMNS = {"traj": pa.string(), "user": pa.string(), "x": pa.float64(),
-               "y": pa.float64()}
+FIX_COLUMNS = {"traj": pa.string(), "user": pa.string(), "t_us": pa.int64(),
+               "x": pa.float64(), "y": pa.float64()}
 
 
-def _read_fixes(conn: psycopg.Connection, release: ReleaseSpec) -> FixCells:
+class _Window(NamedTuple):
+    """The window's fixes for progressive generalization: their cells (kept up to date),
+    their times (microseconds) and each trajectory's ids, for the visits."""
+
+    fixes: FixCells
+    times: np.ndarray
+    traj_id: pa.Array
+    user_id: pa.Array
+
+
+def _read_fixes(conn: psycopg.Connection, release: ReleaseSpec) -> _Window:
     """The window's fixes as :class:`FixCells` wants them, streamed into arrays sized by a
-    count first (no string per fix is kept: a trajectory only matters where it ends)."""
+    count first (no string per fix is kept: a trajectory's ids once, where it starts)."""
     from anonymizers.families.generalization.fix_cells import FixCells
 
     n = _count_rows(conn, release, "points")
     continues, person = np.zeros(n, dtype=bool), np.empty(n, dtype=np.int32)
-    x, y = np.empty(n), np.empty(n)
+    times, x, y = np.empty(n, dtype=np.int64), np.empty(n), np.empty(n)
     codes, filled, last = FirstSeenCodes(), 0, None
+    traj_ids: list[pa.Array] = []
+    user_ids: list[pa.Array] = []
     for batch in copy_batches(conn, VORONOI + "103_fixes_for_python.sql", FIX_COLUMNS,
                               work=release.work_schema):
         rows, traj = slice(filled, filled + batch.num_rows), batch.column(0)
@@ -214,11 +226,37 @@ def _read_fixes(conn: psycopg.Connection, release: ReleaseSpec) -> FixCells:
             continues[filled - 1] = traj[0].as_py() == last
         continues[rows.start:rows.stop - 1] = pc.equal(
             traj.slice(1), traj.slice(0, len(traj) - 1)).to_numpy(zero_copy_only=False)
+        starts = np.flatnonzero(~np.r_[continues[filled - 1] if filled else False,
+                                       continues[rows.start:rows.stop - 1]])
+        traj_ids.append(traj.take(starts))
+        user_ids.append(batch.column(1).take(starts))
         person[rows] = codes.encode(batch.column(1))
-        x[rows], y[rows] = batch.column(2).to_numpy(), batch.column(3).to_numpy()
+        times[rows] = batch.column(2).to_numpy()
+        x[rows], y[rows] = batch.column(3).to_numpy(), batch.column(4).to_numpy()
         filled, last = filled + batch.num_rows, traj[len(traj) - 1].as_py()
     _check_all_read(release, "points", filled, n)
-    return FixCells(continues, person, x, y)
+    return _Window(FixCells(continues, person, x, y), times,
+                   pa.concat_arrays(traj_ids) if traj_ids else pa.array([], pa.string()),
+                   pa.concat_arrays(user_ids) if user_ids else pa.array([], pa.string()))
+
+
+def _write_visits(conn: psycopg.Connection, release: ReleaseSpec, window: _Window) -> None:
+    """{work}.visits from the fixes' cells on the final cells (FixCells.visits), a part of
+    the window at a time (150_visits_table.sql, 155_visits_index.sql)."""
+    started, written = time.perf_counter(), 0
+    run_sql_file(conn, VORONOI + "150_visits_table.sql", work=release.work_schema)
+    when = pa.timestamp("us", tz="UTC")
+    for part in window.fixes.visits(window.times):
+        trajectory = pa.array(part.trajectory)
+        copy_arrow(conn, release.work_schema, "visits", pa.table({
+            "traj_id": window.traj_id.take(trajectory),
+            "user_id": window.user_id.take(trajectory),
+            "visit_no": part.visit_no, "cell_id": part.cell,
+            "t_enter": pa.array(part.t_enter, when), "t_exit": pa.array(part.t_exit, when),
+            "n_points": part.n_points}))
+        written += len(part.cell)
+    run_sql_file(conn, VORONOI + "155_visits_index.sql", work=release.work_schema)
+    log.info("visits: %d written (%.1f s)", written, time.perf_counter() - started)
 
 
 def _read_tessellation(conn: psycopg.Connection, release: ReleaseSpec) -> Tessellation:
@@ -420,10 +458,11 @@ def progressive_generalization(spec: dict[str, Any]) -> dict[str, int]:
     Every generator written is the mean of its persons' mean fixes, snapped to the lattice,
     so the rules on generators are judged on the position that is published. The fixes'
     cells are kept in memory (:class:`~anonymizers.families.generalization.fix_cells.FixCells`):
-    located once, then looked at again only where a step changed cells; the memberships a
-    release publishes are the membership step's, which runs after this one. One
-    transaction. A re-run after a success (a cleared task) restarts from the
-    clustering's generators, so it gives the same cells, not further-merged ones.
+    located once, then looked at again only where a step changed cells; on the final cells
+    they give the visits (``{work}.visits``; at 25M fixes, the SQL membership and visits
+    sort this replaces took about four minutes). One transaction. A re-run after a success
+    (a cleared task) restarts from the clustering's generators, so it gives the same
+    cells, not further-merged ones.
     """
     with step("progressive_generalization", spec) as (release, conn):
         log_table = sql.Identifier(release.work_schema, "progressive_log")
@@ -433,7 +472,8 @@ def progressive_generalization(spec: dict[str, Any]) -> dict[str, int]:
                          work=release.work_schema)
             _rebuild_cells(conn, release)
         conn.execute(sql.SQL("TRUNCATE {}").format(log_table))
-        fixes, cells = _read_fixes(conn, release), _read_tessellation(conn, release)
+        window, cells = _read_fixes(conn, release), _read_tessellation(conn, release)
+        fixes = window.fixes
         give_back("reading the fixes")  # the CSV pieces and Arrow's batches
         fixes.locate(cells)
         iteration = 0
@@ -454,4 +494,5 @@ def progressive_generalization(spec: dict[str, Any]) -> dict[str, int]:
             cells = _read_tessellation(conn, release)
             _update_fixes(conn, release, fixes, cells)
             iteration += 1
+        _write_visits(conn, release, window)
     return {"iterations": iteration}

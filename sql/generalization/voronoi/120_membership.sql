@@ -1,12 +1,11 @@
--- Cell membership: each fix's cell (on a shared edge, the smallest cell id: the same rule
--- as the verifier), then the cells a segment between two fixes crosses without a fix
--- inside them, at the time the segment enters them (linear interpolation between the
--- fixes). Crossings are ordered along the segment by where it enters each cell; a segment
--- only grazing a cell (no length inside it) does not visit it.
--- A fix outside the clip box (110_voronoi_cells.sql) lies in no cell: it is a gap, kept in
--- point_cells with a NULL cell so that segments join the right neighbours, and left out of
--- memberships (the visits skip it, as the verifier skips its gap symbol). The segments to
--- and from it still visit the cells they cross inside the box (128_crossings.sql).
+-- Each fix's cell on the final cells (on a shared edge, the smallest cell id: the same
+-- rule as the verifier), for the metrics (displacement, the attacked fixes' cells).
+-- Progressive generalization kept the same cells in memory and wrote the visits from them
+-- (fix_cells.py); this table is what the metrics read of them. The cells crossed between
+-- fixes are in no table of the pipeline: 126_segments.sql and 128_crossings.sql compute
+-- them in SQL as the reference the tests hold fix_cells.py to.
+-- A fix outside the clip box (110_voronoi_cells.sql) lies in no cell: it is a gap, kept
+-- here with a NULL cell.
 -- Where: each fix is looked up on a lattice of squares over the clip box (about 1024 per
 -- cell), by arithmetic and one hash join. A square that meets one cell only, which covers
 -- it, gives its fixes that cell: a fix in it lies in that cell and in no other. The fixes
@@ -19,13 +18,7 @@
 -- every fix. Most fixes need no polygon, and no fix is sorted.) The hash join keeps
 -- the fixes in the order of the points table, which follows trajectories: merge joins and
 -- parallel plans, which would scramble it, are off for that statement.
--- The segments between two fixes in different cells (or in a gap) go to recross, with
--- their ends' cells, for 128_crossings.sql. A segment between two fixes of one cell stays
--- inside it (cells are convex): it has no crossings.
--- This runs once, on the final cells: progressive generalization keeps the fixes' cells
--- in memory while it merges (fix_cells.py, the same rules).
--- Produces {work}.point_cells, {work}.recross, {work}.crossings and the view
--- {work}.memberships (fixes + crossings). Identifiers: work.
+-- Produces {work}.point_cells. Identifiers: work.
 SET LOCAL work_mem = '256MB';
 
 DROP TABLE IF EXISTS {work}.membership_lattice;
@@ -60,6 +53,7 @@ FROM met AS m
 LEFT JOIN {work}.cells AS c ON cardinality(m.cells) = 1 AND c.cell_id = m.cells[1];
 ANALYZE membership_squares;
 
+-- The reference's view over this table (126_segments.sql), where a test made it.
 DROP VIEW IF EXISTS {work}.memberships;
 DROP TABLE IF EXISTS {work}.point_cells;
 SET LOCAL enable_mergejoin = off;
@@ -77,34 +71,9 @@ LEFT JOIN membership_squares AS s
  AND s.j = floor((ST_Y(p.geom) - l.y_min) / l.side)::integer;
 RESET enable_mergejoin;  -- for the rest of the step's transaction
 RESET max_parallel_workers_per_gather;
--- No index by cell: nothing looks fixes up by cell any more (the metrics hash them by cell).
+-- No index by cell: nothing looks fixes up by cell (the metrics hash them by cell); the
+-- attacked trajectories' first fixes are looked up by trajectory.
 CREATE INDEX ON {work}.point_cells (traj_id, t);
--- Analysed now, not whenever autovacuum gets to it: the crossings, the visits and the
--- metrics plan on this table's statistics.
+-- Analysed now, not whenever autovacuum gets to it: the metrics plan on this table's
+-- statistics.
 ANALYZE {work}.point_cells;
-
-DROP TABLE IF EXISTS {work}.crossings;
-CREATE TABLE {work}.crossings (
-    traj_id text, user_id text, t1 timestamptz, t2 timestamptz, t timestamptz, cell_id integer
-);
-CREATE VIEW {work}.memberships AS
-SELECT traj_id, user_id, t, cell_id FROM {work}.point_cells WHERE cell_id IS NOT NULL
-UNION ALL
-SELECT traj_id, user_id, t, cell_id FROM {work}.crossings;
-
-DROP TABLE IF EXISTS {work}.recross;
-CREATE TABLE {work}.recross AS
-SELECT row_number() OVER () AS seg_id, *,
-       ST_X(ST_StartPoint(line)) AS ax, ST_Y(ST_StartPoint(line)) AS ay,
-       ST_X(ST_EndPoint(line)) - ST_X(ST_StartPoint(line)) AS dx,
-       ST_Y(ST_EndPoint(line)) - ST_Y(ST_StartPoint(line)) AS dy
-FROM (
-    SELECT traj_id, user_id, t AS t1, lead(t) OVER w AS t2,
-           cell_id AS c1, lead(cell_id) OVER w AS c2,
-           ST_MakeLine(geom, lead(geom) OVER w) AS line
-    FROM {work}.point_cells
-    WINDOW w AS (PARTITION BY traj_id ORDER BY t)
-) AS s
--- Cells are convex: a segment with both ends in one cell stays inside it. A segment with
--- an end in a gap may cross cells on its way to or from the box's edge.
-WHERE t2 IS NOT NULL AND (c1 IS NULL OR c1 IS DISTINCT FROM c2);

@@ -1,9 +1,10 @@
 -- Crossings of the segments in {work}.recross(seg_id, traj_id, user_id, t1, t2, c1, c2,
 -- line, ax, ay, dx, dy: from A = (ax, ay) to A + (dx, dy)), all segments between two
 -- cells (or from or to a gap): every cell a segment runs through, other than its ends'
--- cells, entered at the interpolated time. (fix_cells.py walks the same envelope from
--- cell to neighbouring cell, in memory, while progressive generalization merges.)
--- Identifiers: work.
+-- cells, entered at the interpolated time. The reference the tests hold fix_cells.py to
+-- (it walks the same envelope from cell to neighbouring cell, in memory, while
+-- progressive generalization merges, and writes the visits from it); the pipeline does
+-- not run it. Identifiers: work.
 --
 -- Most segments go straight from their first cell into the neighbouring one: their ends
 -- a and b share an edge, and the segment meets the bisector of the two generators, at
