@@ -125,7 +125,8 @@ def test_a_far_outlier_fix_does_not_move_the_box_and_lies_in_no_cell(
     # The outlier's own generator (one person) was there at first, and dropped.
     work = glitchy.work_schema
     assert scalar(conn, f"SELECT sum(drops) FROM {work}.progressive_log") >= 1
-    # Its fix is a gap: kept with no cell, in no membership and no visit.
+    # Its fix is a gap: in no cell (by the reference SQL) and in no visit.
+    reference_membership(conn, work)
     assert conn.execute(f"SELECT cell_id FROM {work}.point_cells WHERE traj_id = 'pa_glitch'"
                         ).fetchall() == [(None,)]
     assert scalar(conn, f"SELECT count(*) FROM {work}.visits "
@@ -136,7 +137,7 @@ def test_segments_into_and_out_of_a_gap_visit_the_cells_they_cross_inside_the_bo
         db_url: str, conn: psycopg.Connection, tmp_path: Path) -> None:
     """A GPS spike in the middle of a trip, far outside the box: the trip leaves the box
     (crossing cells on its way to the edge), has a gap, and comes back; the verifier's own
-    derivation (gap symbols dropped) agrees with the anonymizer's memberships."""
+    derivation (gap symbols dropped) agrees with the anonymizer's visits."""
     fixes = square_town()
     trip = [f for f in fixes if f.traj_id == "pb_1"]
     middle = trip[4]  # on the southern edge, 1 km east of the start
@@ -145,14 +146,14 @@ def test_segments_into_and_out_of_a_gap_visit_the_cells_they_cross_inside_the_bo
     load_fixes(db_url, tmp_path, "spiky", fixes)
     spec = run_until("spiky", "flows")
     work = spec.work_schema
+    written = anonymizer_sequences(conn, work)
+    reference_membership(conn, work)  # each fix's cell and the crossings, in SQL
 
     assert scalar(conn, f"SELECT count(*) FROM {work}.point_cells WHERE cell_id IS NULL") == 1
     assert scalar(conn, f"SELECT count(*) FROM {work}.visits WHERE cell_id IS NULL") == 0
     # The segments to and from the spike cross the cells between the trip and the box's
     # southern edge, entered after the previous fix and before the next (the reference
     # membership in SQL says which; the visits, written from memory, agree with it).
-    written = anonymizer_sequences(conn, work)
-    reference_membership(conn, work)
     assert reference_sequences(conn, work) == written
     before, after = conn.execute(
         f"SELECT t FROM {work}.point_cells WHERE traj_id = 'pb_1' "
@@ -230,8 +231,7 @@ def test_generators_snapping_onto_one_lattice_point_are_merged(
     assert counts["snap_merges"] > 0
     assert counts["generators"] == counts["clusters"] - counts["snap_merges"]
 
-    for following in (tessellation.voronoi, tessellation.membership,
-                      tessellation.progressive_generalization):
+    for following in (tessellation.voronoi, tessellation.progressive_generalization):
         following(spec.to_dict())
     work = spec.work_schema
     assert scalar(conn, f"SELECT sum(snap_merges) FROM {work}.progressive_log") > 0

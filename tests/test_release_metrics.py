@@ -19,6 +19,7 @@ import pytest
 from pipeline_helpers import STEP_ORDER, release_params, run_steps
 
 from anonymizers.db.connection import connect
+from anonymizers.db.sqlfiles import run_sql_file
 from anonymizers.errors import PrivacyViolation
 from anonymizers.families.generalization import metrics as release_metrics
 from anonymizers.families.generalization.metrics import (
@@ -121,7 +122,12 @@ def read_whole_window(session: psycopg.Connection, release: ReleaseSpec) -> Whol
     """The window's fixes, published sequences and generalized inputs, all in memory."""
     ids = {name: psycopg.sql.Identifier(release.work_schema, name) for name in
            ("points", "cells", "cell_map", "anonymized", "visits")}
-    table = "point_cells" if "membership" in method_entry(release.method).steps else "memberships"
+    table = "memberships"
+    if "progressive_generalization" in method_entry(release.method).steps:
+        # Each fix's cell by the reference SQL (the pipeline kept them in memory only).
+        run_sql_file(session, "generalization/voronoi/120_membership.sql",
+                     work=release.work_schema)
+        table = "point_cells"
     rows = session.execute(psycopg.sql.SQL(
         "SELECT p.traj_id, p.user_id, ST_X(p.geom), ST_Y(p.geom), f.cell_id, "
         "ST_X(c.centroid), ST_Y(c.centroid), m.release_cell_id FROM {points} AS p "

@@ -415,7 +415,7 @@ def test_the_memberships_on_the_final_cells_are_the_verifiers(
         loaded_city: str, conn: psycopg.Connection, k: int) -> None:
     """After progressive generalization, the visits it wrote from the cells it kept in
     memory are the sequences the verifier derives on its own (GEOS)."""
-    spec = run_voronoi_steps(voronoi_params(k=k), until="membership")
+    spec = run_voronoi_steps(voronoi_params(k=k), until="progressive_generalization")
     assert verifier_sequences(conn, spec.work_schema) == anonymizer_sequences(
         conn, spec.work_schema)
 
@@ -582,6 +582,7 @@ def add_a_trajectory_of_one_person(conn: psycopg.Connection, spec: ReleaseSpec) 
     sequences = anonymizer_sequences(conn, work)
     owner: dict[str, str] = dict(conn.execute(
         f"SELECT DISTINCT traj_id, user_id FROM {work}.points").fetchall())
+    reference_membership(conn, work)  # each fix's cell
     crossed = set(conn.execute(f"SELECT traj_id, cell_id FROM {work}.visits EXCEPT "
                                f"SELECT traj_id, cell_id FROM {work}.point_cells").fetchall())
     released: dict[int, int] = dict(conn.execute(

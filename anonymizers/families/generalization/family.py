@@ -26,7 +26,6 @@ class GeneralizationFamily(Family):
             "characteristic_points": tessellation.characteristic_points,
             "cluster": tessellation.cluster,
             "voronoi": tessellation.voronoi,
-            "membership": tessellation.membership,
             "progressive_generalization": tessellation.progressive_generalization,
             "visits_and_flows": steps.visits_and_flows,
             "flows": steps.flows,

@@ -40,7 +40,8 @@ from typing import NamedTuple
 import numpy as np
 from scipy.spatial import cKDTree
 
-__all__ = ["GAP", "CellSums", "FixCells", "GroupSupport", "Tessellation", "Visits"]
+__all__ = ["GAP", "CellDisplacement", "CellSums", "FixCells", "GroupSupport", "Tessellation",
+           "Visits"]
 
 GAP = -1  # the cell of a fix outside the clip box
 # Fixes (or segments) per pass of a query, a sum or a walk: bounds their temporary arrays
@@ -168,6 +169,16 @@ class CellSums(NamedTuple):
     sxxyy: np.ndarray
     distance_sum: float
     distance_max: float
+
+
+class CellDisplacement(NamedTuple):
+    """Per generator (aligned with the tessellation's ids): its fixes, the sum of their
+    distances to it, their distinct persons; and the persons with a fix in any cell."""
+
+    n_points: np.ndarray
+    distance_sum: np.ndarray
+    persons: np.ndarray
+    persons_in_cells: int
 
 
 class Visits(NamedTuple):
@@ -336,6 +347,26 @@ class FixCells:
             distance_sum += float(distance.sum())
             distance_max = max(distance_max, float(distance.max(initial=0.0)))
         return CellSums(counts, sx, sy, sxxyy, distance_sum, distance_max)
+
+    def displacement(self, cells: Tessellation) -> CellDisplacement:
+        """Per generator of ``cells``: its fixes, the sum of their distances to it and
+        their distinct persons; and the distinct persons with a fix in any cell (Andrienko's
+        displacement, ``040_displacement.sql``). QUERY_ROWS fixes at a time."""
+        n, persons = len(cells.ids), int(self.person.max(initial=0)) + 1
+        counts, distance = np.zeros(n, np.int64), np.zeros(n)
+        pairs = []
+        for start in range(0, len(self), QUERY_ROWS):
+            part = slice(start, start + QUERY_ROWS)
+            located = self.cell[part] != GAP
+            at = np.searchsorted(cells.ids, self.cell[part][located])
+            counts += np.bincount(at, minlength=n)
+            distance += np.bincount(at, weights=np.hypot(self.x[part][located] - cells.x[at],
+                                                         self.y[part][located] - cells.y[at]),
+                                    minlength=n)
+            pairs.append(np.unique(at.astype(np.int64) * persons + self.person[part][located]))
+        distinct = np.unique(np.concatenate(pairs)) if pairs else np.zeros(0, np.int64)
+        return CellDisplacement(counts, distance, np.bincount(distinct // persons, minlength=n),
+                                int(np.unique(distinct % persons).size))
 
     def moves(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(person, from cell, to cell) of every move: consecutive memberships of a

@@ -170,7 +170,7 @@ def _sql_metrics(conn: psycopg.Connection, release: ReleaseSpec) -> None:
                  **schemas)
     run_sql_file(conn, METRICS_SQL + "020_trajectory_lengths.sql",
                  {"edges": list(LENGTH_BIN_EDGES_M), "k": release.k}, **schemas)
-    if "progressive_generalization" in method_entry(release.method).steps:
+    if _is_voronoi(release):
         run_sql_file(conn, METRICS_SQL + "030_progressive.sql", **schemas)
     mismatched = run_sql_file(conn, METRICS_SQL + "070_published_mismatch.sql", **schemas)[0][0]
     if mismatched:
@@ -181,12 +181,19 @@ def _sql_metrics(conn: psycopg.Connection, release: ReleaseSpec) -> None:
 # --------------------------------------------------------------------------- reading
 
 
-def _fixes_table(release: ReleaseSpec) -> tuple[str, str]:
-    """The work table that holds the cell of each fix."""
-    # The grid keeps its fixes' cells in memberships; the Voronoi methods in point_cells
-    # (their memberships also hold the cells crossed between fixes).
-    crossing = "membership" in method_entry(release.method).steps
-    return release.work_schema, "point_cells" if crossing else "memberships"
+def _fixes_table(conn: psycopg.Connection, release: ReleaseSpec) -> tuple[str, str]:
+    """The relation that holds the cell of each fix (traj_id, t, cell_id)."""
+    # The grid keeps its fixes' cells in memberships; the Voronoi methods' fixes are
+    # looked up in their cells when asked (their memberships also hold crossed cells, and
+    # progressive generalization kept the fixes' cells in memory only).
+    if not _is_voronoi(release):
+        return release.work_schema, "memberships"
+    run_sql_file(conn, METRICS_SQL + "038_voronoi_fix_cells.sql", work=release.work_schema)
+    return "pg_temp", "voronoi_fix_cells"
+
+
+def _is_voronoi(release: ReleaseSpec) -> bool:
+    return "progressive_generalization" in method_entry(release.method).steps
 
 
 def _number_trajectories(conn: psycopg.Connection) -> np.ndarray:
@@ -218,7 +225,8 @@ def _read_observations(conn: psycopg.Connection, release: ReleaseSpec, chosen: n
     trajectory, in time order."""
     table = _copy_table(copy_out(conn, METRICS_SQL + "047_sample_observations.sql",
                                  {"chosen": chosen.tolist(), "first": first},
-                                 work=release.work_schema, fixes=_fixes_table(release)),
+                                 work=release.work_schema,
+                                 fixes=_fixes_table(conn, release)),
                         {"traj": pa.int64(), "published": pa.int64()})
     published = table["published"].fill_null(NO_CELL).to_numpy()
     return [published[run] for run in _runs(table["traj"].to_numpy(), chosen)]
@@ -276,15 +284,17 @@ def _read_input_sequences(conn: psycopg.Connection, release: ReleaseSpec,
 
 def _displacement_rows(conn: psycopg.Connection, release: ReleaseSpec) -> list[Row]:
     """Andrienko's displacement of the fixes to their cell's centroid, as aggregates over at
-    least k persons (no maximum: it is one fix's distance, issue 7 finding 5). Summed in
-    the database: every fix counts, and none is read into Python."""
-    fixes = _fixes_table(release)
-    located = fixes
-    if fixes[1] == "memberships":
+    least k persons (no maximum: it is one fix's distance, issue 7 finding 5), from the
+    fixes summed per cell where their cells are known (progressive generalization for the
+    Voronoi methods, the database for the grid): every fix counts, none is read here."""
+    sums = (release.work_schema, "cell_displacement")  # progressive generalization's
+    if not _is_voronoi(release):
         run_sql_file(conn, METRICS_SQL + "039_located_grid_fixes.sql", work=release.work_schema)
-        located = ("pg_temp", "located_grid_fixes")
+        run_sql_file(conn, METRICS_SQL + "041_grid_cell_displacement.sql",
+                     work=release.work_schema, located=("pg_temp", "located_grid_fixes"))
+        sums = ("pg_temp", "cell_displacement")
     found = fetch_columns(conn, METRICS_SQL + "040_displacement.sql", {"k": release.k},
-                          work=release.work_schema, fixes=fixes, located=located)
+                          sums=sums)
     # NULL (too few persons, or no fix in a cell) is what displacement_measures calls NaN.
     d = {name: math.nan if values[0] is None else float(values[0])
          for name, values in found.items()}

@@ -3,10 +3,10 @@ Voronoi cells, membership and progressive generalization.
 
 Python does the sequential and combinatorial parts (characteristic points, clustering,
 merge decisions, and the fixes' cells while progressive generalization merges, kept in
-memory: fix_cells.py, and the visits made from them once the cells are final); PostGIS
-does the spatial ones (Voronoi cells, neighbours, the persons near a generator, each fix's
-cell for the metrics). Data moves through the run's work schema: ``characteristic_points``,
-``generators``, ``cells``, ``progressive_log``, ``visits``, ``point_cells``.
+memory: fix_cells.py, and the visits and the fixes' sums per cell made from them once
+the cells are final); PostGIS does the spatial ones (Voronoi cells, neighbours, the persons
+near a generator). Data moves through the run's work schema: ``characteristic_points``,
+``generators``, ``cells``, ``progressive_log``, ``visits``, ``cell_displacement``.
 """
 
 from __future__ import annotations
@@ -39,7 +39,6 @@ if TYPE_CHECKING:
 __all__ = [
     "characteristic_points",
     "cluster",
-    "membership",
     "progressive_generalization",
     "voronoi",
 ]
@@ -185,14 +184,6 @@ def voronoi(spec: dict[str, Any]) -> None:
         _rebuild_cells(conn, release)
 
 
-def membership(spec: dict[str, Any]) -> None:
-    """Each fix's cell on the final cells (``{work}.point_cells``), for the metrics; the
-    visits are progressive generalization's."""
-    with step("membership", spec) as (release, conn):
-        for name in ("120_membership.sql", "170_drop_scratch.sql"):
-            run_sql_file(conn, VORONOI + name, work=release.work_schema)
-
-
 # The window's fixes as 103_fixes_for_python.sql sends them, in (traj, t) order.
 FIX_COLUMNS = {"traj": pa.string(), "user": pa.string(), "t_us": pa.int64(),
                "x": pa.float64(), "y": pa.float64()}
@@ -274,6 +265,22 @@ def _read_tessellation(conn: psycopg.Connection, release: ReleaseSpec) -> Tessel
                         np.array(pairs["b_id"], dtype=np.int64),
                         np.array(pairs["t_min"], dtype=float),
                         np.array(pairs["t_max"], dtype=float))
+
+
+def _write_displacement(conn: psycopg.Connection, release: ReleaseSpec, fixes: FixCells,
+                        cells: Tessellation) -> None:
+    """{work}.cell_displacement: the fixes summed per final cell, for the metrics
+    (157_cell_displacement_table.sql); cells without a fix have no row."""
+    found = fixes.displacement(cells)
+    held = found.n_points > 0
+    # One row per cell with fixes, then the row of all cells: NULL but for its persons.
+    all_cells = np.r_[np.zeros(np.count_nonzero(held), dtype=bool), True]
+    run_sql_file(conn, VORONOI + "157_cell_displacement_table.sql", work=release.work_schema)
+    copy_arrow(conn, release.work_schema, "cell_displacement", pa.table({
+        "cell_id": pa.array(np.r_[cells.ids[held], 0], mask=all_cells),
+        "n_points": pa.array(np.r_[found.n_points[held], 0], mask=all_cells),
+        "distance_sum": pa.array(np.r_[found.distance_sum[held], 0.0], mask=all_cells),
+        "persons": np.r_[found.persons[held], found.persons_in_cells]}))
 
 
 def _update_fixes(conn: psycopg.Connection, release: ReleaseSpec, fixes: FixCells,
@@ -495,4 +502,6 @@ def progressive_generalization(spec: dict[str, Any]) -> dict[str, int]:
             _update_fixes(conn, release, fixes, cells)
             iteration += 1
         _write_visits(conn, release, window)
+        _write_displacement(conn, release, fixes, cells)
+        run_sql_file(conn, VORONOI + "170_drop_scratch.sql", work=release.work_schema)
     return {"iterations": iteration}

@@ -5,52 +5,22 @@
 --                   cell's average displacement (each such cell weighs the same);
 --   global_sum, global_mean  the sum and the average over all those fixes, NULL when they
 --                   belong to fewer than k persons.
--- The definitions of anonymizers.metrics.displacement.displacement_measures, summed here so
--- that no fix leaves the database. {fixes} is the table of the fixes' cells:
--- {work}.point_cells (Voronoi methods) or {work}.memberships (grid); {located} has each
--- fix's cell and position: point_cells itself, or 039_located_grid_fixes.sql's view (the
--- grid's memberships have no position: it joins them to the points).
--- Sums and averages are numeric: in floating point they depend on the order parallel
--- workers combine them in, so a re-run published figures that differed in the last digits.
--- Hashed by cell, not read in cell order: the planner's estimate of the aggregates (25M
--- fixes: hundreds of millions) drowns the difference between plans, and among plans it
--- deems equal it took one reading the fixes in cell order (25M fixes: 68.8 s).
--- Params: k. Identifiers: work, fixes (schema, table), located (schema, table).
-SET LOCAL work_mem = '256MB';
-SET LOCAL enable_mergejoin = off;
-SET LOCAL enable_indexscan = off;
-SET LOCAL enable_bitmapscan = off;
-SET LOCAL enable_sort = off;
+-- The definitions of anonymizers.metrics.displacement.displacement_measures, from the
+-- fixes summed per cell so that no fix leaves the database or the step that holds them:
+-- {sums} has per cell (cell_id, n_points, distance_sum, persons) and, with a NULL cell,
+-- the distinct persons with a fix in any cell. Voronoi methods: the work schema's
+-- cell_displacement, written by progressive generalization from the fixes' cells it keeps
+-- in memory; the grid: 041_grid_cell_displacement.sql's table.
+-- Params: k. Identifiers: sums (schema, table).
 WITH per_cell AS (
-    SELECT f.cell_id, count(*) AS n,
-           sum(ST_Distance(f.geom, c.centroid)::numeric) AS total
-    FROM {located} AS f
-    JOIN {work}.cells AS c ON c.cell_id = f.cell_id
-    GROUP BY f.cell_id
-), cell_persons AS (
-    -- Without the points: each row of {fixes} is one fix of {work}.points with its person
-    -- (the membership steps derive it from them), and grouping the join by person would
-    -- sort every fix by a text key.
-    SELECT f.cell_id, f.user_id
-    FROM {fixes} AS f
-    JOIN {work}.cells AS c ON c.cell_id = f.cell_id
-    GROUP BY f.cell_id, f.user_id
-), persons AS (
-    SELECT cell_id, count(*) AS persons FROM cell_persons GROUP BY cell_id
+    SELECT cell_id, n_points, distance_sum, persons FROM {sums} WHERE cell_id IS NOT NULL
 ), overall AS (
-    SELECT sum(n) AS n, sum(total) AS total,
-           (SELECT count(DISTINCT user_id) FROM cell_persons) AS persons
+    SELECT sum(n_points) AS n, sum(distance_sum::numeric) AS total,
+           (SELECT persons FROM {sums} WHERE cell_id IS NULL) AS persons
     FROM per_cell
 )
-SELECT (SELECT avg(d.total / d.n)::float8
-        FROM per_cell AS d JOIN persons AS p USING (cell_id)
-        WHERE p.persons >= %(k)s) AS local_mean_avg,
+SELECT (SELECT avg(distance_sum::numeric / n_points)::float8
+        FROM per_cell WHERE persons >= %(k)s) AS local_mean_avg,
        CASE WHEN persons >= %(k)s THEN total::float8 END AS global_sum,
        CASE WHEN persons >= %(k)s THEN (total / n)::float8 END AS global_mean
 FROM overall;
--- The planner settings go back for the rest of the step's transaction; work_mem stays as
--- 005_input_trajectories.sql set it for the whole step.
-RESET enable_mergejoin;
-RESET enable_indexscan;
-RESET enable_bitmapscan;
-RESET enable_sort;

@@ -1,10 +1,11 @@
 -- What the linking attack observes of the sampled trajectories (by number,
 -- metrics_trajectories of 035_trajectory_numbers.sql): the published cell id of each of
 -- their first %(first)s fixes in time order (empty when the fix's cell is not published).
--- {fixes} is the table of the fixes' cells: {work}.point_cells (Voronoi methods:
--- memberships there also hold crossed cells) or {work}.memberships (grid: fixes only, no
--- index). Its rows of the sampled trajectories are picked first (one scan, a hash of the
--- sample's ids), so no hash table over every fix is built to join them.
+-- {fixes} holds the fixes' cells (traj_id, t, cell_id): 038_voronoi_fix_cells.sql's view
+-- (Voronoi methods: their memberships also hold crossed cells; each sampled fix is looked
+-- up in the cells) or {work}.memberships (grid: fixes only, no index). Its rows of the
+-- sampled trajectories are picked first (one scan, a hash of the sample's ids), so no
+-- hash table over every fix is built to join them.
 -- Params: chosen (integer[], trajectory numbers), first (integer).
 -- Identifiers: work, fixes (schema, table).
 COPY (
