@@ -158,6 +158,43 @@ def test_moves_skip_gaps_and_take_the_crossings_in_order() -> None:
     assert [m.tolist() for m in fixes.moves()] == [[5, 5], [1, 2], [2, 3]]
 
 
+def test_visits_collapse_repeats_across_gaps_and_time_the_crossings() -> None:
+    # The trajectory of the test above: 1, gap, 1 -> (2) -> 3, 3 at minutes 0..4, the
+    # crossing of cell 2 entered half way between minutes 2 and 3; then 3, 3.
+    cells, _ = tessellation(np.array([1, 2, 3]),
+                            np.array([[100.0, 400.0], [500.0, 400.0], [900.0, 400.0]]))
+    x = np.array([100.0, -50.0, 150.0, 950.0, 960.0, 900.0, 910.0])
+    y = np.array([400.0, 400.0, 400.0, 400.0, 400.0, 100.0, 110.0])
+    fixes = FixCells(np.array([True, True, True, True, False, True, False]),
+                     np.array([5, 5, 5, 5, 5, 6, 6]), x, y)
+    fixes.locate(cells)
+    minute = 60_000_000
+    times = np.array([0, 1, 2, 3, 4, 10, 11]) * minute
+    (found,) = fixes.visits(times)
+    assert found.trajectory.tolist() == [0, 0, 0, 1]
+    assert found.visit_no.tolist() == [1, 2, 3, 1]
+    assert found.cell.tolist() == [1, 2, 3, 3]
+    assert found.n_points.tolist() == [2, 1, 2, 2]
+    # Cell 2 is entered where the segment (150 -> 950) meets the bisector at 300 m: s 3/16.
+    entry = 2 * minute + round(minute * 3 / 16)
+    assert found.t_enter.tolist() == [0, entry, 3 * minute, 10 * minute]
+    assert found.t_exit.tolist() == [2 * minute, entry, 4 * minute, 11 * minute]
+
+
+def test_displacement_sums_the_fixes_of_each_cell_and_counts_their_persons() -> None:
+    cells, _, fixes = located(4, 15, 10, 20)
+    found = fixes.displacement(cells)
+    inside = fixes.cell != GAP
+    assert (~inside).any() and inside.any()
+    for i, cell in enumerate(cells.ids.tolist()):
+        mine = fixes.cell == cell
+        assert found.n_points[i] == mine.sum()
+        assert found.distance_sum[i] == pytest.approx(np.hypot(
+            fixes.x[mine] - cells.x[i], fixes.y[mine] - cells.y[i]).sum())
+        assert found.persons[i] == np.unique(fixes.person[mine]).size
+    assert found.persons_in_cells == np.unique(fixes.person[inside]).size
+
+
 @pytest.mark.parametrize("seed", [6, 7, 8])
 def test_an_update_where_cells_changed_equals_locating_every_fix_again(seed: int) -> None:
     rng = np.random.default_rng(seed)
@@ -229,6 +266,8 @@ def test_passes_in_chunks_give_what_one_pass_gives(monkeypatch: pytest.MonkeyPat
     walks = random_walks(rng, 12, 25)
     whole = FixCells(*walks)
     whole.locate(cells)
+    times = np.arange(len(whole)) * 1_000_000
+    (one_pass,), one_sum = list(whole.visits(times)), whole.displacement(cells)
     monkeypatch.setattr(fix_cells, "QUERY_ROWS", 7)  # chunks ending inside trajectories
     monkeypatch.setattr(fix_cells, "WALK_ROWS", 3)
     chunked = FixCells(*walks)
@@ -238,6 +277,13 @@ def test_passes_in_chunks_give_what_one_pass_gives(monkeypatch: pytest.MonkeyPat
     for mine, theirs in zip(chunked.moves(), whole.moves(), strict=True):
         assert mine.tolist() == theirs.tolist()
     for mine, theirs in zip(chunked.statistics(cells), whole.statistics(cells), strict=True):
+        assert mine == pytest.approx(theirs)
+    parts = list(chunked.visits(times))  # whole trajectories of about 7 fixes each
+    assert len(parts) > 1
+    joined = [np.concatenate(column) for column in zip(*parts, strict=True)]
+    for mine, theirs in zip(joined, one_pass, strict=True):
+        assert mine.tolist() == theirs.tolist()
+    for mine, theirs in zip(chunked.displacement(cells), one_sum, strict=True):
         assert mine == pytest.approx(theirs)
 
 
