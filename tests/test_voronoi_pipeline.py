@@ -420,14 +420,18 @@ def test_the_memberships_on_the_final_cells_are_the_verifiers(
         conn, spec.work_schema)
 
 
-@pytest.mark.parametrize("k", [3, 5])
+@pytest.mark.parametrize(("k", "zone"), [(3, None), (5, "Asia/Kolkata")])
 def test_the_visits_written_from_memory_are_those_of_the_sql_membership(
-        loaded_city: str, conn: psycopg.Connection, k: int) -> None:
+        loaded_city: str, conn: psycopg.Connection, k: int, zone: str | None,
+        monkeypatch: pytest.MonkeyPatch) -> None:
     """The visits progressive generalization writes (FixCells.visits) are those
     050_visits.sql makes of the reference SQL membership on the final cells: the same
     trajectories, persons, numbers, cells and memberships per visit; entry and exit times
     the same to the millisecond (a crossing's time comes from its entry along the segment,
-    computed apart in each)."""
+    computed apart in each), also when the pipeline's sessions are in another time zone
+    (the times are written as UTC text)."""
+    if zone is not None:
+        monkeypatch.setenv("PGTZ", zone)  # libpq sets the sessions' TimeZone from it
     spec = run_voronoi_steps(voronoi_params(k=k), until="progressive_generalization")
     work = spec.work_schema
     conn.execute(f"ALTER TABLE {work}.visits RENAME TO visits_from_memory")

@@ -236,7 +236,7 @@ def _write_visits(conn: psycopg.Connection, release: ReleaseSpec, window: _Windo
     the window at a time (150_visits_table.sql, 155_visits_index.sql)."""
     started, written = time.perf_counter(), 0
     run_sql_file(conn, VORONOI + "150_visits_table.sql", work=release.work_schema)
-    when = pa.timestamp("us", tz="UTC")
+    when = pa.timestamp("us")  # UTC wall-clock time: 150_visits_table.sql reads it so
     for part in window.fixes.visits(window.times):
         trajectory = pa.array(part.trajectory)
         copy_arrow(conn, release.work_schema, "visits", pa.table({
