@@ -269,6 +269,7 @@ def test_passes_in_chunks_give_what_one_pass_gives(monkeypatch: pytest.MonkeyPat
     times = np.arange(len(whole)) * 1_000_000
     (one_pass,), one_sum = list(whole.visits(times)), whole.displacement(cells)
     monkeypatch.setattr(fix_cells, "QUERY_ROWS", 7)  # chunks ending inside trajectories
+    monkeypatch.setattr(fix_cells, "VISIT_ROWS", 7)
     monkeypatch.setattr(fix_cells, "WALK_ROWS", 3)
     chunked = FixCells(*walks)
     chunked.locate(cells)

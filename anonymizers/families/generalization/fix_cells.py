@@ -48,6 +48,9 @@ GAP = -1  # the cell of a fix outside the clip box
 # (at 25M fixes, the window's own arrays take 625 MB; a walk's step holds a few arrays of
 # rows x neighbours).
 QUERY_ROWS = 1 << 21
+# Fixes whose visits are made and written at a time: a part's events, visits, ids and CSV
+# are the step's largest temporaries at the end (2M fixes: about 450 MB on the 5M city).
+VISIT_ROWS = 1 << 19
 WALK_ROWS = 1 << 18
 TIES = 8  # generators looked at when a fix is exactly as far from two
 
@@ -396,7 +399,7 @@ class FixCells:
 
     def visits(self, times: np.ndarray) -> Iterator[Visits]:
         """The trajectories' visits (seed 000, Definition 3), whole trajectories of about
-        QUERY_ROWS fixes at a time: the memberships (fixes in cells, and crossings entered
+        VISIT_ROWS fixes at a time: the memberships (fixes in cells, and crossings entered
         at ``t1 + (t2 - t1) s``, to the microsecond) in order, gaps left out, consecutive
         repeats of a cell one visit; what ``050_visits.sql`` makes of memberships in SQL.
 
@@ -407,7 +410,7 @@ class FixCells:
         """
         first_trajectory, start = 0, 0
         while start < len(self):
-            stop = self._trajectories_end(start + QUERY_ROWS)
+            stop = self._trajectories_end(start + VISIT_ROWS)
             found = self._visits_of(times, start, stop, first_trajectory)
             first_trajectory += int(np.count_nonzero(~self.continues[start:stop]))
             start = stop
