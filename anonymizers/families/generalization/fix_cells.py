@@ -337,11 +337,7 @@ class FixCells:
         counts, sx, sy, sxxyy = (np.zeros(n, np.int64), np.zeros(n), np.zeros(n),
                                  np.zeros(n))
         distance_sum, distance_max = 0.0, 0.0
-        for start in range(0, len(self), QUERY_ROWS):
-            part = slice(start, start + QUERY_ROWS)
-            located = self.cell[part] != GAP
-            at = np.searchsorted(cells.ids, self.cell[part][located])
-            x, y = self.x[part][located], self.y[part][located]
+        for at, x, y, _person in self._in_cells(cells):
             counts += np.bincount(at, minlength=n)
             sx += np.bincount(at, weights=x, minlength=n)
             sy += np.bincount(at, weights=y, minlength=n)
@@ -358,18 +354,24 @@ class FixCells:
         n, persons = len(cells.ids), int(self.person.max(initial=0)) + 1
         counts, distance = np.zeros(n, np.int64), np.zeros(n)
         pairs = []
-        for start in range(0, len(self), QUERY_ROWS):
-            part = slice(start, start + QUERY_ROWS)
-            located = self.cell[part] != GAP
-            at = np.searchsorted(cells.ids, self.cell[part][located])
+        for at, x, y, person in self._in_cells(cells):
             counts += np.bincount(at, minlength=n)
-            distance += np.bincount(at, weights=np.hypot(self.x[part][located] - cells.x[at],
-                                                         self.y[part][located] - cells.y[at]),
+            distance += np.bincount(at, weights=np.hypot(x - cells.x[at], y - cells.y[at]),
                                     minlength=n)
-            pairs.append(np.unique(at.astype(np.int64) * persons + self.person[part][located]))
+            pairs.append(np.unique(at.astype(np.int64) * persons + person))
         distinct = np.unique(np.concatenate(pairs)) if pairs else np.zeros(0, np.int64)
         return CellDisplacement(counts, distance, np.bincount(distinct // persons, minlength=n),
                                 int(np.unique(distinct % persons).size))
+
+    def _in_cells(self, cells: Tessellation
+                  ) -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]]:
+        """The fixes in a cell, QUERY_ROWS fixes at a time: the index of their generator
+        in ``cells``, their x, y and person."""
+        for start in range(0, len(self), QUERY_ROWS):
+            part = slice(start, start + QUERY_ROWS)
+            located = self.cell[part] != GAP
+            yield (np.searchsorted(cells.ids, self.cell[part][located]),
+                   self.x[part][located], self.y[part][located], self.person[part][located])
 
     def moves(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(person, from cell, to cell) of every move: consecutive memberships of a

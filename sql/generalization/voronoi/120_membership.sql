@@ -1,9 +1,8 @@
--- Each fix's cell on the final cells (on a shared edge, the smallest cell id: the same
--- rule as the verifier), for the metrics (displacement, the attacked fixes' cells).
--- Progressive generalization kept the same cells in memory and wrote the visits from them
--- (fix_cells.py); this table is what the metrics read of them. The cells crossed between
--- fixes are in no table of the pipeline: 126_segments.sql and 128_crossings.sql compute
--- them in SQL as the reference the tests hold fix_cells.py to.
+-- Each fix's cell on the current cells (on a shared edge, the smallest cell id: the same
+-- rule as the verifier), in SQL: with 126_segments.sql and 128_crossings.sql, the
+-- reference the tests hold fix_cells.py to (progressive generalization keeps the fixes'
+-- cells in memory and writes the visits and the metrics' sums from them). The pipeline
+-- does not run it; the tests and bench_tessellation_pipeline.py do.
 -- A fix outside the clip box (110_voronoi_cells.sql) lies in no cell: it is a gap, kept
 -- here with a NULL cell.
 -- Where: each fix is looked up on a lattice of squares over the clip box (about 1024 per

@@ -1,6 +1,5 @@
--- What only the membership needs while it computes (the segments between two cells are
--- the size of the window's fixes), and what progressive generalization kept of the
--- previous step (110_voronoi_cells.sql): dropped once the memberships are written.
--- Identifiers: work.
+-- What progressive generalization kept of the previous step (110_voronoi_cells.sql),
+-- dropped at its end once the visits are written; and the reference membership's scratch
+-- (120_membership.sql, 126_segments.sql), where a test made it. Identifiers: work.
 DROP TABLE IF EXISTS {work}.recross, {work}.recross_full, {work}.membership_lattice,
     {work}.cells_prev, {work}.clip_box_prev;
