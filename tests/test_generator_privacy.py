@@ -144,7 +144,7 @@ def test_segments_into_and_out_of_a_gap_visit_the_cells_they_cross_inside_the_bo
     fixes.remove(middle)
     fixes.append(middle._replace(x=-8000.0, y=-3000.0))  # 8 km west, 3 km south
     load_fixes(db_url, tmp_path, "spiky", fixes)
-    spec = run_until("spiky", "flows")
+    spec = run_until("spiky", "progressive_generalization")
     work = spec.work_schema
     written = anonymizer_sequences(conn, work)
     reference_membership(conn, work)  # each fix's cell and the crossings, in SQL

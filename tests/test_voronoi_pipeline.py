@@ -454,6 +454,23 @@ def test_the_visits_written_from_memory_are_those_of_the_sql_membership(
     assert several > 0 and late == 0
 
 
+@pytest.mark.parametrize("k", [3, 5])
+def test_the_flows_counted_in_memory_are_those_of_the_sql_count(
+        loaded_city: str, conn: psycopg.Connection, k: int) -> None:
+    """The flows progressive generalization counts from the visits it makes
+    (moves.FlowCounter) are those 060_flows.sql counts over the visits table: the same
+    pairs of cells, distinct persons and trajectories, and only pairs of k persons."""
+    spec = run_voronoi_steps(voronoi_params(k=k), until="progressive_generalization")
+    work = spec.work_schema
+    conn.execute(f"ALTER TABLE {work}.flows RENAME TO flows_from_memory")
+    run_sql_file(conn, "generalization/060_flows.sql", {"k": k}, work=work)
+    in_memory = conn.execute(f"SELECT * FROM {work}.flows_from_memory ORDER BY 1, 2").fetchall()
+    assert in_memory == conn.execute(f"SELECT * FROM {work}.flows ORDER BY 1, 2").fetchall()
+    assert len(in_memory) > 10 and min(row[2] for row in in_memory) >= k
+    # Some person makes a flow in two trajectories: the two counts are kept apart.
+    assert any(row[3] > row[2] for row in in_memory)
+
+
 def moves_from_memberships(conn: psycopg.Connection, work: str) -> dict[tuple[int, int], int]:
     """Distinct persons moving from one cell to another, counted afresh from every
     membership in SQL (the planner counts them from the cells it keeps in memory)."""

@@ -131,7 +131,7 @@ _TESSELLATION = (
 )
 _GRID_STEPS = ("project", "grid_membership", "visits_and_flows", "anonymize", "build_release")
 _VORONOI_STEPS = ("project", "characteristic_points", "cluster", "voronoi",
-                  "progressive_generalization", "flows", "anonymize", "build_release")
+                  "progressive_generalization", "anonymize", "build_release")
 
 _GENERALIZATION_METHODS = (
     MethodEntry("grid_kam_cut", "generalization", "fixed square grid + KAM_CUT (baseline)",
@@ -160,7 +160,7 @@ _GENERALIZATION = FamilyEntry(
         "persons of the window (implies seed 000 Definition 9); every published cell and "
         "generator is supported by at least k of them"),
     steps=("project", "grid_membership", "characteristic_points", "cluster", "voronoi",
-           "progressive_generalization", "visits_and_flows", "flows", "anonymize",
+           "progressive_generalization", "visits_and_flows", "anonymize",
            "build_release"),
     module="anonymizers.families.generalization.family",
     verifier="anonymizers.verifiers.generalization",

@@ -2,6 +2,8 @@
 -- persons and in trajectories (exact here; the release publishes them interval-filtered).
 -- Only flows of at least k distinct persons are kept: a flow A->B is the pattern <A, B>,
 -- so k distinct persons make it k-anonymous. Params: k. Identifiers: work.
+-- The grid's step (visits_and_flows); the Voronoi methods count the same from the visits
+-- in memory (voronoi/158_flows_table.sql), and the tests hold that count to this one.
 SET LOCAL work_mem = '256MB';
 DROP TABLE IF EXISTS {work}.flows;
 CREATE TABLE {work}.flows AS

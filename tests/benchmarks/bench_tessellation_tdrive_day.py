@@ -18,7 +18,7 @@ from _common import scratch_database, write_results
 from bench_kam_rec_tdrive import TDRIVE
 
 STEPS = ["project", "characteristic_points", "cluster", "voronoi", "progressive_generalization",
-         "flows", "anonymize", "build_release"]
+         "anonymize", "build_release"]
 
 
 def _function(name: str):

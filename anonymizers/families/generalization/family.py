@@ -28,7 +28,6 @@ class GeneralizationFamily(Family):
             "voronoi": tessellation.voronoi,
             "progressive_generalization": tessellation.progressive_generalization,
             "visits_and_flows": steps.visits_and_flows,
-            "flows": steps.flows,
             "anonymize": steps.anonymize,
             "build_release": steps.build_release,
         }

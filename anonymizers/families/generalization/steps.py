@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from anonymizers.families.generalization.prefix_tree import Publication
     from anonymizers.release.spec import ReleaseSpec
 
-__all__ = ["anonymize", "build_release", "flows", "grid_membership", "project",
+__all__ = ["anonymize", "build_release", "grid_membership", "project",
            "visits_and_flows"]
 
 
@@ -47,22 +47,11 @@ def grid_membership(spec: dict[str, Any]) -> None:
 
 def visits_and_flows(spec: dict[str, Any]) -> None:
     """Cell sequences (the grid's memberships), and flows between cells of at least k
-    persons."""
+    persons (the Voronoi methods count theirs in progressive generalization)."""
     with step("visits_and_flows", spec) as (release, conn):
         run_sql_file(conn, "generalization/050_visits.sql", work=release.work_schema)
-        _flows(conn, release)
-
-
-def flows(spec: dict[str, Any]) -> None:
-    """Flows between cells of at least k persons, from the visits progressive
-    generalization wrote (the Voronoi methods)."""
-    with step("flows", spec) as (release, conn):
-        _flows(conn, release)
-
-
-def _flows(conn: psycopg.Connection, release: ReleaseSpec) -> None:
-    run_sql_file(conn, "generalization/060_flows.sql", {"k": release.k},
-                 work=release.work_schema)
+        run_sql_file(conn, "generalization/060_flows.sql", {"k": release.k},
+                     work=release.work_schema)
 
 
 def anonymize(spec: dict[str, Any]) -> dict[str, int]:

@@ -231,13 +231,22 @@ def _read_fixes(conn: psycopg.Connection, release: ReleaseSpec) -> _Window:
                    pa.concat_arrays(user_ids) if user_ids else pa.array([], pa.string()))
 
 
-def _write_visits(conn: psycopg.Connection, release: ReleaseSpec, window: _Window) -> None:
+def _write_visits(conn: psycopg.Connection, release: ReleaseSpec, window: _Window,
+                  cells: Tessellation) -> None:
     """{work}.visits from the fixes' cells on the final cells (FixCells.visits), a part of
-    the window at a time (150_visits_table.sql, 155_visits_index.sql)."""
+    the window at a time (150_visits_table.sql, 155_visits_index.sql), and {work}.flows
+    counted from them on the way (158_flows_table.sql: what 060_flows.sql makes of the
+    visits in SQL)."""
+    from anonymizers.families.generalization.moves import FlowCounter
+
     started, written = time.perf_counter(), 0
     run_sql_file(conn, VORONOI + "150_visits_table.sql", work=release.work_schema)
     when = pa.timestamp("us")  # UTC wall-clock time: 150_visits_table.sql reads it so
-    for part in window.fixes.visits(window.times):
+    fixes = window.fixes
+    person_of = fixes.person[np.flatnonzero(np.r_[True, ~fixes.continues[:-1]])]
+    counter = FlowCounter(cells.ids)
+    for part in fixes.visits(window.times):
+        counter.add(part.trajectory, person_of, part.cell)
         trajectory = pa.array(part.trajectory)
         copy_arrow(conn, release.work_schema, "visits", pa.table({
             "traj_id": window.traj_id.take(trajectory),
@@ -247,7 +256,14 @@ def _write_visits(conn: psycopg.Connection, release: ReleaseSpec, window: _Windo
             "n_points": part.n_points}))
         written += len(part.cell)
     run_sql_file(conn, VORONOI + "155_visits_index.sql", work=release.work_schema)
-    log.info("visits: %d written (%.1f s)", written, time.perf_counter() - started)
+    flows = counter.flows(min_persons=release.k)
+    run_sql_file(conn, VORONOI + "158_flows_table.sql", work=release.work_schema)
+    copy_arrow(conn, release.work_schema, "flows", pa.table({
+        "from_cell": flows.from_cell.astype(np.int32), "to_cell": flows.to_cell.astype(np.int32),
+        "n_persons": flows.persons.astype(np.int32),
+        "n_trajectories": flows.trajectories.astype(np.int32)}))
+    log.info("visits: %d written, %d flows of k persons or more (%.1f s)", written,
+             len(flows.persons), time.perf_counter() - started)
 
 
 def _read_tessellation(conn: psycopg.Connection, release: ReleaseSpec) -> Tessellation:
@@ -501,7 +517,7 @@ def progressive_generalization(spec: dict[str, Any]) -> dict[str, int]:
             cells = _read_tessellation(conn, release)
             _update_fixes(conn, release, fixes, cells)
             iteration += 1
-        _write_visits(conn, release, window)
+        _write_visits(conn, release, window, cells)
         _write_displacement(conn, release, fixes, cells)
         run_sql_file(conn, VORONOI + "170_drop_scratch.sql", work=release.work_schema)
     return {"iterations": iteration}
