@@ -37,7 +37,8 @@ from typing import Any, NoReturn, TypeVar
 
 from anonymizers.errors import InputError
 
-__all__ = ["PROCESSES_ENV", "WorkerDied", "available_processes", "imap_forked", "map_forked"]
+__all__ = ["PROCESSES_ENV", "WorkerDied", "available_processes", "forked_call", "imap_forked",
+           "map_forked"]
 
 PROCESSES_ENV = "ANONYMIZERS_PROCESSES"
 
@@ -132,6 +133,43 @@ def imap_forked(function: Callable[[State, Item], Result], state: State,
                 busy.remove(worker)
                 done[worker.item] = _receive(worker)
                 idle.append(worker)
+
+
+@contextmanager
+def forked_call(function: Callable[[State, Item], Result], state: State,
+                item: Item) -> Iterator[Callable[[], Result]]:
+    """``function(state, item)`` on a process forked from this one while the caller goes
+    on with other work; the context gives the function that waits for the result (and
+    raises the worker's exception). With one process allowed (``ANONYMIZERS_PROCESSES=1``)
+    or no fork, it runs here, when the result is first asked for. Leaving the context by
+    an exception kills the worker.
+
+    Examples
+    --------
+    >>> with forked_call(pow, 2, 10) as result:
+    ...     other = sum(range(5))
+    ...     result() + other
+    1034
+    """
+    if available_processes() <= 1 or not hasattr(os, "fork"):
+        yield _once(lambda: function(state, item))
+        return
+    with _forked_workers(function, state, 1) as (worker,):
+        _give(worker, 0, item)
+        result = _once(lambda: _receive(worker))
+        yield result
+        result()  # never left writing to a pipe no one reads: the exit would wait forever
+
+
+def _once(compute: Callable[[], Result]) -> Callable[[], Result]:
+    """``compute`` run at the first call only; later calls give the same result."""
+    done: list[Result] = []
+
+    def result() -> Result:
+        if not done:
+            done.append(compute())
+        return done[0]
+    return result
 
 
 @dataclass

@@ -8,12 +8,20 @@ import json
 import psycopg
 import pytest
 from conftest import PUBLISHED_K
+from pipeline_helpers import release_params, run_steps
 from psycopg import sql
 
+from anonymizers.attacks import release as attack_settings
 from anonymizers.attacks.models import MODELS
 from anonymizers.attacks.release import AttackSettings, attack_release
 from anonymizers.cli import main
+from anonymizers.errors import PrivacyViolation
+from anonymizers.families.base import Metrics
+from anonymizers.families.generalization.family import GeneralizationFamily
 from anonymizers.families.registry import FAMILIES, METHODS
+from anonymizers.pipeline import steps
+from anonymizers.processes import PROCESSES_ENV
+from anonymizers.release.spec import ReleaseSpec
 
 ATTACKED = ("grid_kam_cut", "mob_symmetric", "tcaa", "mla_iterative_kmeans",
             "tg_nonoverlapping")
@@ -115,6 +123,27 @@ def _copy_release(conn: psycopg.Connection, source: str, copy: str) -> None:
             sql.Identifier(copy, table), sql.Identifier(source, table)))
         conn.execute(sql.SQL("INSERT INTO {} SELECT * FROM {}").format(
             sql.Identifier(copy, table), sql.Identifier(source, table)))
+
+
+def test_a_covered_attack_beating_1_over_k_stops_the_metrics_step(loaded_city, conn,
+                                                                    monkeypatch):
+    """The metrics step runs the attack suite on a forked process beside the family's own
+    measures: a record of one person planted in the build schema makes it raise there, and
+    the step fails with that error and writes no metric. (The family's measures are left
+    out, so that only the attack can catch it; every target is attacked.)"""
+    monkeypatch.setenv(PROCESSES_ENV, "2")
+    monkeypatch.setattr(GeneralizationFamily, "measure", lambda self, conn, release: Metrics())
+    monkeypatch.setattr(attack_settings, "AT_RELEASE", AttackSettings((1, 2), None, 200))
+    spec = run_steps(release_params(k=3), until="manifest")
+    schema = ReleaseSpec.from_dict(spec).build_schema
+    build = sql.Identifier(schema)
+    cells = _one_persons_cells(conn, schema)
+    conn.execute(sql.SQL("INSERT INTO {}.trajectories (cells, n_cells) VALUES (%s, %s)")
+                 .format(build), (cells, len(cells)))
+    with pytest.raises(PrivacyViolation, match=r"attack with \d known points re-identifies"):
+        steps.metrics(spec)
+    assert conn.execute(sql.SQL("SELECT count(*) FROM {}.metrics").format(build)
+                        ).fetchone() == (0,)
 
 
 def _one_persons_cells(conn: psycopg.Connection, release: str) -> list[int]:

@@ -19,6 +19,7 @@ from anonymizers.processes import (
     PROCESSES_ENV,
     WorkerDied,
     available_processes,
+    forked_call,
     imap_forked,
     map_forked,
 )
@@ -214,3 +215,53 @@ def test_one_process_or_one_item_streams_here() -> None:
     assert list(imap_forked(slower_for_small, None, iter([7]), processes=2)) == [
         (7, os.getpid())]
     assert list(imap_forked(slower_for_small, None, iter([]), processes=2)) == []
+
+
+def pid_after(seconds: float, item: int) -> tuple[int, int]:
+    time.sleep(seconds)
+    return item, os.getpid()
+
+
+@pytest.mark.timeout(60)
+def test_a_forked_call_runs_beside_this_process_and_gives_its_result(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(PROCESSES_ENV, "2")
+    started = time.monotonic()
+    with forked_call(pid_after, 1.0, 5) as result:
+        time.sleep(1.0)  # this process's own work, while the other sleeps too
+        value, pid = result()
+    assert value == 5 and pid != os.getpid()
+    assert time.monotonic() - started < 1.9  # the two waits overlapped
+    assert result() == (5, pid)  # asked again: the same result, no second run
+    with pytest.raises(ValueError, match="item 7 is bad"), forked_call(failing, None, 7) as bad:
+        bad()
+
+
+def pid_then_sleep(pid_pipe: int, seconds: float) -> int:
+    os.write(pid_pipe, os.getpid().to_bytes(4, "little"))
+    time.sleep(seconds)
+    return 0
+
+
+@pytest.mark.timeout(20)  # a worker not killed would hold the exit for 30 s
+def test_a_forked_call_left_by_an_error_is_killed_and_one_never_asked_is_waited_for(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(PROCESSES_ENV, "2")
+    reader, writer = os.pipe()
+    with pytest.raises(RuntimeError, match="this process failed"), \
+            forked_call(pid_then_sleep, writer, 30.0):
+        pid = int.from_bytes(os.read(reader, 4), "little")
+        raise RuntimeError("this process failed")
+    with pytest.raises(ProcessLookupError):
+        os.kill(pid, 0)
+    with forked_call(pid_after, 0.2, 1):
+        pass  # its result, never asked for, is still read: the exit does not hang
+    os.close(reader)
+    os.close(writer)
+
+
+def test_a_forked_call_with_one_process_runs_here_when_asked(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(PROCESSES_ENV, "1")
+    with forked_call(pid_after, 0.0, 3) as result:
+        assert result() == (3, os.getpid())
