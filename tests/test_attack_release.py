@@ -5,13 +5,16 @@ from __future__ import annotations
 
 import json
 
+import numpy as np
 import psycopg
 import pytest
 from conftest import PUBLISHED_K
 from pipeline_helpers import release_params, run_steps
 from psycopg import sql
+from voronoi_helpers import voronoi_params
 
 from anonymizers.attacks import release as attack_settings
+from anonymizers.attacks.adapters import attack_input
 from anonymizers.attacks.models import MODELS
 from anonymizers.attacks.release import AttackSettings, attack_release
 from anonymizers.cli import main
@@ -123,6 +126,60 @@ def _copy_release(conn: psycopg.Connection, source: str, copy: str) -> None:
             sql.Identifier(copy, table), sql.Identifier(source, table)))
         conn.execute(sql.SQL("INSERT INTO {} SELECT * FROM {}").format(
             sql.Identifier(copy, table), sql.Identifier(source, table)))
+
+
+@pytest.mark.parametrize("method", ["grid_kam_cut", "kam_cut", "kam_rec"])
+def test_the_attack_reads_in_the_run_what_it_derives_from_raw_fixes(loaded_city, conn,
+                                                                    method):
+    """Inside the run, the generalization attack reads its targets from the visits the run
+    made (work.visits): the same targets, persons and records, in the same order, as the
+    verifier's derivation from raw fixes gives, so the release's attack metrics are those
+    `anonymizers attack` measures on it later. The persons are renamed first, so that
+    their order by name is not that of their first trajectory (which numbers them); the
+    most visited published cell is taken out of the release's cells, so that trajectories
+    leave the published cells and come back (the grid also leaves cells of its own)."""
+    conn.execute("UPDATE raw.points SET user_id = md5(user_id)")
+    params = (release_params(k=5) if method == "grid_kam_cut"
+              else voronoi_params(method=method, k=5))
+    spec = run_steps(params, until="manifest")
+    release = ReleaseSpec.from_dict(spec)
+    work, build = sql.Identifier(release.work_schema), sql.Identifier(release.build_schema)
+    conn.execute(sql.SQL("""
+        WITH busiest AS (
+            SELECT m.cell_id, m.release_cell_id FROM {work}.visits AS v
+            JOIN {work}.cell_map AS m USING (cell_id)
+            GROUP BY 1, 2 ORDER BY count(*) DESC LIMIT 1
+        ), flows AS (
+            DELETE FROM {build}.flows WHERE (SELECT release_cell_id FROM busiest)
+                                            IN (from_cell, to_cell)
+        ), cells AS (
+            DELETE FROM {build}.cells WHERE cell_id = (SELECT release_cell_id FROM busiest)
+        )
+        DELETE FROM {work}.cell_map WHERE cell_id = (SELECT cell_id FROM busiest)
+        """).format(work=work, build=build))
+    assert conn.execute(sql.SQL(
+        "SELECT count(*) FROM {}.visits WHERE cell_id NOT IN (SELECT cell_id FROM {}.cell_map)"
+    ).format(work, work)).fetchone()[0] > 0
+    derived = attack_input(conn, release.build_schema, method)
+    read = attack_input(conn, release.build_schema, method, work=release.work_schema)
+    for name in ("unit", "person", "location"):
+        assert np.array_equal(getattr(read.observations, name),
+                              getattr(derived.observations, name)), name
+    for name in ("record", "location", "set_offsets", "set_persons", "set_of"):
+        assert np.array_equal(getattr(read.records, name), getattr(derived.records, name)), name
+    assert read.observations.bounds.size > 100
+
+
+def test_a_target_leaving_the_published_cells_and_coming_back_has_moved_nowhere():
+    """Targets drop what lies outside every published cell, then collapse the repeats
+    that leaves next to each other, as Definition 3's visits do; they come ordered by
+    owner, then trajectory."""
+    from anonymizers.attacks.adapters.generalization import OUTSIDE, _targets
+
+    traj = np.array([0, 0, 0, 0, 1, 1, 2])
+    cell = np.array([5, OUTSIDE, 5, 6, OUTSIDE, 7, 5])
+    targets, owners = _targets(traj, cell, owners=np.array([1, 0, 1]))
+    assert [t.tolist() for t in targets] == [[7], [5, 6], [5]] and owners.tolist() == [0, 1, 1]
 
 
 def test_a_covered_attack_beating_1_over_k_stops_the_metrics_step(loaded_city, conn,

@@ -268,6 +268,7 @@ def test_passes_in_chunks_give_what_one_pass_gives(monkeypatch: pytest.MonkeyPat
     whole.locate(cells)
     times = np.arange(len(whole)) * 1_000_000
     (one_pass,), one_sum = list(whole.visits(times)), whole.displacement(cells)
+    one_length = whole.trajectories()
     monkeypatch.setattr(fix_cells, "QUERY_ROWS", 7)  # chunks ending inside trajectories
     monkeypatch.setattr(fix_cells, "VISIT_ROWS", 7)
     monkeypatch.setattr(fix_cells, "WALK_ROWS", 3)
@@ -286,6 +287,18 @@ def test_passes_in_chunks_give_what_one_pass_gives(monkeypatch: pytest.MonkeyPat
         assert mine.tolist() == theirs.tolist()
     for mine, theirs in zip(chunked.displacement(cells), one_sum, strict=True):
         assert mine == pytest.approx(theirs)
+    for mine, theirs in zip(chunked.trajectories(), one_length, strict=True):
+        assert mine.tolist() == pytest.approx(theirs.tolist())
+
+
+def test_a_trajectory_s_length_sums_its_own_segments_only() -> None:
+    # Two trajectories: a 3-4-5 triangle's two legs, then one fix far away.
+    fixes = FixCells(np.array([True, True, False, False]), np.array([0, 0, 0, 1]),
+                     np.array([0.0, 3.0, 3.0, 500.0]), np.array([0.0, 0.0, 4.0, 500.0]))
+    counts, lengths = fixes.trajectories()
+    assert counts.tolist() == [3, 1] and lengths.tolist() == [7.0, 0.0]
+    empty = FixCells(np.zeros(0, bool), np.zeros(0), np.zeros(0), np.zeros(0))
+    assert [part.tolist() for part in empty.trajectories()] == [[], []]
 
 
 def test_segments_going_straight_into_the_next_cell_skip_the_walk_and_cross_nothing() -> None:

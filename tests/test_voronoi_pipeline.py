@@ -471,6 +471,26 @@ def test_the_flows_counted_in_memory_are_those_of_the_sql_count(
     assert any(row[3] > row[2] for row in in_memory)
 
 
+@pytest.mark.parametrize("k", [3, 5])
+def test_the_input_trajectories_written_from_memory_are_those_of_the_sql(
+        loaded_city: str, conn: psycopg.Connection, k: int) -> None:
+    """Each input trajectory's person, fixes and length as progressive generalization
+    writes them from the fixes in memory are those 057_input_trajectories.sql makes from
+    the table of fixes (lengths to a micrometre: the segments are summed apart)."""
+    spec = run_voronoi_steps(voronoi_params(k=k), until="progressive_generalization")
+    work = spec.work_schema
+    conn.execute(f"ALTER TABLE {work}.input_trajectories RENAME TO from_memory")
+    run_sql_file(conn, "generalization/057_input_trajectories.sql", work=work)
+    total, same, longest = one(conn, f"""
+        SELECT count(*), count(*) FILTER (WHERE m.user_id = s.user_id
+                                           AND m.n_points = s.n_points
+                                           AND abs(m.len - s.len) < 1e-6),
+               max(s.len)
+        FROM {work}.from_memory AS m FULL JOIN {work}.input_trajectories AS s USING (traj_id)""")
+    assert total == same == scalar(conn, f"SELECT count(DISTINCT traj_id) FROM {work}.points")
+    assert longest > 1000
+
+
 def moves_from_memberships(conn: psycopg.Connection, work: str) -> dict[tuple[int, int], int]:
     """Distinct persons moving from one cell to another, counted afresh from every
     membership in SQL (the planner counts them from the cells it keeps in memory)."""

@@ -68,10 +68,12 @@ class ReleaseAttack:
 
 def attack_release(conn: psycopg.Connection, schema: str,
                    settings: AttackSettings = DEFAULTS,
-                   models: Sequence[str] | None = None) -> ReleaseAttack:
-    """Run the attack suite on release (or build) schema ``schema`` against its raw window."""
+                   models: Sequence[str] | None = None,
+                   work: str | None = None) -> ReleaseAttack:
+    """Run the attack suite on release (or build) schema ``schema`` against its raw window
+    (``work``: the work schema of the run building it, whose tables the adapter may read)."""
     release = read_release(conn, schema)
-    given = attack_input(conn, schema, release.manifest["method"])
+    given = attack_input(conn, schema, release.manifest["method"], work)
     # Only the sampled targets' rows stay: run_attacks samples the same units again (all
     # of them, now), and the rest of the window's targets go before the indexes are built.
     given = replace(given, observations=given.observations.of_units(

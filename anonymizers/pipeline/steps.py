@@ -158,7 +158,7 @@ def metrics(spec: dict[str, Any]) -> None:
     family = load_family(method_entry(spec["method"]).family)
     with step("metrics", spec) as (release, conn):
         writer.reset(conn, release.build_schema)
-        beside = (forked_call(_attack_beside, release.build_schema, None)
+        beside = (forked_call(_attack_beside, release, None)
                   if adapter_for(release.method) is not None else nullcontext(_no_attack))
         with beside as attack:
             measured = family.measure(conn, release)
@@ -173,18 +173,19 @@ def _no_attack() -> tuple[list[Any], list[Any]]:
     return [], []
 
 
-def _attack_beside(build: str, _: None) -> tuple[list[Any], list[Any]]:
+def _attack_beside(release: ReleaseSpec, _: None) -> tuple[list[Any], list[Any]]:
     """:func:`_attack` on a connection of its own (the forked process's)."""
     with connect() as conn:
-        return _attack(conn, build)
+        return _attack(conn, release.build_schema, release.work_schema)
 
 
-def _attack(conn: psycopg.Connection, build: str) -> tuple[list[Any], list[Any]]:
-    """The attack suite on the build schema; raises PrivacyViolation on a covered breach."""
+def _attack(conn: psycopg.Connection, build: str, work: str) -> tuple[list[Any], list[Any]]:
+    """The attack suite on the build schema (reading what the run made in ``work`` where
+    its adapter can); raises PrivacyViolation on a covered breach."""
     from anonymizers.attacks.release import AT_RELEASE, attack_metrics, attack_release
 
     started = time.monotonic()
-    attack = attack_release(conn, build, AT_RELEASE)
+    attack = attack_release(conn, build, AT_RELEASE, work=work)
     log.info("attack suite: %d runs in %.1f s", len(attack.result.runs),
              time.monotonic() - started)
     if breaches := attack.breaches():

@@ -2,8 +2,10 @@
 
 Targets are the window's trajectories, each as the sequence of published cells its fixes
 visit (the verifier's derivation: fixes and, for the Voronoi methods, the cells crossed
-between them; consecutive repeats collapsed; fixes outside every cell dropped): the
-attacker maps what they observed onto the published cells, as in Monreale's Definition 4.
+between them; fixes outside every published cell dropped; consecutive repeats collapsed,
+also those a dropped stretch leaves next to each other): the attacker maps what they
+observed onto the published cells, as in Monreale's Definition 4. Inside the run that
+builds a release, the same sequences are read from the visits the run made.
 Records are the distinct published trajectories (copies of a sequence match alike and stand
 for the same persons, so they are one record); a record stands for every person with a
 trajectory whose cell sequence contains it (Definition 9's support, counted in persons).
@@ -26,7 +28,8 @@ from anonymizers.attacks.index import RecordIndex
 from anonymizers.attacks.knowledge import NO_TIME, Observations, Records
 from anonymizers.attacks.models import MODELS
 from anonymizers.counting import distinct_values
-from anonymizers.db.groups import copy_batches
+from anonymizers.db.groups import copy_batches, copy_columns
+from anonymizers.db.sqlfiles import run_sql_file
 from anonymizers.errors import ReleaseError
 from anonymizers.memory import compact_type, give_back
 from anonymizers.verifiers.base import read_release
@@ -35,6 +38,7 @@ from anonymizers.verifiers.rederive import OUTSIDE
 
 __all__ = ["Flat", "attack_input", "containing_persons", "int_lists"]
 
+READS_WORK = True  # inside its run, the targets come from {work}.visits
 # Every model reads a sequence of cells; the privacy model (k-anonymity of every published
 # sequence in persons) bounds all of them by 1/k.
 COVERED = tuple(MODELS)
@@ -75,12 +79,28 @@ class Flat:
                          np.diff(self.starts))
 
 
-def attack_input(conn: psycopg.Connection, schema: str) -> AttackInput:
-    release = read_release(conn, schema)
-    derived, _ = derive_release_visits(conn, schema, release.dataset_id, release.manifest)
-    targets, persons = _targets(derived.traj, derived.owner, derived.cell)
-    del derived  # the largest arrays here at 25M fixes: gone before the indexes are built
-    give_back("the derived visits")
+def attack_input(conn: psycopg.Connection, schema: str, work: str | None = None
+                 ) -> AttackInput:
+    """The attack's targets and records for release (or build) ``schema``.
+
+    The targets are the window's trajectories over the published cells: derived from raw
+    fixes by the verifier's own derivation, or, inside the run that builds the release
+    (``work``: its work schema), read from the visits the run generalized them into
+    (``{work}.visits``), which the tests hold equal to that derivation. The release step
+    reads them so: at 25M fixes the derivation took about a minute of two processes, the
+    read a quarter of that. The gate's verifier never reads them: it derives its own."""
+    if work is None:
+        release = read_release(conn, schema)
+        derived, _ = derive_release_visits(conn, schema, release.dataset_id, release.manifest)
+        owners = derived.owner[np.searchsorted(derived.traj,
+                                               np.arange(derived.n_trajectories))]
+        visits = (derived.traj, derived.cell)
+        del derived  # the largest arrays here at 25M fixes: gone before the indexes
+    else:
+        owners, visits = _generalized_visits(conn, work)
+    targets, persons = _targets(*visits, owners)
+    del visits
+    give_back("the targets' visits")
     published = _published(conn, schema)
     # The keys stand for the cells from here on (containment is the same over either), so
     # the cell ids' arrays go at once.
@@ -102,18 +122,37 @@ def attack_input(conn: psycopg.Connection, schema: str) -> AttackInput:
                        "records: the distinct published trajectories")
 
 
-def _targets(traj: np.ndarray, owner: np.ndarray, cell: np.ndarray) -> tuple[Flat, np.ndarray]:
-    """Each trajectory's published cells (OUTSIDE dropped) as one target, targets ordered
-    by owner (stably: by trajectory within an owner), and each target's owner."""
-    n = int(traj.max()) + 1 if traj.size else 0
-    owners = owner[np.searchsorted(traj, np.arange(n))].astype(np.int64)
+def _generalized_visits(conn: psycopg.Connection, work: str
+                        ) -> tuple[np.ndarray, tuple[np.ndarray, np.ndarray]]:
+    """The person of each trajectory number, and (trajectory number, published cell or
+    OUTSIDE) of each visit of the run's ``{work}.visits``, in order."""
+    run_sql_file(conn, "attacks/generalization_work_numbers.sql", work=work)
+    owners = copy_columns(conn, "attacks/generalization_work_owners.sql",
+                          {"owner": pa.int64()})["owner"]
+    visits = copy_columns(conn, "attacks/generalization_work_visits.sql",
+                          {"traj": pa.int64(), "cell": pa.int64()}, work=work)
+    return owners, (visits["traj"], visits["cell"])
+
+
+def _targets(traj: np.ndarray, cell: np.ndarray, owners: np.ndarray
+             ) -> tuple[Flat, np.ndarray]:
+    """Each trajectory's published cells as one target: OUTSIDE dropped and the repeats
+    this leaves next to each other collapsed, as Definition 3's visits are (a trajectory
+    that leaves every published cell and comes back to the one it left has not moved in
+    the release's terms). Targets are ordered by owner (stably: by trajectory within an
+    owner); returned with each target's owner. ``owners``: the owner of each trajectory
+    number, ``traj`` (non-decreasing) and ``cell``: the visits."""
+    n = owners.size
     order = np.argsort(owners, kind="stable")
     rank = np.empty(n, dtype=np.int64)
     rank[order] = np.arange(n)
     inside = cell != OUTSIDE
-    unit = rank[traj[inside]]
+    traj, cell = traj[inside], cell[inside]
+    kept = np.r_[True, (traj[1:] != traj[:-1]) | (cell[1:] != cell[:-1])]
+    unit = rank[traj[kept]]
     visits = np.argsort(unit, kind="stable")  # keeps each trajectory's visits in order
-    return Flat.grouped(cell[inside][visits].astype(np.int64), unit[visits], n), owners[order]
+    return (Flat.grouped(cell[kept][visits].astype(np.int64), unit[visits], n),
+            owners[order].astype(np.int64))
 
 
 def _published(conn: psycopg.Connection, schema: str) -> Flat:

@@ -399,6 +399,24 @@ class FixCells:
         move &= cell[1:] != cell[:-1]
         return person[1:][move], cell[:-1][move], cell[1:][move]
 
+    def trajectories(self) -> tuple[np.ndarray, np.ndarray]:
+        """Each trajectory's fixes and length (the sum of the segments between its
+        consecutive fixes, 0 for one fix), in trajectory order; whole trajectories of
+        about QUERY_ROWS fixes at a time."""
+        counts, lengths = [np.zeros(0, np.int64)], [np.zeros(0)]
+        start = 0
+        while start < len(self):
+            stop = self._trajectories_end(start + QUERY_ROWS)
+            continues = self.continues[start:stop - 1]
+            segment = np.zeros(stop - start)  # the segment ending at each fix
+            segment[1:] = np.hypot(np.diff(self.x[start:stop]), np.diff(self.y[start:stop]))
+            segment[1:][~continues] = 0.0  # a trajectory's first fix ends none of its own
+            first = np.flatnonzero(np.r_[True, ~continues])
+            lengths.append(np.add.reduceat(segment, first))
+            counts.append(np.diff(np.r_[first, stop - start]))
+            start = stop
+        return np.concatenate(counts), np.concatenate(lengths)
+
     def visits(self, times: np.ndarray) -> Iterator[Visits]:
         """The trajectories' visits (seed 000, Definition 3), whole trajectories of about
         VISIT_ROWS fixes at a time: the memberships (fixes in cells, and crossings entered

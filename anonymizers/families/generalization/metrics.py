@@ -9,8 +9,8 @@ refuses the release when the measured re-identification probability exceeds 1/k:
 * counts in and out, trajectory length histograms, progressive generalization and
   displacement (seed 000 §6.1.2, the aggregates of
   :func:`anonymizers.metrics.displacement_measures` over every fix): SQL
-  (``sql/generalization/metrics/0[0-4][05]_*.sql``; the fixes are read once, into one row
-  per trajectory, ``005_input_trajectories.sql``);
+  (``sql/generalization/metrics/0[0-4][05]_*.sql``, over ``{work}.input_trajectories``:
+  one row per trajectory, which the method's steps made);
 * cluster preservation (§8.3), the linking attack (§8.4, Theorem 10) and the homogeneity
   of published prefixes (issue 7, finding 11): the pure functions of
   :mod:`anonymizers.metrics` and :mod:`anonymizers.families.generalization.homogeneity`,
@@ -147,7 +147,7 @@ def compute_release_metrics(conn: psycopg.Connection, release: ReleaseSpec) -> M
     with _timed("displacement (SQL)", release):
         rows = _displacement_rows(conn, release)
     with _timed("reading trajectory numbers and sequences", release):
-        owners = _number_trajectories(conn)
+        owners = _number_trajectories(conn, release)
         published = _read_published(conn, release)
         inputs = _read_input_sequences(conn, release, owners.size)
     # Same input, same sample: releases of one window are compared on the same trajectories.
@@ -165,7 +165,7 @@ def compute_release_metrics(conn: psycopg.Connection, release: ReleaseSpec) -> M
 def _sql_metrics(conn: psycopg.Connection, release: ReleaseSpec) -> None:
     """Tables, counts, length histograms and (Voronoi methods) the progressive log."""
     schemas: dict[str, Any] = {"work": release.work_schema, "build": release.build_schema}
-    run_sql_file(conn, METRICS_SQL + "005_input_trajectories.sql", work=release.work_schema)
+    run_sql_file(conn, METRICS_SQL + "005_work_mem.sql", work=release.work_schema)
     run_sql_file(conn, METRICS_SQL + "010_counts.sql", {**release.window_params(), "k": release.k},
                  **schemas)
     run_sql_file(conn, METRICS_SQL + "020_trajectory_lengths.sql",
@@ -196,7 +196,7 @@ def _is_voronoi(release: ReleaseSpec) -> bool:
     return "progressive_generalization" in method_entry(release.method).steps
 
 
-def _number_trajectories(conn: psycopg.Connection) -> np.ndarray:
+def _number_trajectories(conn: psycopg.Connection, release: ReleaseSpec) -> np.ndarray:
     """Number the input trajectories (temporary table metrics_trajectories); their owners.
 
     Returns
@@ -204,7 +204,7 @@ def _number_trajectories(conn: psycopg.Connection) -> np.ndarray:
     np.ndarray of int
         Owner number (what k counts) of each trajectory number 0, 1, ...
     """
-    run_sql_file(conn, METRICS_SQL + "035_trajectory_numbers.sql")
+    run_sql_file(conn, METRICS_SQL + "035_trajectory_numbers.sql", work=release.work_schema)
     return copy_columns(conn, METRICS_SQL + "036_trajectory_owners.sql",
                         {"owner": pa.int64()})["owner"]
 

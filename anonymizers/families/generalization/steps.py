@@ -46,12 +46,14 @@ def grid_membership(spec: dict[str, Any]) -> None:
 
 
 def visits_and_flows(spec: dict[str, Any]) -> None:
-    """Cell sequences (the grid's memberships), and flows between cells of at least k
-    persons (the Voronoi methods count theirs in progressive generalization)."""
+    """Cell sequences (the grid's memberships), flows between cells of at least k persons
+    and the input trajectories' lengths (the Voronoi methods make all three in progressive
+    generalization)."""
     with step("visits_and_flows", spec) as (release, conn):
         run_sql_file(conn, "generalization/050_visits.sql", work=release.work_schema)
         run_sql_file(conn, "generalization/060_flows.sql", {"k": release.k},
                      work=release.work_schema)
+        run_sql_file(conn, "generalization/057_input_trajectories.sql", work=release.work_schema)
 
 
 def anonymize(spec: dict[str, Any]) -> dict[str, int]:

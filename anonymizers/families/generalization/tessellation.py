@@ -266,6 +266,18 @@ def _write_visits(conn: psycopg.Connection, release: ReleaseSpec, window: _Windo
              len(flows.persons), time.perf_counter() - started)
 
 
+def _write_input_trajectories(conn: psycopg.Connection, release: ReleaseSpec,
+                              window: _Window) -> None:
+    """{work}.input_trajectories (159_input_trajectories_table.sql): each trajectory's
+    person, fixes and length, from the fixes in memory (the metrics and the attack at
+    release read it; 057_input_trajectories.sql makes the same from the table of fixes)."""
+    n_points, length = window.fixes.trajectories()
+    run_sql_file(conn, VORONOI + "159_input_trajectories_table.sql", work=release.work_schema)
+    copy_arrow(conn, release.work_schema, "input_trajectories", pa.table({
+        "traj_id": window.traj_id, "user_id": window.user_id, "n_points": n_points,
+        "len": length}))
+
+
 def _read_tessellation(conn: psycopg.Connection, release: ReleaseSpec) -> Tessellation:
     """The current generators, clip box and neighbouring pairs, for the fixes' cells."""
     from anonymizers.families.generalization.fix_cells import Tessellation
@@ -483,7 +495,9 @@ def progressive_generalization(spec: dict[str, Any]) -> dict[str, int]:
     cells are kept in memory (:class:`~anonymizers.families.generalization.fix_cells.FixCells`):
     located once, then looked at again only where a step changed cells; on the final cells
     they give the visits (``{work}.visits``; at 25M fixes, the SQL membership and visits
-    sort this replaces took about four minutes). One transaction. A re-run after a success
+    sort this replaces took about four minutes), the flows between cells
+    (``{work}.flows``) and each input trajectory's length (``{work}.input_trajectories``),
+    each of which took SQL another pass over the fixes. One transaction. A re-run after a success
     (a cleared task) restarts from the clustering's generators, so it gives the same
     cells, not further-merged ones.
     """
@@ -518,6 +532,7 @@ def progressive_generalization(spec: dict[str, Any]) -> dict[str, int]:
             _update_fixes(conn, release, fixes, cells)
             iteration += 1
         _write_visits(conn, release, window, cells)
+        _write_input_trajectories(conn, release, window)
         _write_displacement(conn, release, fixes, cells)
         run_sql_file(conn, VORONOI + "170_drop_scratch.sql", work=release.work_schema)
     return {"iterations": iteration}

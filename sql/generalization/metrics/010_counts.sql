@@ -6,15 +6,16 @@
 -- interval-filters the rest.
 -- Params: the window (dataset_id, window_start, window_end, lon_min, lon_max, lat_min,
 -- lat_max), for the fixes left out as outside the CRS's area of use; k.
--- Reads metrics_input (005_input_trajectories.sql). Identifiers: work, build.
+-- Reads {work}.input_trajectories (057_input_trajectories.sql, or progressive
+-- generalization's). Identifiers: work, build.
 INSERT INTO {build}.metrics (name, value, unit, description)
 WITH published_sources AS (
     SELECT DISTINCT a.source_traj_id, o.user_id
     FROM {work}.anonymized AS a
-    JOIN metrics_input AS o ON o.traj_id = a.source_traj_id
+    JOIN {work}.input_trajectories AS o ON o.traj_id = a.source_traj_id
 ), suppressed AS (
     SELECT count(*) AS n, count(DISTINCT user_id) AS persons
-    FROM metrics_input AS t
+    FROM {work}.input_trajectories AS t
     WHERE NOT EXISTS (SELECT 1 FROM {work}.anonymized AS a WHERE a.source_traj_id = t.traj_id)
 ), outside AS (
     -- The same fixes 010_project_window.sql leaves out of work.points.
@@ -24,18 +25,18 @@ WITH published_sources AS (
       AND NOT (lon BETWEEN %(lon_min)s AND %(lon_max)s AND lat BETWEEN %(lat_min)s AND %(lat_max)s)
 )
 SELECT * FROM (VALUES
-    ('trajectories_in', (SELECT count(DISTINCT traj_id) FROM metrics_input)::float8, 'count',
+    ('trajectories_in', (SELECT count(DISTINCT traj_id) FROM {work}.input_trajectories)::float8, 'count',
      'Trajectories in the window'),
     ('trajectories_out', (SELECT count(*) FROM {build}.trajectories)::float8, 'count',
      'Published trajectories'),
     ('trajectories_suppressed',
      (SELECT CASE WHEN n = 0 OR persons >= %(k)s THEN n END FROM suppressed)::float8, 'count',
      'Input trajectories of which nothing is published (NULL when they belong to fewer than k persons)'),
-    ('persons_in', (SELECT count(DISTINCT user_id) FROM metrics_input)::float8, 'count',
+    ('persons_in', (SELECT count(DISTINCT user_id) FROM {work}.input_trajectories)::float8, 'count',
      'Distinct persons in the window'),
     ('persons_out', (SELECT count(DISTINCT user_id) FROM published_sources)::float8, 'count',
      'Distinct persons with at least one published trajectory'),
-    ('points_in', (SELECT coalesce(sum(n_points), 0) FROM metrics_input)::float8, 'count', 'GPS fixes in the window'),
+    ('points_in', (SELECT coalesce(sum(n_points), 0) FROM {work}.input_trajectories)::float8, 'count', 'GPS fixes in the window'),
     ('points_outside_area',
      (SELECT CASE WHEN n = 0 OR persons >= %(k)s THEN n END FROM outside)::float8, 'count',
      'Fixes of the window outside the area the release CRS covers (far-away GPS noise); NULL when they belong to fewer than k persons'),

@@ -9,12 +9,13 @@
 -- of a window of at least k persons; summed as numeric, which does not depend on the order
 -- rows come in, so that a re-run publishes the same digits).
 -- Params: edges (float8[], increasing, first 0: the lower edge of each bin; the last bin is
--- open), k. Reads metrics_input (005_input_trajectories.sql). Identifiers: work, build.
+-- open), k. Reads {work}.input_trajectories (057_input_trajectories.sql, or progressive
+-- generalization's). Identifiers: work, build.
 INSERT INTO {build}.metric_series (series, x, value, unit, description)
 WITH owners AS (
-    SELECT traj_id, user_id FROM metrics_input
+    SELECT traj_id, user_id FROM {work}.input_trajectories
 ), original AS (
-    SELECT user_id, len FROM metrics_input
+    SELECT user_id, len FROM {work}.input_trajectories
 ), pattern_lengths AS MATERIALIZED (
     -- The lines of build.trajectories (generalization/080_build_release.sql), once per
     -- distinct published sequence: the line depends on the cells only. Each sequence's line
@@ -61,7 +62,7 @@ LEFT JOIN binned AS n ON n.side = b.side AND n.bin = b.bin;
 INSERT INTO {build}.metrics (name, value, unit, description)
 SELECT * FROM (VALUES
     ('length_original_avg_m',
-     (SELECT avg(len::numeric) FROM metrics_input)::float8, 'm',
+     (SELECT avg(len::numeric) FROM {work}.input_trajectories)::float8, 'm',
      'Average length of the input trajectories (sum of the segments between their fixes)'),
     ('length_published_avg_m',
      (SELECT avg(coalesce(ST_Length(geom), 0)::numeric) FROM {build}.trajectories)::float8, 'm',

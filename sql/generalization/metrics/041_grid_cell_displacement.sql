@@ -38,7 +38,7 @@ JOIN (SELECT cell_id, count(*) AS persons FROM cell_persons GROUP BY cell_id) AS
 UNION ALL
 SELECT NULL, NULL, NULL, count(DISTINCT user_id) FROM cell_persons;
 -- The planner settings go back for the rest of the step's transaction; work_mem stays as
--- 005_input_trajectories.sql set it for the whole step.
+-- 005_work_mem.sql set it for the whole step.
 RESET enable_mergejoin;
 RESET enable_indexscan;
 RESET enable_bitmapscan;
