@@ -18,7 +18,7 @@ def distinct_per_group(group: np.ndarray, member: np.ndarray, n_groups: int) -> 
     members = int(shifted.max()) + 1
     if n_groups * members >= 2**63:
         raise OverflowError("too many groups and members for one int64 key")
-    keys = np.unique(group.astype(np.int64) * members + shifted)
+    keys = distinct_values(group.astype(np.int64) * members + shifted)
     return np.bincount(keys // members, minlength=n_groups)
 
 
@@ -50,8 +50,10 @@ class DistinctCounter:
 
 def distinct_values(values: np.ndarray) -> np.ndarray:
     """``np.unique(values)``, in one pass when ``values`` is already non-decreasing (the
-    attack's persons behind a pattern come so: its targets are ordered by person), else by
-    the sort ``np.unique`` makes.
+    attack's persons behind a pattern come so: its targets are ordered by person), else
+    after a sort. Not ``np.unique`` itself: numpy 2.4 finds the distinct values of an
+    integer array by hashing, which is far slower once they are many (2 million int64 of
+    as many values: 1.84 s against 0.12 s sorted; 10 million: 12.2 s against 0.66 s).
 
     Examples
     --------
@@ -62,6 +64,6 @@ def distinct_values(values: np.ndarray) -> np.ndarray:
     """
     if values.size < 2:
         return values.copy()
-    if (values[1:] >= values[:-1]).all():
-        return values[np.concatenate(([True], values[1:] != values[:-1]))]
-    return np.unique(values)
+    if not (values[1:] >= values[:-1]).all():
+        values = np.sort(values)
+    return values[np.concatenate(([True], values[1:] != values[:-1]))]

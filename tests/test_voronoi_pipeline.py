@@ -457,9 +457,10 @@ def test_the_visits_written_from_memory_are_those_of_the_sql_membership(
 @pytest.mark.parametrize("k", [3, 5])
 def test_the_flows_counted_in_memory_are_those_of_the_sql_count(
         loaded_city: str, conn: psycopg.Connection, k: int) -> None:
-    """The flows progressive generalization counts from the visits it makes
-    (moves.FlowCounter) are those 060_flows.sql counts over the visits table: the same
-    pairs of cells, distinct persons and trajectories, and only pairs of k persons."""
+    """The flows progressive generalization writes (the final cells' moves of k persons,
+    with the trajectories counted over the visits it makes: moves.flows_of) are those
+    060_flows.sql counts over the visits table: the same pairs of cells, distinct persons
+    and trajectories, and only pairs of k persons."""
     spec = run_voronoi_steps(voronoi_params(k=k), until="progressive_generalization")
     work = spec.work_schema
     conn.execute(f"ALTER TABLE {work}.flows RENAME TO flows_from_memory")

@@ -19,6 +19,7 @@ from functools import cached_property
 import numpy as np
 
 from anonymizers.attacks.knowledge import Records, group_bounds
+from anonymizers.counting import distinct_values
 from anonymizers.memory import compact_type
 from anonymizers.sequences import ranges
 from anonymizers.verifiers.containment import shared_prefix_length
@@ -290,7 +291,7 @@ class AnonymitySets:
 
     def _members_of_sets(self, sets: np.ndarray, values: np.ndarray) -> np.ndarray:
         """Distinct ``values`` (per member of a set) of the members of ``sets``."""
-        return np.unique(np.concatenate([*self._member_chunks(sets, values), _EMPTY]))
+        return distinct_values(np.concatenate([*self._member_chunks(sets, values), _EMPTY]))
 
     def _member_chunks(self, sets: np.ndarray, values: np.ndarray) -> Iterator[np.ndarray]:
         """``values`` of the members of ``sets``, about :data:`_CHUNK_MEMBERS` at a time
@@ -309,9 +310,9 @@ class AnonymitySets:
 
     def members(self, records: np.ndarray) -> np.ndarray:
         """Distinct persons of the anonymity sets of ``records``."""
-        sets = np.unique(self.set_of[records])
+        sets = distinct_values(self.set_of[records])
         if self.singletons:  # set s is persons[s]
-            return np.unique(self.persons[sets])
+            return distinct_values(self.persons[sets])
         return self._members_of_sets(sets, self.persons)
 
     def largest(self, records: np.ndarray) -> int:
@@ -323,8 +324,8 @@ class AnonymitySets:
         if records.size == 0:
             return 0
         if self.singletons:
-            return int(np.unique(self.persons[self.set_of[records]]).size)
-        sets = np.unique(self.set_of[records])
+            return int(distinct_values(self.persons[self.set_of[records]]).size)
+        sets = distinct_values(self.set_of[records])
         # Keyed by a digest of the sets: a popular cell's instance matches records of
         # hundreds of thousands of sets, megabytes of key kept per instance otherwise.
         key = hashlib.blake2b(sets.tobytes(), digest_size=16).digest()
@@ -362,7 +363,7 @@ class AnonymitySets:
         at = np.flatnonzero(self.persons == person)
         # The set holding member position p: the last whose offset is at most p (an empty
         # set shares its offset with the next one and is skipped by side="right").
-        sets = np.unique(np.searchsorted(self.offsets, at, side="right") - 1)
+        sets = distinct_values(np.searchsorted(self.offsets, at, side="right") - 1)
         parts = [self._records_by_set[self._set_starts[s]:self._set_starts[s + 1]]
                  for s in sets.tolist()]
         return np.sort(np.concatenate(parts)) if parts else _EMPTY

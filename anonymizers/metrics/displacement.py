@@ -34,7 +34,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from anonymizers.counting import distinct_per_group
+from anonymizers.counting import distinct_per_group, distinct_values
 from anonymizers.errors import InputError
 
 __all__ = ["LocalDisplacements", "displacement_measures", "local_displacements"]
@@ -171,7 +171,7 @@ def displacement_measures(
         raise InputError(f"k must be at least 1, got {k}")
     local = local_displacements(point_xy, representative_xy, area, owner)
     n_points = int(local.count.sum())
-    n_persons = int(np.unique(np.asarray(owner)).size)
+    n_persons = int(distinct_values(np.asarray(owner)).size)
     supported = local.persons >= k
     nan = float("nan")
     enough = n_persons >= k

@@ -21,6 +21,7 @@ from itertools import chain
 
 import numpy as np
 
+from anonymizers.counting import distinct_values
 from anonymizers.errors import InputError
 from anonymizers.memory import compact_type
 from anonymizers.sequences import ConcatenatedSequences
@@ -273,7 +274,7 @@ class _SubsequenceIndex:
 
     def owners(self, state: State) -> int:
         """Number of distinct owners among the candidate sequences."""
-        return int(np.unique(self._owner[state[0]]).size)
+        return int(distinct_values(self._owner[state[0]]).size)
 
 
 class _Prefixes:

@@ -26,6 +26,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import shapely
 
+from anonymizers.counting import distinct_values
 from anonymizers.db.groups import CHUNK_ROWS, copy_out_groups
 from anonymizers.db.labels import FirstSeenCodes
 from anonymizers.db.sqlfiles import run_sql_file
@@ -138,7 +139,7 @@ class PersonsNear:
                                 distance=self.reach)
         if points is not None:
             point = points[point]
-        return np.unique((point.astype(np.int64) << 32) | fixes.owner[fix])
+        return distinct_values((point.astype(np.int64) << 32) | fixes.owner[fix])
 
     def add_pairs(self, found: np.ndarray) -> None:
         """Keep the pairs :meth:`pairs_of` found in a chunk."""
@@ -153,7 +154,7 @@ class PersonsNear:
     def _merge(self) -> None:
         if not self._pending:
             return
-        self._pairs = np.unique(np.concatenate([self._pairs, *self._pending]))
+        self._pairs = distinct_values(np.concatenate([self._pairs, *self._pending]))
         self._pending, self._pending_size = [], 0
         if self.enough is not None:
             reached = np.bincount(self._pairs >> 32, minlength=self.size) >= self.enough

@@ -40,6 +40,8 @@ from typing import NamedTuple
 import numpy as np
 from scipy.spatial import cKDTree
 
+from anonymizers.counting import distinct_values
+
 __all__ = ["GAP", "CellDisplacement", "CellSums", "FixCells", "GroupSupport", "Tessellation",
            "Visits"]
 
@@ -358,10 +360,10 @@ class FixCells:
             counts += np.bincount(at, minlength=n)
             distance += np.bincount(at, weights=np.hypot(x - cells.x[at], y - cells.y[at]),
                                     minlength=n)
-            pairs.append(np.unique(at.astype(np.int64) * persons + person))
-        distinct = np.unique(np.concatenate(pairs)) if pairs else np.zeros(0, np.int64)
+            pairs.append(distinct_values(at.astype(np.int64) * persons + person))
+        distinct = distinct_values(np.concatenate(pairs)) if pairs else np.zeros(0, np.int64)
         return CellDisplacement(counts, distance, np.bincount(distinct // persons, minlength=n),
-                                int(np.unique(distinct % persons).size))
+                                int(distinct_values(distinct % persons).size))
 
     def _in_cells(self, cells: Tessellation
                   ) -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]]:

@@ -4,8 +4,9 @@ Algorithm 3 (seed 000, lines 1-4) counts, for every pair of neighbouring cells, 
 distinct persons moving from one to the other. A move is a membership whose cell differs
 from the trajectory's previous one (fix_cells.FixCells.moves lists them, in time order);
 :func:`count_moves` counts distinct persons per pair of cells. On the final cells, the
-release's flows (§6.1: the moves of at least k persons) are counted from the visits
-(:class:`FlowCounter`), as ``060_flows.sql`` counts them in SQL.
+release's flows (the moves of at least k persons) are those persons with the trajectories
+counted over the visits (:class:`TripCounter`, :func:`flows_of`), what ``060_flows.sql``
+counts in SQL.
 
 References
 ----------
@@ -21,9 +22,9 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike
 
-__all__ = ["FlowCounter", "Flows", "MoveCounts", "count_moves"]
+from anonymizers.counting import distinct_values
 
-_PERSONS = 2**31  # person codes are int32: a (move, person) key is move * _PERSONS + person
+__all__ = ["Flows", "MoveCounts", "TripCounter", "count_moves", "flows_of"]
 
 
 @dataclass(frozen=True)
@@ -97,11 +98,10 @@ class Flows:
     trajectories: np.ndarray
 
 
-class FlowCounter:
-    """Distinct persons and trajectories moving from one cell to the next visit's cell,
-    counted over visits given a part at a time (``060_flows.sql``'s ``lead`` over the
-    visits): each part holds whole trajectories, so trajectories are counted per part, and
-    only the distinct (move, person) keys of each part are kept until the end.
+class TripCounter:
+    """Distinct trajectories moving from one cell to the next visit's cell
+    (``060_flows.sql``'s ``n_trajectories``), counted over visits given a part at a time:
+    each part holds whole trajectories, so a part's counts add to the others'.
 
     Parameters
     ----------
@@ -110,47 +110,40 @@ class FlowCounter:
 
     Examples
     --------
-    Two persons; person 7 goes 10 -> 11 in two trajectories, person 8 goes 10 -> 11 -> 10:
+    Trajectories 0 and 1 go 10 -> 11, trajectory 2 goes 10 -> 11 -> 10 -> 11:
 
-    >>> counter = FlowCounter(np.array([10, 11]))
-    >>> counter.add(np.array([0, 0, 1, 1]), np.array([7, 7]), np.array([10, 11, 10, 11]))
-    >>> counter.add(np.array([2, 2, 2]), np.array([0, 0, 8]), np.array([10, 11, 10]))
-    >>> flows = counter.flows(min_persons=1)
-    >>> flows.from_cell.tolist(), flows.to_cell.tolist(), flows.persons.tolist()
-    ([10, 11], [11, 10], [2, 1])
-    >>> flows.trajectories.tolist()
+    >>> counter = TripCounter(np.array([10, 11]))
+    >>> counter.add(np.array([0, 0, 1, 1]), np.array([10, 11, 10, 11]))
+    >>> counter.add(np.array([2, 2, 2, 2]), np.array([10, 11, 10, 11]))
+    >>> counter.between(np.array([10, 11]), np.array([11, 10])).tolist()
     [3, 1]
     """
 
     def __init__(self, cells: np.ndarray) -> None:
         self._cells = np.asarray(cells, dtype=np.int64)
         self._width = max(len(self._cells), 1)
-        if self._width * self._width >= 2**63 // _PERSONS:
-            raise OverflowError("too many cells for one 64-bit key per (move, person)")
-        self._person_keys: list[np.ndarray] = []
-        self._trajectories = np.zeros(self._width * self._width, dtype=np.int64)
+        self._counts = np.zeros(self._width * self._width, dtype=np.int64)
 
-    def add(self, trajectory: np.ndarray, person_of: np.ndarray, cell: np.ndarray) -> None:
+    def add(self, trajectory: np.ndarray, cell: np.ndarray) -> None:
         """The visits of whole trajectories, in order: each one's trajectory number and
-        cell; ``person_of[t]`` is the person code (below 2**31) of trajectory number t."""
+        cell (consecutive visits of a trajectory are in two cells)."""
         trajectory = np.asarray(trajectory, dtype=np.int64)
         moving = np.flatnonzero(trajectory[1:] == trajectory[:-1])
         index = np.searchsorted(self._cells, cell)
         move = index[moving] * self._width + index[moving + 1]
-        mover = trajectory[moving]
-        # A trajectory repeating a move counts once; no trajectory goes on in another part.
-        span = int(mover.max(initial=0)) + 1
-        trips = np.unique(move * span + mover)
-        self._trajectories += np.bincount(trips // span, minlength=self._trajectories.size)
-        person = np.asarray(person_of, dtype=np.int64)[mover]
-        self._person_keys.append(np.unique(move * _PERSONS + person))
+        span = int(trajectory.max(initial=0)) + 1
+        trips = distinct_values(move * span + trajectory[moving])  # a repeat counts once
+        self._counts += np.bincount(trips // span, minlength=self._counts.size)
 
-    def flows(self, min_persons: int) -> Flows:
-        """The moves of at least ``min_persons`` distinct persons."""
-        keys = (np.unique(np.concatenate(self._person_keys)) if self._person_keys
-                else np.zeros(0, np.int64))
-        moves, persons = np.unique(keys // _PERSONS, return_counts=True)
-        kept = persons >= min_persons
-        moves, persons = moves[kept], persons[kept]
-        return Flows(self._cells[moves // self._width], self._cells[moves % self._width],
-                     persons.astype(np.int64), self._trajectories[moves])
+    def between(self, from_cell: np.ndarray, to_cell: np.ndarray) -> np.ndarray:
+        """Trajectories moving from ``from_cell[i]`` to ``to_cell[i]``, for every i."""
+        return self._counts[np.searchsorted(self._cells, from_cell) * self._width
+                            + np.searchsorted(self._cells, to_cell)]
+
+
+def flows_of(moves: MoveCounts, trips: TripCounter, min_persons: int) -> Flows:
+    """The moves of at least ``min_persons`` persons (``moves``: counted over the final
+    cells' memberships, whose moves are the visits' moves) with their trajectories."""
+    kept = moves.persons >= min_persons
+    from_cell, to_cell = moves.from_cell[kept], moves.to_cell[kept]
+    return Flows(from_cell, to_cell, moves.persons[kept], trips.between(from_cell, to_cell))

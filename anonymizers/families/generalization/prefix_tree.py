@@ -34,6 +34,7 @@ from itertools import chain, islice
 
 import numpy as np
 
+from anonymizers.counting import distinct_values
 from anonymizers.errors import InputError
 from anonymizers.processes import map_forked
 from anonymizers.sequences import ConcatenatedSequences, ranges
@@ -438,7 +439,7 @@ class _Paths:
     def owners(self, owner_ids: np.ndarray) -> ConcatenatedSequences:
         """The distinct owners of each distinct sequence (ascending)."""
         base = int(owner_ids.max()) + 1
-        pairs = np.unique(self.distinct_of * base + owner_ids)
+        pairs = distinct_values(self.distinct_of * base + owner_ids)
         starts = np.searchsorted(pairs // base, np.arange(len(self.distinct) + 1))
         return ConcatenatedSequences(pairs % base, starts)
 
@@ -549,7 +550,7 @@ class _Recovery:
         """Distinct owners of the sequences ``seq_ids``."""
         starts = self._owners.starts
         held = ranges(starts[seq_ids], starts[seq_ids + 1] - starts[seq_ids])
-        return int(np.unique(self._owners.flat[held]).size)
+        return int(distinct_values(self._owners.flat[held]).size)
 
     def best_subsequence(self, seq_id: int, min_len: int) -> Cells | None:
         """Longest k-supported LCS of distinct sequence ``seq_id`` with another, or None.
@@ -629,7 +630,7 @@ class _Recovery:
             holders = self._occurrences.containing(
                 pattern, held[start:start + _HOLDERS_AT_ONCE])
             sole = self._sole_owner[holders]
-            found.update(np.unique(sole[sole >= 0]).tolist())
+            found.update(distinct_values(sole[sole >= 0]).tolist())
             for holder in holders[sole < 0].tolist():
                 if len(found) >= self._k:
                     break

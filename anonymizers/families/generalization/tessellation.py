@@ -35,6 +35,7 @@ if TYPE_CHECKING:
         CharacteristicPointParams,
     )
     from anonymizers.families.generalization.fix_cells import FixCells, Tessellation
+    from anonymizers.families.generalization.moves import MoveCounts
 
 __all__ = [
     "characteristic_points",
@@ -232,21 +233,20 @@ def _read_fixes(conn: psycopg.Connection, release: ReleaseSpec) -> _Window:
 
 
 def _write_visits(conn: psycopg.Connection, release: ReleaseSpec, window: _Window,
-                  cells: Tessellation) -> None:
+                  cells: Tessellation, moves: MoveCounts) -> None:
     """{work}.visits from the fixes' cells on the final cells (FixCells.visits), a part of
     the window at a time (150_visits_table.sql, 155_visits_index.sql), and {work}.flows
-    counted from them on the way (158_flows_table.sql: what 060_flows.sql makes of the
-    visits in SQL)."""
-    from anonymizers.families.generalization.moves import FlowCounter
+    (158_flows_table.sql): the final cells' ``moves`` of k persons or more, with the
+    trajectories behind each counted over the visits on the way (what 060_flows.sql makes
+    of the visits in SQL)."""
+    from anonymizers.families.generalization.moves import TripCounter, flows_of
 
     started, written = time.perf_counter(), 0
     run_sql_file(conn, VORONOI + "150_visits_table.sql", work=release.work_schema)
     when = pa.timestamp("us")  # UTC wall-clock time: 150_visits_table.sql reads it so
-    fixes = window.fixes
-    person_of = fixes.person[np.flatnonzero(np.r_[True, ~fixes.continues[:-1]])]
-    counter = FlowCounter(cells.ids)
-    for part in fixes.visits(window.times):
-        counter.add(part.trajectory, person_of, part.cell)
+    trips = TripCounter(cells.ids)
+    for part in window.fixes.visits(window.times):
+        trips.add(part.trajectory, part.cell)
         trajectory = pa.array(part.trajectory)
         copy_arrow(conn, release.work_schema, "visits", pa.table({
             "traj_id": window.traj_id.take(trajectory),
@@ -256,7 +256,7 @@ def _write_visits(conn: psycopg.Connection, release: ReleaseSpec, window: _Windo
             "n_points": part.n_points}))
         written += len(part.cell)
     run_sql_file(conn, VORONOI + "155_visits_index.sql", work=release.work_schema)
-    flows = counter.flows(min_persons=release.k)
+    flows = flows_of(moves, trips, min_persons=release.k)
     run_sql_file(conn, VORONOI + "158_flows_table.sql", work=release.work_schema)
     copy_arrow(conn, release.work_schema, "flows", pa.table({
         "from_cell": flows.from_cell.astype(np.int32), "to_cell": flows.to_cell.astype(np.int32),
@@ -328,7 +328,7 @@ def _statistics(conn: psycopg.Connection, release: ReleaseSpec, fixes: FixCells,
                 cells: Tessellation):
     """The current cells' statistics and neighbour flows, as the merge planner wants
     them: the fixes' sums and moves from memory, the generators and the persons near them
-    from the database (160_statistics_for_python.sql)."""
+    from the database (160_statistics_for_python.sql); and the persons of every move."""
     from anonymizers.families.generalization.moves import count_moves
     from anonymizers.families.generalization.progressive import CellStatistics, NeighbourFlows
 
@@ -347,7 +347,7 @@ def _statistics(conn: psycopg.Connection, release: ReleaseSpec, fixes: FixCells,
     give_back("counting the moves")  # a few hundred MB of moves at 25M fixes
     flows = NeighbourFlows(a=cells.a, b=cells.b, a_to_b=counts.between(cells.a, cells.b),
                            b_to_a=counts.between(cells.b, cells.a))
-    return stats, flows, displacement
+    return stats, flows, displacement, counts
 
 
 class _Generator(NamedTuple):
@@ -515,7 +515,7 @@ def progressive_generalization(spec: dict[str, Any]) -> dict[str, int]:
         fixes.locate(cells)
         iteration = 0
         while True:
-            stats, flows, displacement = _statistics(conn, release, fixes, cells)
+            stats, flows, displacement, moves = _statistics(conn, release, fixes, cells)
             plan, merged = _plan(release, fixes, stats, flows,
                                  include_pairs=iteration < int(release.params["max_iterations"]))
             left, snap_merges = (_apply(conn, release, fixes, stats, plan, merged)
@@ -531,7 +531,7 @@ def progressive_generalization(spec: dict[str, Any]) -> dict[str, int]:
             cells = _read_tessellation(conn, release)
             _update_fixes(conn, release, fixes, cells)
             iteration += 1
-        _write_visits(conn, release, window, cells)
+        _write_visits(conn, release, window, cells, moves)  # the final cells' moves
         _write_input_trajectories(conn, release, window)
         _write_displacement(conn, release, fixes, cells)
         run_sql_file(conn, VORONOI + "170_drop_scratch.sql", work=release.work_schema)

@@ -95,6 +95,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from anonymizers.checks import checked_k, generator
+from anonymizers.counting import distinct_values
 from anonymizers.errors import InputError
 
 __all__ = [
@@ -578,7 +579,7 @@ class _Pool:
         owner = np.repeat(moved, hi - lo)
         hit = ((c.start[idx] < c.stop[owner]) & (c.stop[idx] > c.start[owner])
                | (c.group[idx] == c.group[owner]))
-        return np.unique(idx[hit])
+        return distinct_values(idx[hit])
 
     def remove(self, idx: np.ndarray) -> None:
         idx = idx[self.alive[idx]]
@@ -712,7 +713,7 @@ def _published(seqs: _Sequences, initial: TrajectoryGroups, c: _Candidates,
     used, group = np.unique(c.group[moved], return_inverse=True)
     order = np.lexsort((c.start[moved], seqs.traj_id[c.traj[moved]], group))
     moved, group = moved[order], group[order]
-    n_persons = np.bincount(np.unique(group * seqs.person_values.size + c.person[moved])
+    n_persons = np.bincount(distinct_values(group * seqs.person_values.size + c.person[moved])
                             // seqs.person_values.size, minlength=used.size)
     places = initial.places[_ranges(initial.offsets[used], initial.offsets[used + 1])]
     groups = TrajectoryGroups(
@@ -745,10 +746,10 @@ def _closed_neighbourhoods(place_values: np.ndarray, neighbours: np.ndarray) -> 
         raise InputError("neighbours must be an integer array of shape (E, 2): place pairs "
                          "joined by one route (an empty (0, 2) array if none)")
     pairs = pairs.astype(np.int64)
-    universe = np.unique(np.concatenate([place_values, pairs.ravel()]))
+    universe = distinct_values(np.concatenate([place_values, pairs.ravel()]))
     a, b = np.searchsorted(universe, pairs[:, 0]), np.searchsorted(universe, pairs[:, 1])
     n, own = universe.size, np.arange(universe.size)
-    edges = np.unique(np.concatenate([a, b, own]) * n + np.concatenate([b, a, own]))
+    edges = distinct_values(np.concatenate([a, b, own]) * n + np.concatenate([b, a, own]))
     return _Neighbourhoods(universe=universe,
                            ptr=np.searchsorted(edges // n, np.arange(n + 1)), nodes=edges % n)
 
@@ -811,7 +812,7 @@ def _common_groups(seqs: _Sequences, result: NonoverlappingGroups, internal: np.
     size = hood.size(keys % n)
     moved = _greedy(c, 1.0 / size, _order_rank(keys // n, keys % n, size), k, rng)
     used, member = np.unique(c.group[moved], return_inverse=True)
-    n_persons = np.bincount(np.unique(member * seqs.person_values.size + c.person[moved])
+    n_persons = np.bincount(distinct_values(member * seqs.person_values.size + c.person[moved])
                             // seqs.person_values.size, minlength=used.size)
     return _CommonGroups(group=keys[used] // n, centre=keys[used] % n, n_persons=n_persons,
                          n_trajectories=np.bincount(member, minlength=used.size),
