@@ -41,6 +41,17 @@ def test_rerunning_a_published_release_changes_nothing(loaded_city, conn):
     assert len(catalog_rows(conn)) == 1
 
 
+def test_each_step_after_the_build_runs_again_as_a_cleared_task_would(loaded_city, conn):
+    """Airflow runs a cleared task again on what its first run committed: the manifest,
+    metrics and verify steps give the same release a second time."""
+    spec = run_steps(release_params(), until="verify")
+    for name in ("manifest", "metrics", "verify", "publish"):
+        steps.run_step(name, spec)
+    name = ReleaseSpec.from_dict(spec).release_name
+    assert catalog_rows(conn) == [(name,)]
+    assert conn.execute(f"SELECT count(*) FROM {name}.metrics").fetchone()[0] >= 10
+
+
 @pytest.mark.parametrize("failing_step", ["project", "anonymize", "build_release", "verify",
                                           "publish"])
 def test_a_failed_step_leaves_no_release_and_a_rerun_publishes_once(

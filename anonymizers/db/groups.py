@@ -12,7 +12,7 @@ the output.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Generator, Iterable, Iterator
 from typing import Any
 
 import numpy as np
@@ -34,7 +34,7 @@ CSV_BLOCK = 8 << 20  # bytes of CSV parsed at a time, about: about 200k fixes
 
 def copy_out_groups(conn: psycopg.Connection, name: str, columns: dict[str, pa.DataType],
                     params: dict[str, Any] | None = None, *, chunk_rows: int = CHUNK_ROWS,
-                    **identifiers: Name) -> Iterator[pa.Table]:
+                    **identifiers: Name) -> Generator[pa.Table, None, None]:
     """The CSV output of the ``COPY`` in ``sql/<name>``, ordered by its first column, as
     tables of at least ``chunk_rows`` rows (the last excepted) that never split a group
     of rows sharing the first column. ``columns`` names and types the CSV's columns in

@@ -5,7 +5,10 @@
 -- ManifestCounts) and published_unit. Counts of the input go through the interval filter
 -- (catalog.interval_count, seed 004 §4.2): two releases of nested windows must not
 -- difference into an exact count of one. trajectories_out is exact: it is the size of the
--- release's main table anyway. Identifiers: build.
+-- release's main table anyway. A cleared task runs it again: the tables are made afresh.
+-- Identifiers: build.
+DROP TABLE IF EXISTS {build}.metrics;
+DROP TABLE IF EXISTS {build}.manifest;
 CREATE TABLE {build}.manifest (
     release_name      text NOT NULL,
     dataset           text NOT NULL,
