@@ -11,10 +11,12 @@ from collections.abc import Iterator, Sequence
 from typing import overload
 
 import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from anonymizers.errors import InputError
 
-__all__ = ["ConcatenatedSequences", "ranges"]
+__all__ = ["ConcatenatedSequences", "int_lists", "ranges"]
 
 
 class ConcatenatedSequences(Sequence[list[int]]):
@@ -77,3 +79,23 @@ def ranges(starts: np.ndarray, sizes: np.ndarray) -> np.ndarray:
     """
     # Each range's start repeated over its size, plus the position within it.
     return np.repeat(starts - (np.cumsum(sizes) - sizes), sizes) + np.arange(int(sizes.sum()))
+
+
+def int_lists(texts: pa.Array) -> tuple[np.ndarray, np.ndarray]:
+    """Integers separated by single spaces, one list per string ('' or null: an empty list),
+    as (length of each list, all integers one list after another); parsed in Arrow, with no
+    Python object per list.
+
+    Examples
+    --------
+    >>> lengths, items = int_lists(pa.array(["3 1", "", None, "7"]))
+    >>> lengths.tolist(), items.tolist()
+    ([2, 0, 0, 1], [3, 1, 7])
+    """
+    parts = pc.split_pattern(texts, " ")  # '' -> [''], null -> null
+    words = pc.list_flatten(parts)
+    kept = pc.not_equal(words, "").to_numpy(zero_copy_only=False)
+    owner = pc.list_parent_indices(parts).to_numpy(zero_copy_only=False)
+    lengths = np.bincount(owner[kept], minlength=len(texts)).astype(np.int64)
+    return lengths, pc.cast(words.filter(pa.array(kept)), pa.int64()).to_numpy(
+        zero_copy_only=False)

@@ -21,7 +21,6 @@ from dataclasses import dataclass
 import numpy as np
 import psycopg
 import pyarrow as pa
-import pyarrow.compute as pc
 
 from anonymizers.attacks.adapters.base import AttackInput, DistinctSets
 from anonymizers.attacks.index import RecordIndex
@@ -32,11 +31,12 @@ from anonymizers.db.groups import copy_batches, copy_columns
 from anonymizers.db.sqlfiles import run_sql_file
 from anonymizers.errors import ReleaseError
 from anonymizers.memory import compact_type, give_back
+from anonymizers.sequences import int_lists
 from anonymizers.verifiers.base import read_release
 from anonymizers.verifiers.generalization import derive_release_visits
 from anonymizers.verifiers.rederive import OUTSIDE
 
-__all__ = ["Flat", "attack_input", "containing_persons", "int_lists"]
+__all__ = ["Flat", "attack_input", "containing_persons"]
 
 READS_WORK = True  # inside its run, the targets come from {work}.visits
 # Every model reads a sequence of cells; the privacy model (k-anonymity of every published
@@ -168,26 +168,6 @@ def _published(conn: psycopg.Connection, schema: str) -> Flat:
     counts = np.concatenate(lengths) if lengths else np.zeros(0, dtype=np.int64)
     flat = np.concatenate(items) if items else np.zeros(0, dtype=np.int64)
     return Flat(flat, np.concatenate(([0], np.cumsum(counts))).astype(np.int64))
-
-
-def int_lists(texts: pa.Array) -> tuple[np.ndarray, np.ndarray]:
-    """Integers separated by single spaces, one list per string ('' or null: an empty list),
-    as (length of each list, all integers one list after another); parsed in Arrow, with no
-    Python object per list.
-
-    Examples
-    --------
-    >>> lengths, items = int_lists(pa.array(["3 1", "", None, "7"]))
-    >>> lengths.tolist(), items.tolist()
-    ([2, 0, 0, 1], [3, 1, 7])
-    """
-    parts = pc.split_pattern(texts, " ")  # '' -> [''], null -> null
-    words = pc.list_flatten(parts)
-    kept = pc.not_equal(words, "").to_numpy(zero_copy_only=False)
-    owner = pc.list_parent_indices(parts).to_numpy(zero_copy_only=False)
-    lengths = np.bincount(owner[kept], minlength=len(texts)).astype(np.int64)
-    return lengths, pc.cast(words.filter(pa.array(kept)), pa.int64()).to_numpy(
-        zero_copy_only=False)
 
 
 def _dense_keys(*parts: np.ndarray) -> tuple[np.ndarray, ...]:
