@@ -16,7 +16,7 @@ import pyarrow.compute as pc
 
 from anonymizers.errors import InputError
 
-__all__ = ["ConcatenatedSequences", "int_lists", "ranges"]
+__all__ = ["ConcatenatedSequences", "int_lists", "ranges", "relabel"]
 
 
 class ConcatenatedSequences(Sequence[list[int]]):
@@ -99,3 +99,28 @@ def int_lists(texts: pa.Array) -> tuple[np.ndarray, np.ndarray]:
     lengths = np.bincount(owner[kept], minlength=len(texts)).astype(np.int64)
     return lengths, pc.cast(words.filter(pa.array(kept)), pa.int64()).to_numpy(
         zero_copy_only=False)
+
+
+def relabel(sequences: ConcatenatedSequences, labels: np.ndarray, values: np.ndarray
+            ) -> tuple[ConcatenatedSequences, int]:
+    """Each element ``labels[i]`` of the sequences replaced by ``values[i]`` (``labels``
+    ascending); elements that are no label are left out. Returns the relabelled
+    sequences and how many elements were left out.
+
+    Examples
+    --------
+    >>> found, left_out = relabel(ConcatenatedSequences(np.array([1, 2, 3, 9]),
+    ...                                                 np.array([0, 3, 3, 4])),
+    ...                           np.array([1, 3]), np.array([10, 30]))
+    >>> [list(s) for s in found], left_out
+    ([[10, 30], [], []], 2)
+    """
+    flat = sequences.flat
+    if not labels.size:
+        return ConcatenatedSequences(flat[:0], np.zeros_like(sequences.starts)), int(flat.size)
+    at = np.minimum(np.searchsorted(labels, flat), labels.size - 1)
+    known = labels[at] == flat
+    kept_before = np.r_[0, np.cumsum(known)]
+    return (ConcatenatedSequences(values[at[known]], kept_before[sequences.starts]),
+            int(flat.size - kept_before[-1]))
+

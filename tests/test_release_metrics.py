@@ -505,19 +505,3 @@ def test_homogeneity_is_reported_and_min_continuations_removes_it(loaded_city, c
     result = steps.verify(spec)
     assert result["checks"]["prefixes_with_few_continuations"] == 0
 
-
-def test_work_cells_map_to_published_ids_leaving_out_or_refusing_the_others() -> None:
-    """The sequences the metrics read in work cell ids, in published ids: an input visit of
-    a cell the release does not publish is left out; a published sequence holding one
-    means the build and the work schema disagree."""
-    from anonymizers.errors import ReleaseError
-    from anonymizers.sequences import ConcatenatedSequences
-
-    released = release_metrics._ReleasedCells(np.array([1, 3, 8]), np.array([10, 30, 80]))
-    sequences = ConcatenatedSequences(np.array([1, 2, 3, 3, 2, 9, 8]), np.array([0, 3, 4, 6, 7]))
-    mapped = released.of(sequences, drop_unpublished=True)
-    assert [list(s) for s in mapped] == [[10, 30], [30], [], [80]]
-    with pytest.raises(ReleaseError, match="disagree"):
-        released.of(sequences, drop_unpublished=False)
-    whole = ConcatenatedSequences(np.array([8, 1]), np.array([0, 1, 2]))
-    assert [list(s) for s in released.of(whole, drop_unpublished=False)] == [[80], [10]]

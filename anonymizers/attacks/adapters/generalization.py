@@ -27,11 +27,11 @@ from anonymizers.attacks.index import RecordIndex
 from anonymizers.attacks.knowledge import NO_TIME, Observations, Records
 from anonymizers.attacks.models import MODELS
 from anonymizers.counting import distinct_values
-from anonymizers.db.groups import copy_batches, copy_columns
-from anonymizers.db.sqlfiles import run_sql_file
+from anonymizers.db.groups import copy_batches, copy_columns, copy_sequences
+from anonymizers.db.sqlfiles import fetch_columns, run_sql_file
 from anonymizers.errors import ReleaseError
 from anonymizers.memory import compact_type, give_back
-from anonymizers.sequences import int_lists
+from anonymizers.sequences import int_lists, relabel
 from anonymizers.verifiers.base import read_release
 from anonymizers.verifiers.generalization import derive_release_visits
 from anonymizers.verifiers.rederive import OUTSIDE
@@ -124,14 +124,17 @@ def attack_input(conn: psycopg.Connection, schema: str, work: str | None = None
 
 def _generalized_visits(conn: psycopg.Connection, work: str
                         ) -> tuple[np.ndarray, tuple[np.ndarray, np.ndarray]]:
-    """The person of each trajectory number, and (trajectory number, published cell or
-    OUTSIDE) of each visit of the run's ``{work}.visits``, in order."""
+    """The person of each trajectory number, and (trajectory number, published cell) of
+    each visit of the run's ``{work}.visits`` to a published cell, in order."""
     run_sql_file(conn, "attacks/generalization_work_numbers.sql", work=work)
     owners = copy_columns(conn, "attacks/generalization_work_owners.sql",
                           {"owner": pa.int64()})["owner"]
-    visits = copy_columns(conn, "attacks/generalization_work_visits.sql",
-                          {"traj": pa.int64(), "cell": pa.int64()}, work=work)
-    return owners, (visits["traj"], visits["cell"])
+    numbers, visits = copy_sequences(conn, "attacks/generalization_work_visits.sql",
+                                     work=work)
+    found = fetch_columns(conn, "attacks/generalization_work_cells.sql", work=work)
+    published, _ = relabel(visits, np.array(found["cell_id"], dtype=np.int64),
+                           np.array(found["release_cell_id"], dtype=np.int64))
+    return owners, (np.repeat(numbers, published.lengths()), published.flat)
 
 
 def _targets(traj: np.ndarray, cell: np.ndarray, owners: np.ndarray

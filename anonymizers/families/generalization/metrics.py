@@ -47,7 +47,7 @@ import psycopg
 import pyarrow as pa
 import pyarrow.csv as pacsv
 
-from anonymizers.db.groups import copy_batches, copy_columns
+from anonymizers.db.groups import copy_columns, copy_sequences
 from anonymizers.db.sqlfiles import copy_out, fetch_columns, run_sql_file
 from anonymizers.errors import PrivacyViolation, ReleaseError
 from anonymizers.families.base import MetricRow, Metrics, SeriesRow
@@ -64,7 +64,7 @@ from anonymizers.metrics.reidentification import (
     sample_trajectories,
 )
 from anonymizers.release.spec import ReleaseSpec
-from anonymizers.sequences import ConcatenatedSequences, int_lists
+from anonymizers.sequences import ConcatenatedSequences, relabel
 
 __all__ = [
     "CLUSTER_MAX_DISTANCE_ANONYMIZED_M",
@@ -148,7 +148,7 @@ def compute_release_metrics(conn: psycopg.Connection, release: ReleaseSpec) -> M
         rows = _displacement_rows(conn, release)
     with _timed("reading trajectory numbers and sequences", release):
         owners = _number_trajectories(conn, release)
-        released = _ReleasedCells.read(conn, release)
+        released = _released_cells(conn, release)
         published = _read_published(conn, release, released)
         inputs = _read_input_sequences(conn, release, owners.size, released)
     # Same input, same sample: releases of one window are compared on the same trajectories.
@@ -250,58 +250,23 @@ def _runs(traj: np.ndarray, chosen: np.ndarray) -> list[slice]:
 
 
 def _read_published(conn: psycopg.Connection, release: ReleaseSpec,
-                    released: _ReleasedCells) -> _Published:
+                    released: tuple[np.ndarray, np.ndarray]) -> _Published:
     """The published sequences (release cell ids) and their source trajectory number."""
-    source, cells = _numbered_sequences(conn, METRICS_SQL + "050_published_sources.sql",
-                                        release)
-    return _Published(source=source, cells=released.of(cells, drop_unpublished=False))
+    source, cells = copy_sequences(conn, METRICS_SQL + "050_published_sources.sql",
+                                   work=release.work_schema)
+    published, left_out = relabel(cells, *released)
+    if left_out:
+        raise ReleaseError(f"{left_out} cells of published sequences are missing from "
+                           "work.cell_map: the build and the work schema disagree")
+    return _Published(source=source, cells=published)
 
 
-def _numbered_sequences(conn: psycopg.Connection, name: str, release: ReleaseSpec
-                        ) -> tuple[np.ndarray, ConcatenatedSequences]:
-    """A COPY of one row per sequence (a number, the work cell ids separated by spaces):
-    the numbers, and the sequences. A row per sequence, not per cell: at 25M fixes the
-    cells are tens of millions of rows for the server to sort and send."""
-    numbers, lengths, items = [], [], []
-    for batch in copy_batches(conn, name, {"number": pa.int64(), "cells": pa.string()},
-                              work=release.work_schema):
-        counts, cells = int_lists(batch.column(1))
-        numbers.append(batch.column(0).to_numpy())
-        lengths.append(counts)
-        items.append(cells)
-    flat = np.concatenate(items) if items else np.zeros(0, dtype=np.int64)
-    counts = np.concatenate(lengths) if lengths else np.zeros(0, dtype=np.int64)
-    return (np.concatenate(numbers) if numbers else np.zeros(0, dtype=np.int64),
-            ConcatenatedSequences(flat, np.r_[0, np.cumsum(counts)]))
-
-
-@dataclass(frozen=True)
-class _ReleasedCells:
-    """The release cell id of each work cell the release publishes ({work}.cell_map)."""
-
-    work: np.ndarray  # ascending
-    release: np.ndarray
-
-    @classmethod
-    def read(cls, conn: psycopg.Connection, release: ReleaseSpec) -> _ReleasedCells:
-        found = fetch_columns(conn, METRICS_SQL + "048_cell_map.sql", work=release.work_schema)
-        return cls(np.array(found["cell_id"], dtype=np.int64),
-                   np.array(found["release_cell_id"], dtype=np.int64))
-
-    def of(self, sequences: ConcatenatedSequences,
-           drop_unpublished: bool) -> ConcatenatedSequences:
-        """``sequences`` in release cell ids; a cell the release does not publish is left
-        out (``drop_unpublished``) or an error (the published sequences hold none)."""
-        at = np.minimum(np.searchsorted(self.work, sequences.flat), max(self.work.size - 1, 0))
-        known = (self.work[at] == sequences.flat) if self.work.size else np.zeros(
-            sequences.flat.size, dtype=bool)
-        if not drop_unpublished:
-            if not known.all():
-                raise ReleaseError("a published sequence holds a cell missing from "
-                                   "work.cell_map: the build and the work schema disagree")
-            return ConcatenatedSequences(self.release[at], sequences.starts)
-        kept_before = np.r_[0, np.cumsum(known)]
-        return ConcatenatedSequences(self.release[at[known]], kept_before[sequences.starts])
+def _released_cells(conn: psycopg.Connection, release: ReleaseSpec
+                    ) -> tuple[np.ndarray, np.ndarray]:
+    """The work cells the release publishes (ascending) and their release cell ids."""
+    found = fetch_columns(conn, METRICS_SQL + "048_cell_map.sql", work=release.work_schema)
+    return (np.array(found["cell_id"], dtype=np.int64),
+            np.array(found["release_cell_id"], dtype=np.int64))
 
 
 def _read_published_routes(conn: psycopg.Connection, release: ReleaseSpec,
@@ -314,17 +279,17 @@ def _read_published_routes(conn: psycopg.Connection, release: ReleaseSpec,
 
 
 def _read_input_sequences(conn: psycopg.Connection, release: ReleaseSpec,
-                          n_trajectories: int, released: _ReleasedCells
+                          n_trajectories: int, released: tuple[np.ndarray, np.ndarray]
                           ) -> ConcatenatedSequences:
     """Each input trajectory's visits in published cell ids (by trajectory number; the
     visits of cells the release does not publish left out)."""
-    numbers, visits = _numbered_sequences(conn, METRICS_SQL + "060_input_sequences.sql",
-                                          release)
+    numbers, visits = copy_sequences(conn, METRICS_SQL + "060_input_sequences.sql",
+                                     work=release.work_schema)
     # Rows in trajectory number order, one per trajectory with visits (none: empty).
     lengths = np.zeros(n_trajectories, dtype=np.int64)
     lengths[numbers] = visits.lengths()
-    ordered = ConcatenatedSequences(visits.flat, np.r_[0, np.cumsum(lengths)])
-    return released.of(ordered, drop_unpublished=True)
+    return relabel(ConcatenatedSequences(visits.flat, np.r_[0, np.cumsum(lengths)]),
+                   *released)[0]
 
 
 # --------------------------------------------------------------------------- measures
