@@ -25,7 +25,7 @@ WITH published_sources AS (
       AND NOT (lon BETWEEN %(lon_min)s AND %(lon_max)s AND lat BETWEEN %(lat_min)s AND %(lat_max)s)
 )
 SELECT * FROM (VALUES
-    ('trajectories_in', (SELECT count(DISTINCT traj_id) FROM {work}.input_trajectories)::float8, 'count',
+    ('trajectories_in', (SELECT count(*) FROM {work}.input_trajectories)::float8, 'count',
      'Trajectories in the window'),
     ('trajectories_out', (SELECT count(*) FROM {build}.trajectories)::float8, 'count',
      'Published trajectories'),

@@ -1,14 +1,20 @@
 -- The risk is computed on the sequences of work.anonymized (which know their source); this
 -- counts how many sequences differ, as a multiset, from the published {build}.trajectories
--- (0 unless the build and the work schema disagree). Identifiers: work, build.
-WITH derived AS (
-    SELECT array_agg(m.release_cell_id ORDER BY u.ord) AS cells
-    FROM {work}.anonymized AS a
-    CROSS JOIN LATERAL unnest(a.cells) WITH ORDINALITY AS u(cell_id, ord)
+-- (0 unless the build and the work schema disagree). Each side is counted per distinct
+-- sequence first, and only the distinct work sequences are mapped to published cell ids:
+-- at 25M fixes, 238k distinct sequences for 1.9 million rows (mapping every row and two
+-- EXCEPT ALL took 20 s, EXPLAIN ANALYZE). Identifiers: work, build.
+WITH work_sequences AS (
+    SELECT cells, count(*) AS n FROM {work}.anonymized GROUP BY cells
+), derived AS (
+    SELECT array_agg(m.release_cell_id ORDER BY u.ord) AS cells, w.n
+    FROM (SELECT cells, n, row_number() OVER () AS id FROM work_sequences) AS w
+    CROSS JOIN LATERAL unnest(w.cells) WITH ORDINALITY AS u(cell_id, ord)
     LEFT JOIN {work}.cell_map AS m ON m.cell_id = u.cell_id
-    GROUP BY a.anon_id
+    GROUP BY w.id, w.n
+), published AS (
+    SELECT cells, count(*) AS n FROM {build}.trajectories GROUP BY cells
 )
-SELECT (SELECT count(*) FROM (SELECT cells FROM derived
-                              EXCEPT ALL SELECT cells FROM {build}.trajectories) AS extra)
-     + (SELECT count(*) FROM (SELECT cells FROM {build}.trajectories
-                              EXCEPT ALL SELECT cells FROM derived) AS missing);
+SELECT coalesce(sum(abs(coalesce(d.n, 0) - coalesce(p.n, 0))), 0)::bigint
+FROM derived AS d
+FULL JOIN published AS p ON p.cells = d.cells;
