@@ -532,7 +532,7 @@ def test_the_cells_kept_in_memory_are_those_of_a_full_membership_at_every_step(
 
     def statistics_checked(step_conn: psycopg.Connection, release: ReleaseSpec,
                            fixes: FixCells, cells: Tessellation):
-        stats, flows, displacement = original(step_conn, release, fixes, cells)
+        stats, flows, displacement, moves = original(step_conn, release, fixes, cells)
         work = release.work_schema
         reference_membership(step_conn, work)
         assert fixes.cell.tolist() == cells_in_sql(step_conn, work)
@@ -550,7 +550,7 @@ def test_the_cells_kept_in_memory_are_those_of_a_full_membership_at_every_step(
         assert sum(flows.a_to_b) + sum(flows.b_to_a) > 0, "nobody moved"
         assert len(fixes.crossings.cell) > 0, "no segment crosses a cell"
         compared.append(len(stats.cell_id))
-        return stats, flows, displacement
+        return stats, flows, displacement, moves
 
     original_update = FixCells.update
 
