@@ -129,8 +129,8 @@ def _generalized_visits(conn: psycopg.Connection, work: str
     run_sql_file(conn, "attacks/generalization_work_numbers.sql", work=work)
     owners = copy_columns(conn, "attacks/generalization_work_owners.sql",
                           {"owner": pa.int64()})["owner"]
-    numbers, visits = copy_sequences(conn, "attacks/generalization_work_visits.sql",
-                                     work=work)
+    numbers, visits = copy_sequences(conn, "generalization/065_visit_sequences.sql",
+                                     work=work, numbers=("pg_temp", "attack_trajectories"))
     found = fetch_columns(conn, "attacks/generalization_work_cells.sql", work=work)
     published, _ = relabel(visits, np.array(found["cell_id"], dtype=np.int64),
                            np.array(found["release_cell_id"], dtype=np.int64))

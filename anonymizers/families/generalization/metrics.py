@@ -283,8 +283,9 @@ def _read_input_sequences(conn: psycopg.Connection, release: ReleaseSpec,
                           ) -> ConcatenatedSequences:
     """Each input trajectory's visits in published cell ids (by trajectory number; the
     visits of cells the release does not publish left out)."""
-    numbers, visits = copy_sequences(conn, METRICS_SQL + "060_input_sequences.sql",
-                                     work=release.work_schema)
+    numbers, visits = copy_sequences(conn, "generalization/065_visit_sequences.sql",
+                                     work=release.work_schema,
+                                     numbers=("pg_temp", "metrics_trajectories"))
     # Rows in trajectory number order, one per trajectory with visits (none: empty).
     lengths = np.zeros(n_trajectories, dtype=np.int64)
     lengths[numbers] = visits.lengths()

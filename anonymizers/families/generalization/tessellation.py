@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import logging
 import time
-from contextlib import closing
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
@@ -29,7 +28,6 @@ from anonymizers.db.sqlfiles import copy_arrow, copy_frame, fetch_columns, run_s
 from anonymizers.errors import InputError, ReleaseError
 from anonymizers.memory import give_back
 from anonymizers.pipeline.steps import step
-from anonymizers.processes import available_processes, imap_forked
 from anonymizers.release.spec import ReleaseSpec
 
 if TYPE_CHECKING:
@@ -60,9 +58,7 @@ def characteristic_points(spec: dict[str, Any]) -> dict[str, int]:
 
     The fixes stream by chunks of whole trajectories (the rules look at one trajectory at
     a time), so memory is bounded by a chunk and by the characteristic points kept, not
-    by the window. The chunks are scanned on forked processes while this one reads the
-    next (:func:`~anonymizers.processes.imap_forked`): the scan is a loop in Python, one
-    CPU's work each."""
+    by the window."""
     from anonymizers.families.generalization.characteristic_points import (
         CharacteristicPointParams,
     )
@@ -75,12 +71,10 @@ def characteristic_points(spec: dict[str, Any]) -> dict[str, int]:
         points, found = 0, []
         # The connection is busy with the COPY until the stream ends: the characteristic
         # points (a share of the fixes, as Arrow columns) are written after it.
-        with closing(copy_out_groups(conn, VORONOI + "100_points_for_python.sql",
-                                     POINT_COLUMNS, work=release.work_schema)) as chunks:
-            for rows, table in imap_forked(_characteristic_table, params, chunks,
-                                           available_processes()):
-                found.append(table)
-                points += rows
+        for chunk in copy_out_groups(conn, VORONOI + "100_points_for_python.sql",
+                                     POINT_COLUMNS, work=release.work_schema):
+            found.append(_characteristic_table(chunk, params))
+            points += chunk.num_rows
         run_sql_file(conn, VORONOI + "102_characteristic_points_table.sql",
                      work=release.work_schema)
         for table in found:
@@ -88,10 +82,8 @@ def characteristic_points(spec: dict[str, Any]) -> dict[str, int]:
     return {"points": points, "characteristic_points": sum(t.num_rows for t in found)}
 
 
-def _characteristic_table(params: CharacteristicPointParams, chunk: pa.Table
-                          ) -> tuple[int, pa.Table]:
-    """The rows of a chunk of whole trajectories, and its characteristic points
-    (user_id, x, y)."""
+def _characteristic_table(chunk: pa.Table, params: CharacteristicPointParams) -> pa.Table:
+    """The characteristic points (user_id, x, y) of a chunk of whole trajectories."""
     from anonymizers.families.generalization.characteristic_points import (
         characteristic_points as extract,
     )
@@ -100,8 +92,8 @@ def _characteristic_table(params: CharacteristicPointParams, chunk: pa.Table
     traj = pc.dictionary_encode(chunk["traj"]).combine_chunks().indices.to_numpy()
     x, y = chunk["x"].to_numpy(), chunk["y"].to_numpy()
     mask = extract(traj, chunk["t"].to_numpy(), x, y, params)
-    return chunk.num_rows, pa.table({"user_id": chunk["user"].filter(pa.array(mask)),
-                                     "x": x[mask], "y": y[mask]})
+    return pa.table({"user_id": chunk["user"].filter(pa.array(mask)), "x": x[mask],
+                     "y": y[mask]})
 
 
 def cluster(spec: dict[str, Any]) -> dict[str, int]:
