@@ -264,7 +264,8 @@ def _read_published(conn: psycopg.Connection, release: ReleaseSpec,
 def _released_cells(conn: psycopg.Connection, release: ReleaseSpec
                     ) -> tuple[np.ndarray, np.ndarray]:
     """The work cells the release publishes (ascending) and their release cell ids."""
-    found = fetch_columns(conn, METRICS_SQL + "048_cell_map.sql", work=release.work_schema)
+    found = fetch_columns(conn, "generalization/085_published_cells.sql",
+                          work=release.work_schema)
     return (np.array(found["cell_id"], dtype=np.int64),
             np.array(found["release_cell_id"], dtype=np.int64))
 
