@@ -150,7 +150,7 @@ def metrics(spec: dict[str, Any]) -> None:
     The attack suite reads only what earlier steps committed (the build schema, the raw
     window), so it runs on a forked process with a connection of its own while this one
     measures the family's utility (:func:`~anonymizers.processes.forked_call`): at 25M
-    fixes each takes about two minutes, mostly on one CPU."""
+    fixes the two took 96 s and 83 s, each mostly on one CPU."""
     from anonymizers.attacks.adapters import adapter_for
     from anonymizers.families.base import load_family
     from anonymizers.metrics import writer

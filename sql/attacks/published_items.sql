@@ -11,6 +11,9 @@
 -- persons behind each matches that prefix once (RecordIndex.each_containing, ordered).
 -- One row per record, not per cell: at 25M fixes a row per cell was ten million COPY
 -- messages and a sort of them, about a minute. Identifiers: release.
+-- Each row comes with its record's number (what db.groups.copy_sequences reads).
 COPY (
-    SELECT array_to_string(cells, ' ') FROM {release}.trajectories GROUP BY cells ORDER BY cells
+    SELECT row_number() OVER (ORDER BY cells) - 1, array_to_string(cells, ' ')
+    FROM (SELECT cells FROM {release}.trajectories GROUP BY cells) AS distinct_sequences
+    ORDER BY cells
 ) TO STDOUT WITH (FORMAT csv)

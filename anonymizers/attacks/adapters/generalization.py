@@ -27,11 +27,11 @@ from anonymizers.attacks.index import RecordIndex
 from anonymizers.attacks.knowledge import NO_TIME, Observations, Records
 from anonymizers.attacks.models import MODELS
 from anonymizers.counting import distinct_values
-from anonymizers.db.groups import copy_batches, copy_columns, copy_sequences
+from anonymizers.db.groups import copy_columns, copy_sequences
 from anonymizers.db.sqlfiles import fetch_columns, run_sql_file
 from anonymizers.errors import ReleaseError
 from anonymizers.memory import compact_type, give_back
-from anonymizers.sequences import int_lists, relabel
+from anonymizers.sequences import relabel
 from anonymizers.verifiers.base import read_release
 from anonymizers.verifiers.generalization import derive_release_visits
 from anonymizers.verifiers.rederive import OUTSIDE
@@ -163,15 +163,8 @@ def _published(conn: psycopg.Connection, schema: str) -> Flat:
     """The distinct published trajectories' cells, one record per row, in lexicographic
     order of their cells (published_items.sql), which the search for their persons relies
     on for speed (:func:`containing_persons`)."""
-    lengths, items = [], []
-    for batch in copy_batches(conn, "attacks/published_items.sql", {"cells": pa.string()},
-                              release=schema):
-        counts, cells = int_lists(batch.column(0))
-        lengths.append(counts)
-        items.append(cells)
-    counts = np.concatenate(lengths) if lengths else np.zeros(0, dtype=np.int64)
-    flat = np.concatenate(items) if items else np.zeros(0, dtype=np.int64)
-    return Flat(flat, np.concatenate(([0], np.cumsum(counts))).astype(np.int64))
+    _, records = copy_sequences(conn, "attacks/published_items.sql", release=schema)
+    return Flat(records.flat, records.starts)
 
 
 def _dense_keys(*parts: np.ndarray) -> tuple[np.ndarray, ...]:
