@@ -14,6 +14,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import NamedTuple
 
+import numpy as np
 import psycopg
 import pytest
 from pipeline_helpers import catalog_rows, release_params, run_steps
@@ -39,10 +40,11 @@ from voronoi_helpers import (
 )
 
 from anonymizers import cli
-from anonymizers.db.sqlfiles import fetch_columns, run_sql_file
+from anonymizers.db.sqlfiles import run_sql_file
 from anonymizers.errors import InputError, PrivacyViolation, ReleaseError
 from anonymizers.families.generalization import prefix_tree, tessellation
 from anonymizers.families.generalization.fix_cells import FixCells, Tessellation
+from anonymizers.families.generalization.persons_near import PersonsNear
 from anonymizers.families.generalization.prefix_tree import support
 from anonymizers.pipeline import steps
 from anonymizers.processes import PROCESSES_ENV
@@ -335,23 +337,30 @@ def test_segments_going_straight_into_the_next_cell_cross_what_a_full_computatio
     assert scalar(conn, f"SELECT count(*) FROM {work}.crossings") > 0
 
 
-def test_near_owners_are_counted_up_to_k_and_exactly_below_it(
+def test_persons_near_each_generator_are_postgis_count_up_to_k(
         loaded_city: str, conn: psycopg.Connection) -> None:
-    """The persons within r of each generator, as the planner reads them (160: nearest
-    fixes first, stopping at k), are min(count(DISTINCT) over every fix within r, k)."""
+    """The persons within r of each generator, as the planner reads them (PersonsNear, from
+    the fixes in memory, stopping at k), are min(count(DISTINCT) of every fix ST_DWithin r,
+    k) in PostGIS; also for generators moved off the lattice and a radius that is not one."""
     spec = run_voronoi_steps(voronoi_params(k=3), until="voronoi")
-    work, radius = spec.work_schema, float(spec.params["radius"])
-    exact = dict(conn.execute(f"""
-        SELECT c.cell_id, (SELECT count(DISTINCT p.user_id) FROM {work}.points AS p
-                           WHERE ST_DWithin(p.geom, c.centroid, %s))
-        FROM {work}.cells AS c""", (radius,)).fetchall())
-    assert max(exact.values()) > 3, "no generator with more than k persons near it"
-    for enough in (3, max(exact.values()) + 1):  # capped, and every count exact
-        conn.execute(f"DROP TABLE IF EXISTS {work}.near_owners")
-        found = fetch_columns(conn, VORONOI + "160_statistics_for_python.sql",
-                              {"reach": radius, "enough": enough}, work=work)
-        assert dict(zip(found["cell_id"], found["near_owners"], strict=True)) == {
-            cell: min(n, enough) for cell, n in exact.items()}
+    work = spec.work_schema
+    x, y, person = (np.array(column) for column in zip(*conn.execute(
+        f"SELECT ST_X(geom), ST_Y(geom), dense_rank() OVER (ORDER BY user_id) "
+        f"FROM {work}.points").fetchall(), strict=True))
+    for radius, shift in ((float(spec.params["radius"]), 0.0), (333.3, 17.25)):
+        exact = conn.execute(f"""
+            SELECT ST_X(c.centroid) + %(shift)s, ST_Y(c.centroid) - %(shift)s,
+                   (SELECT count(DISTINCT p.user_id) FROM {work}.points AS p
+                    WHERE ST_DWithin(p.geom, ST_Translate(c.centroid, %(shift)s, -%(shift)s),
+                                     %(radius)s))
+            FROM {work}.cells AS c ORDER BY c.cell_id""",
+            {"shift": shift, "radius": radius}).fetchall()
+        centre_x, centre_y, persons = (np.array(column) for column in zip(*exact, strict=True))
+        assert persons.max() > 3 and persons.min() < persons.max(), persons
+        near = PersonsNear(x, y, person, radius)
+        for enough in (3, int(persons.max()) + 1):  # capped, and every count exact
+            assert near.counts(centre_x, centre_y, enough).tolist() == \
+                np.minimum(persons, enough).tolist()
 
 
 # ------------------------------------------------------- 5. progressive generalization
@@ -520,20 +529,31 @@ def sums_in_sql(conn: psycopg.Connection, work: str) -> dict[int, tuple[float, .
     return {row[0]: tuple(row[1:]) for row in rows}
 
 
+def persons_near_in_sql(conn: psycopg.Connection, work: str, radius: float,
+                        k: int) -> list[int]:
+    """min(k, persons with a fix within ``radius`` of each generator), by cell id."""
+    return [row[0] for row in conn.execute(f"""
+        SELECT least(%s, (SELECT count(DISTINCT p.user_id) FROM {work}.points AS p
+                          WHERE ST_DWithin(p.geom, c.centroid, %s)))
+        FROM {work}.cells AS c ORDER BY c.cell_id""", (k, radius)).fetchall()]
+
+
 def test_the_cells_kept_in_memory_are_those_of_a_full_membership_at_every_step(
         loaded_city: str, conn: psycopg.Connection, monkeypatch: pytest.MonkeyPatch) -> None:
     """At every step of progressive generalization, the fixes' cells kept in memory (after
-    the first step, updated only where cells changed), the cells' sums and the neighbour
-    flows are those of the published membership's SQL run on that step's cells
-    (120_membership.sql, 128_crossings.sql)."""
+    the first step, updated only where cells changed), the cells' sums, the persons near
+    each generator and the neighbour flows are those of the published membership's SQL run
+    on that step's cells (120_membership.sql, 128_crossings.sql; ST_DWithin)."""
     original = tessellation._statistics
     compared: list[int] = []
     looked_at: list[tuple[int, int]] = []
 
     def statistics_checked(step_conn: psycopg.Connection, release: ReleaseSpec,
-                           fixes: FixCells, cells: Tessellation):
-        stats, flows, displacement, moves = original(step_conn, release, fixes, cells)
+                           fixes: FixCells, cells: Tessellation, near: PersonsNear):
+        stats, flows, displacement, moves = original(step_conn, release, fixes, cells, near)
         work = release.work_schema
+        assert stats.near_owners.tolist() == persons_near_in_sql(
+            step_conn, work, float(release.params["radius"]), release.k)
         reference_membership(step_conn, work)
         assert fixes.cell.tolist() == cells_in_sql(step_conn, work)
         sums = sums_in_sql(step_conn, work)

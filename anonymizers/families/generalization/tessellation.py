@@ -4,9 +4,10 @@ Voronoi cells, membership and progressive generalization.
 Python does the sequential and combinatorial parts (characteristic points, clustering,
 merge decisions, and the fixes' cells while progressive generalization merges, kept in
 memory: fix_cells.py, and the visits and the fixes' sums per cell made from them once
-the cells are final); PostGIS does the spatial ones (Voronoi cells, neighbours, the persons
-near a generator). Data moves through the run's work schema: ``characteristic_points``,
-``generators``, ``cells``, ``progressive_log``, ``visits``, ``cell_displacement``.
+the cells are final, and the persons near a generator: persons_near.py); PostGIS does the
+spatial ones (Voronoi cells, neighbours). Data moves through the run's work schema:
+``characteristic_points``, ``generators``, ``cells``, ``progressive_log``, ``visits``,
+``cell_displacement``.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from anonymizers.db.groups import copy_batches, copy_out_groups
 from anonymizers.db.labels import FirstSeenCodes
 from anonymizers.db.sqlfiles import copy_arrow, copy_frame, fetch_columns, run_sql_file
 from anonymizers.errors import InputError, ReleaseError
+from anonymizers.families.generalization.persons_near import PersonsNear
 from anonymizers.memory import give_back
 from anonymizers.pipeline.steps import step
 from anonymizers.release.spec import ReleaseSpec
@@ -325,23 +327,26 @@ def _update_fixes(conn: psycopg.Connection, release: ReleaseSpec, fixes: FixCell
 
 
 def _statistics(conn: psycopg.Connection, release: ReleaseSpec, fixes: FixCells,
-                cells: Tessellation):
+                cells: Tessellation, near: PersonsNear):
     """The current cells' statistics and neighbour flows, as the merge planner wants
-    them: the fixes' sums and moves from memory, the generators and the persons near them
-    from the database (160_statistics_for_python.sql); and the persons of every move."""
+    them: the fixes' sums and moves and the persons near each generator (up to k) from
+    memory, the generators from the database (160_statistics_for_python.sql); and the
+    persons of every move."""
     from anonymizers.families.generalization.moves import count_moves
     from anonymizers.families.generalization.progressive import CellStatistics, NeighbourFlows
 
     found = fetch_columns(conn, VORONOI + "160_statistics_for_python.sql",
-                          {"reach": float(release.params["radius"]), "enough": release.k},
                           work=release.work_schema)
     if not np.array_equal(np.array(found["cell_id"], dtype=np.int64), cells.ids):
         raise ReleaseError("the cells changed between two reads of one step: run it again")
     n_points, sx, sy, sxxyy, distance_sum, distance_max = fixes.statistics(cells)
+    centroid_x, centroid_y = (np.array(found[name], dtype=float)
+                              for name in ("centroid_x", "centroid_y"))
     stats = CellStatistics(
         cell_id=cells.ids, n_points=n_points, sx=sx, sy=sy, sxxyy=sxxyy,
-        **{name: np.array(found[name], dtype=float)
-           for name in ("generator_persons", "centroid_x", "centroid_y", "near_owners")})
+        generator_persons=np.array(found["generator_persons"], dtype=float),
+        centroid_x=centroid_x, centroid_y=centroid_y,
+        near_owners=near.counts(centroid_x, centroid_y, release.k))
     displacement = (distance_sum / max(int(n_points.sum()), 1), distance_max)
     counts = count_moves(*fixes.moves())
     give_back("counting the moves")  # a few hundred MB of moves at 25M fixes
@@ -513,9 +518,10 @@ def progressive_generalization(spec: dict[str, Any]) -> dict[str, int]:
         fixes = window.fixes
         give_back("reading the fixes")  # the CSV pieces and Arrow's batches
         fixes.locate(cells)
+        near = PersonsNear(fixes.x, fixes.y, fixes.person, float(release.params["radius"]))
         iteration = 0
         while True:
-            stats, flows, displacement, moves = _statistics(conn, release, fixes, cells)
+            stats, flows, displacement, moves = _statistics(conn, release, fixes, cells, near)
             plan, merged = _plan(release, fixes, stats, flows,
                                  include_pairs=iteration < int(release.params["max_iterations"]))
             left, snap_merges = (_apply(conn, release, fixes, stats, plan, merged)
@@ -531,6 +537,8 @@ def progressive_generalization(spec: dict[str, Any]) -> dict[str, int]:
             cells = _read_tessellation(conn, release)
             _update_fixes(conn, release, fixes, cells)
             iteration += 1
+        del near
+        give_back("the persons near the generators")
         _write_visits(conn, release, window, cells, moves)  # the final cells' moves
         _write_input_trajectories(conn, release, window)
         _write_displacement(conn, release, fixes, cells)
