@@ -578,8 +578,9 @@ class _Recovery:
         seq, in_seq = self._distinct[seq_id], self._in_seq
         full = (1 << len(seq)) - 1
         best, best_len = None, min_len - 1
-        candidates = self._postings.by_overlap(wanted, min_len, exclude=seq_id)
-        for other, bound in islice(candidates, self._max_candidates):
+        candidates = self._postings.by_overlap(wanted, min_len, exclude=seq_id,
+                                               limit=self._max_candidates)
+        for other, bound in candidates:
             if bound <= best_len:
                 break
             cells = self._occurrences.cells_of(other)
@@ -702,41 +703,57 @@ class _Postings:
             words[word] = words.get(word, 0) | 1 << bit
         return [(word, np.uint64(bits)) for word, bits in sorted(words.items())]
 
-    def _held(self, seq_ids: np.ndarray, mask: list[tuple[int, np.uint64]]) -> np.ndarray:
-        """How many of the cells in ``mask`` each of ``seq_ids`` holds: the overlap bound
-        with a T that holds each of them once."""
+    def _held(self, seq_ids: np.ndarray, mask: list[tuple[int, np.uint64]],
+              repeated: list[tuple[int, int]]) -> np.ndarray:
+        """The overlap bound of each of ``seq_ids`` with T: how many of T's cells (``mask``)
+        it holds, plus, for each cell T holds 1 + m times (``repeated``: (cell, m)), the
+        times more than once it holds that cell, up to m."""
         assert self._words is not None  # only the lazy way calls it
         held = np.zeros(seq_ids.size, dtype=np.int64)
         for word, bits in mask:
             held += np.bitwise_count(self._words[word].take(seq_ids) & bits)
+        for cell, more in repeated:
+            if cell in self._again:
+                again, times = self._again[cell]
+                at = np.minimum(np.searchsorted(again, seq_ids), again.size - 1)
+                hit = again[at] == seq_ids
+                held[hit] += np.minimum(times[at[hit]], more)
         return held
 
-    def by_overlap(self, wanted: Counter[int], min_len: int,
-                   exclude: int) -> Iterator[tuple[int, int]]:
+    def by_overlap(self, wanted: Counter[int], min_len: int, exclude: int,
+                   limit: int | None = None) -> Iterator[tuple[int, int]]:
         """(id, bound) of the sequences other than ``exclude`` whose overlap bound with
         ``wanted`` is at least ``min_len``, by decreasing bound, then by id; lazily, the
-        highest bounds first."""
+        highest bounds first; only the first ``limit`` of them (all: None)."""
+        if limit is None:
+            limit = self._size
+        yield from islice(self._by_overlap(wanted, min_len, exclude, limit), limit)
+
+    def _by_overlap(self, wanted: Counter[int], min_len: int, exclude: int,
+                    limit: int) -> Iterator[tuple[int, int]]:
         rarest = sorted(wanted, key=lambda cell: (self._ids[cell].size, cell))
         total, mask = sum(wanted.values()), self._mask(wanted)
-        # The lazy way counts a bound as a popcount per word of T's cells, for a T that
-        # holds each once. A T that repeats a cell (T-Drive's taxi shifts), one for which
-        # that would cost more than counting over all its postings at once, and one that
-        # has gone past a few cells (sparse data) get the rest counted at once.
-        lazy = (self._words is not None and max(wanted.values()) == 1
-                and self._ids[rarest[0]].size * len(mask) * _LAZY_CELLS
+        repeated = [(cell, n - 1) for cell, n in wanted.items() if n > 1]
+        # The lazy way counts a bound as a popcount per word of T's cells, plus what the
+        # sequences holding a cell of T more than once add (a T repeating a cell: 29% of
+        # the cut sequences of the 25M city). A T for which that would cost more than
+        # counting over all its postings at once, and one that has gone past a few cells
+        # (sparse data), get the rest counted at once.
+        lazy = (self._words is not None
+                and self._ids[rarest[0]].size * (len(mask) + len(repeated)) * _LAZY_CELLS
                 < sum(self._ids[cell].size for cell in wanted))
         seen, bounds, used, covered = _NO_IDS, _NO_IDS, 0, 0
         level = total  # the highest bound not yet given
         while level >= min_len:
             if not lazy or used == _LAZY_CELLS:
-                yield from self._all_by_overlap(wanted, min_len, level, exclude)
+                yield from self._all_by_overlap(wanted, min_len, level, exclude, limit)
                 return
             while covered <= total - level:
                 used, covered = used + 1, covered + wanted[rarest[used]]
                 new = self._ids[rarest[used - 1]]
                 new = new[new != exclude]
                 seen = np.concatenate((seen, new))
-                bounds = np.concatenate((bounds, self._held(new, mask)))
+                bounds = np.concatenate((bounds, self._held(new, mask, repeated)))
             # Every sequence of a bound above |T| - covered is in `seen` now (a sequence
             # seen twice, from two cells, has one bound: it is given once).
             lowest = max(min_len, total - covered + 1)
@@ -749,9 +766,10 @@ class _Postings:
             level = lowest - 1
 
     def _all_by_overlap(self, wanted: Counter[int], min_len: int, level: int,
-                        exclude: int) -> Iterator[tuple[int, int]]:
-        """:meth:`by_overlap` from bound ``level`` down, counted over all of ``wanted``'s
-        postings at once (one pass, as long as the number of distinct sequences)."""
+                        exclude: int, limit: int) -> Iterator[tuple[int, int]]:
+        """:meth:`by_overlap` from bound ``level`` down, its first ``limit``, counted over
+        all of ``wanted``'s postings at once (one pass, as long as the number of distinct
+        sequences)."""
         bounds = np.bincount(np.concatenate([self._ids[cell] for cell in wanted]),
                              minlength=self._size)
         for cell, n in wanted.items():
@@ -760,8 +778,8 @@ class _Postings:
                 bounds[again] += np.minimum(times, n - 1)
         bounds[exclude] = 0
         ids = np.flatnonzero((bounds >= min_len) & (bounds <= level))
-        ids = ids[np.argsort(-bounds[ids], kind="stable")]
-        yield from zip(ids.tolist(), bounds[ids].tolist(), strict=True)
+        ids, found = _highest(ids, bounds[ids], limit)
+        yield from zip(ids.tolist(), found.tolist(), strict=True)
 
     def holding(self, pattern: Cells) -> np.ndarray:
         """Ids (ascending) of the sequences holding every cell of ``pattern`` (a superset
@@ -775,6 +793,21 @@ class _Postings:
         for word, bits in self._mask(pattern):
             held = held[(self._words[word].take(held) & bits) == bits]
         return held
+
+
+def _highest(ids: np.ndarray, bounds: np.ndarray,
+             limit: int) -> tuple[np.ndarray, np.ndarray]:
+    """The first ``limit`` of ``ids`` (ascending, each with its bound) by decreasing bound,
+    then by id. Only those are sorted: a T of the city's busy streets has tens of thousands
+    of candidates, of which ClosestLCS reads at most :data:`MAX_LCS_CANDIDATES`."""
+    if ids.size > limit:
+        at_least = np.cumsum(np.bincount(bounds)[::-1])[::-1]  # bounds of at least b
+        last = np.flatnonzero(at_least >= limit)[-1]  # the limit-th highest bound
+        kept = bounds > last
+        kept[np.flatnonzero(bounds == last)[:limit - np.count_nonzero(kept)]] = True
+        ids, bounds = ids[kept], bounds[kept]
+    order = np.argsort(-bounds, kind="stable")
+    return ids[order], bounds[order]
 
 
 class _Occurrences:
