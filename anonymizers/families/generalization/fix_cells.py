@@ -387,7 +387,7 @@ class FixCells:
             stop = self._trajectories_end(start + QUERY_ROWS)
             parts.append(self._moves_of(start, stop))
             start = stop
-        person, from_cell, to_cell = (np.concatenate(column) for column in zip(*parts))
+        person, from_cell, to_cell = (np.concatenate(column) for column in zip(*parts, strict=True))
         return person, from_cell, to_cell
 
     def _moves_of(self, start: int, stop: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

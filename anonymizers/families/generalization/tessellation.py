@@ -70,12 +70,12 @@ def characteristic_points(spec: dict[str, Any]) -> dict[str, int]:
         params = CharacteristicPointParams(
             min_angle_deg=p["min_angle"], min_stop_duration_s=p["min_stop_duration"],
             stop_radius_m=p["stop_radius"], max_distance_m=p["max_distance"])
-        points, found = 0, []
+        points, found, persons = 0, [], FirstSeenCodes()
         # The connection is busy with the COPY until the stream ends: the characteristic
         # points (a share of the fixes, as Arrow columns) are written after it.
         for chunk in copy_out_groups(conn, VORONOI + "100_points_for_python.sql",
                                      POINT_COLUMNS, work=release.work_schema):
-            found.append(_characteristic_table(chunk, params))
+            found.append(_characteristic_table(chunk, params, persons))
             points += chunk.num_rows
         run_sql_file(conn, VORONOI + "102_characteristic_points_table.sql",
                      work=release.work_schema)
@@ -84,8 +84,9 @@ def characteristic_points(spec: dict[str, Any]) -> dict[str, int]:
     return {"points": points, "characteristic_points": sum(t.num_rows for t in found)}
 
 
-def _characteristic_table(chunk: pa.Table, params: CharacteristicPointParams) -> pa.Table:
-    """The characteristic points (user_id, x, y) of a chunk of whole trajectories."""
+def _characteristic_table(chunk: pa.Table, params: CharacteristicPointParams,
+                          persons: FirstSeenCodes) -> pa.Table:
+    """The characteristic points (person code, x, y) of a chunk of whole trajectories."""
     from anonymizers.families.generalization.characteristic_points import (
         characteristic_points as extract,
     )
@@ -94,8 +95,8 @@ def _characteristic_table(chunk: pa.Table, params: CharacteristicPointParams) ->
     traj = pc.dictionary_encode(chunk["traj"]).combine_chunks().indices.to_numpy()
     x, y = chunk["x"].to_numpy(), chunk["y"].to_numpy()
     mask = extract(traj, chunk["t"].to_numpy(), x, y, params)
-    return pa.table({"user_id": chunk["user"].filter(pa.array(mask)), "x": x[mask],
-                     "y": y[mask]})
+    return pa.table({"person": persons.encode(chunk["user"])[mask].astype(np.int32),
+                     "x": x[mask], "y": y[mask]})
 
 
 def cluster(spec: dict[str, Any]) -> dict[str, int]:
@@ -135,19 +136,19 @@ def cluster(spec: dict[str, Any]) -> dict[str, int]:
 
 def _read_characteristic_points(conn: psycopg.Connection, release: ReleaseSpec
                                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Person code (first appearance order), x and y of every characteristic point, in
-    the order the clustering visits them. Streamed into arrays sized by a count first: the
-    points are the window's largest input to Python (15 million at 25M fixes), and neither
-    the CSV, nor a string per person id, nor a second copy of the arrays is ever held."""
+    """Person code, x and y of every characteristic point, in the order the clustering
+    visits them. Streamed into arrays sized by a count first: the points are the window's
+    largest input to Python (15 million at 25M fixes), and neither the CSV nor a second
+    copy of the arrays is ever held."""
     n = _count_rows(conn, release, "characteristic_points")
     users = np.empty(n, dtype=np.int64)
     x, y = np.empty(n), np.empty(n)
-    codes, filled = FirstSeenCodes(), 0
+    filled = 0
     for batch in copy_batches(conn, VORONOI + "106_characteristic_points_for_python.sql",
-                              {"user": pa.string(), "x": pa.float64(), "y": pa.float64()},
+                              {"person": pa.int32(), "x": pa.float64(), "y": pa.float64()},
                               work=release.work_schema):
         rows = slice(filled, filled + batch.num_rows)
-        users[rows] = codes.encode(batch.column(0))
+        users[rows] = batch.column(0).to_numpy()
         x[rows], y[rows] = batch.column(1).to_numpy(), batch.column(2).to_numpy()
         filled += batch.num_rows
     _check_all_read(release, "characteristic_points", filled, n)
