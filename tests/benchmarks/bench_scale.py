@@ -20,8 +20,14 @@ prints the growth table in Markdown.
 A release whose resident memory passes --max-rss-gib (default 8) is killed and recorded
 with the memory it had reached.
 
+``--task-by-task`` runs every step in a fresh process of its own instead, one after the
+other, as Airflow's executors run a DAG run's task instances (only ``dag.test()`` runs
+them all in one process): each step's time is taken inside its process (the interpreter's
+start and imports are recorded apart, ``process_start_s``), the peak RSS is the largest
+step's. Its results and figure are ``scale_<method>_tasks``.
+
 Run: .venv/bin/python tests/benchmarks/bench_scale.py [--method kam_rec] [--k 5]
-     [--sizes 1000000 5000000 25000000] [--max-rss-gib 8] [--add]
+     [--sizes 1000000 5000000 25000000] [--max-rss-gib 8] [--add] [--task-by-task]
 """
 
 from __future__ import annotations
@@ -70,10 +76,56 @@ def release_in_child(url: str, params: dict, max_rss_mib: float) -> dict:
     """The release in a fresh interpreter: its step times, metrics and peak RSS. A child
     whose resident memory passes ``max_rss_mib`` is killed (the machine is shared) and the
     run recorded as stopped there."""
+    figures, peak, error = _in_child(
+        CHILD, [url, json.dumps(params), str(Path(__file__).parent)], url, max_rss_mib)
+    if error:
+        return {"error": error, "peak_rss_mib": peak}
+    figures["peak_rss_mib"] = peak
+    return figures
+
+
+def release_task_by_task(url: str, params: dict, max_rss_mib: float) -> dict:
+    """The release with every step in a fresh interpreter of its own, one after the other,
+    as Airflow's executors run task instances (``dag.test()`` alone runs them all in one
+    process): each step's time (measured inside its process, so without the interpreter's
+    start and imports, which are timed apart), its peak RSS (its own or a forked worker's),
+    the largest of them, and the release's metrics."""
+    from _release_runs import _published
+
+    from anonymizers.families.registry import SHARED_STEPS_AFTER, method_entry
+
+    figures: dict = {"params": params, "steps_s": {}, "peak_rss_after_step_mib": {},
+                     "process_start_s": {}}
+    spec: dict | None = params
+    for name in ["prepare", *method_entry(params["method"]).steps, *SHARED_STEPS_AFTER]:
+        started = time.perf_counter()
+        found, peak, error = _in_child(STEP_CHILD, [name, json.dumps(spec), "bench-scale"],
+                                       url, max_rss_mib)
+        if error:
+            return {**figures, "error": f"{name}: {error}", "peak_rss_mib": peak}
+        figures["peak_rss_after_step_mib"][name] = found["peak_rss_mib"]
+        figures["steps_s"][name] = found["s"]
+        figures["process_start_s"][name] = round(time.perf_counter() - started - found["s"], 3)
+        if name == "prepare":
+            spec = found["result"]
+            if spec is None:
+                return {**figures, "error": "already published in this database",
+                        "peak_rss_mib": peak}
+    figures["total_s"] = round(sum(figures["steps_s"].values()), 2)
+    figures["peak_rss_mib"] = max(figures["peak_rss_after_step_mib"].values())
+    assert spec is not None
+    figures.update(_published(url, spec, ()))
+    return figures
+
+
+def _in_child(code: str, args: list[str], url: str,
+              max_rss_mib: float) -> tuple[dict, float, str | None]:
+    """Run ``code`` in a fresh interpreter: the JSON of its last line of output, its peak
+    RSS (os.wait4's ru_maxrss, Linux: KiB) and an error, if it failed or was killed for
+    passing ``max_rss_mib``."""
     with tempfile.TemporaryFile() as output:
-        child = subprocess.Popen(
-            [sys.executable, "-c", CHILD, url, json.dumps(params), str(Path(__file__).parent)],
-            stdout=output, env={**os.environ, "DATABASE_URL": url})
+        child = subprocess.Popen([sys.executable, "-c", code, *args], stdout=output,
+                                 env={**os.environ, "DATABASE_URL": url})
         stopped = None
         while True:
             pid, status, usage = os.wait4(child.pid, os.WNOHANG)
@@ -82,17 +134,34 @@ def release_in_child(url: str, params: dict, max_rss_mib: float) -> dict:
             if stopped is None and _rss_mib(child.pid) > max_rss_mib:
                 stopped = f"stopped: resident memory passed {max_rss_mib:.0f} MiB"
                 child.kill()
-            time.sleep(1)
+            time.sleep(0.2)
         child.returncode = os.waitstatus_to_exitcode(status)
         output.seek(0)
         lines = output.read().decode().strip().splitlines()
     peak = round(usage.ru_maxrss / 1024, 1)
     if stopped or child.returncode:
-        return {"error": stopped or f"the release child failed ({child.returncode})",
-                "peak_rss_mib": peak}
-    figures = json.loads(lines[-1])
-    figures["peak_rss_mib"] = peak
-    return figures
+        return {}, peak, stopped or f"the child failed ({child.returncode})"
+    return json.loads(lines[-1]), peak, None
+
+
+# A step's own peak is VmHWM, the high-water mark of this process's memory since it was
+# exec'd: its ru_maxrss starts at the RSS the benchmark had when it forked it. Its forked
+# workers' peaks (RUSAGE_CHILDREN) count too: each is a Python process of the release.
+STEP_CHILD = """
+import json, resource, sys, time
+from anonymizers.pipeline import steps
+
+name, spec = sys.argv[1], json.loads(sys.argv[2])
+started = time.perf_counter()
+result = (steps.prepare(spec, None, sys.argv[3]) if name == "prepare"
+          else steps.run_step(name, spec))
+elapsed = time.perf_counter() - started
+own = next(int(line.split()[1]) for line in open("/proc/self/status")
+           if line.startswith("VmHWM:"))
+workers = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+print(json.dumps({"s": round(elapsed, 3), "result": result,
+                  "peak_rss_mib": round(max(own, workers) / 1024, 1)}, default=str))
+"""
 
 
 def _rss_mib(pid: int) -> float:
@@ -106,7 +175,8 @@ def _rss_mib(pid: int) -> float:
     return 0.0
 
 
-def measure(points: int, method: str, k: int, max_rss_mib: float) -> dict:
+def measure(points: int, method: str, k: int, max_rss_mib: float,
+            task_by_task: bool = False) -> dict:
     from anonymizers.loading import load_dataset
 
     csv, persons = synthetic_csv(points)
@@ -118,8 +188,9 @@ def measure(points: int, method: str, k: int, max_rss_mib: float) -> dict:
         figures["persons"] = result.record.n_persons
         figures["load_average_before"] = os.getloadavg()
         started = time.perf_counter()
-        figures["release"] = release_in_child(url, {"dataset": "scale", "method": method,
-                                                    "k": k}, max_rss_mib)
+        run = release_task_by_task if task_by_task else release_in_child
+        figures["release"] = run(url, {"dataset": "scale", "method": method, "k": k},
+                                 max_rss_mib)
         figures["release_wall_s"] = round(time.perf_counter() - started, 1)
         figures["load_average_after"] = os.getloadavg()
     release = figures["release"]
@@ -163,20 +234,24 @@ def main() -> None:
                         help="kill a release whose resident memory passes this")
     parser.add_argument("--add", action="store_true",
                         help="keep the runs of other sizes already in the results file")
+    parser.add_argument("--task-by-task", action="store_true",
+                        help="every step in a process of its own, as Airflow's executors "
+                             "run tasks (results and figure named scale_<method>_tasks)")
     args = parser.parse_args()
-    results = RESULTS / f"scale_{args.method}.json"
+    name = f"scale_{args.method}" + ("_tasks" if args.task_by_task else "")
+    results = RESULTS / f"{name}.json"
     runs: list[dict] = ([run for run in json.loads(results.read_text())["runs"]
                          if run["points"] not in args.sizes]
                         if args.add and results.exists() else [])
     for points in args.sizes:  # the figures so far are written after each size
-        runs.append(measure(points, args.method, args.k, args.max_rss_gib * 1024))
+        runs.append(measure(points, args.method, args.k, args.max_rss_gib * 1024,
+                            args.task_by_task))
         runs.sort(key=lambda run: run["points"])
-        write_results(f"scale_{args.method}", {"machine": {"cpus": os.cpu_count()},
-                                               "runs": runs})
+        write_results(name, {"machine": {"cpus": os.cpu_count()}, "runs": runs})
     runs = [run for run in runs if "error" not in run["release"]]
     if not runs:
         return
-    plot(runs, args.method, FIGURES / f"scale_{args.method}.png")
+    plot(runs, args.method, FIGURES / f"{name}.png")
     steps = list(runs[0]["release"]["steps_s"])
     print_markdown_table(
         ("fixes", "trajectories", "load (s)", "release (s)", "peak RSS (MiB)", *steps),
