@@ -7,9 +7,10 @@ grid_kam_cut and the heaviest method of each other family (``--method``).
 For each size: the synthetic city (cached under tests/benchmarks/results/data; the
 generator streams it) is loaded into a fresh database, then the release runs in a child
 process of its own, step by step as the DAG's tasks call them (_release_runs.run_release:
-every step timed). The child's peak RSS is os.wait4's ru_maxrss (Linux: KiB), so the
-loader and this process are not counted; after each step the child records its peak so
-far, which tells the step that set it. PostgreSQL's own memory is bounded by its settings
+every step timed). The child's peak RSS is its VmHWM or a forked worker's ru_maxrss,
+whichever is larger (os.wait4's ru_maxrss of the child would start at this process's RSS,
+the loader's); after each step the child records its peak so far, which tells the step
+that set it. PostgreSQL's own memory is bounded by its settings
 (the embedded cluster's are in the README), not measured here.
 
 Writes tests/benchmarks/results/scale_<method>.json (every figure, the machine's load
@@ -53,8 +54,20 @@ from _common import (
 FIGURES = RESULTS.parent / "figures"
 TARGET_S, TARGET_RSS_MIB, TARGET_POINTS = 600, 2048, 25_000_000
 
-CHILD = """
-import json, resource, sys
+# The peak so far of a process is VmHWM, the high-water mark of its memory since it was
+# exec'd (its ru_maxrss starts at the RSS the benchmark had when it forked it), or that of
+# a forked worker of its (RUSAGE_CHILDREN): each is a Python process of the release.
+PEAK = """
+import resource
+def peak_mib():
+    own = next(int(line.split()[1]) for line in open("/proc/self/status")
+               if line.startswith("VmHWM:"))
+    workers = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    return round(max(own, workers) / 1024, 1)
+"""
+
+CHILD = PEAK + """
+import json, sys
 sys.path.insert(0, sys.argv[3])
 from _release_runs import run_release
 from anonymizers.pipeline import steps
@@ -63,11 +76,12 @@ peaks = {}
 original = steps.run_step
 def run_step(name, spec):
     result = original(name, spec)
-    peaks[name] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
+    peaks[name] = peak_mib()
     return result
 steps.run_step = run_step
 figures = run_release(sys.argv[1], json.loads(sys.argv[2]), "bench-scale", tables=())
 figures["peak_rss_after_step_mib"] = peaks
+figures["peak_rss_mib"] = peak_mib()
 print(json.dumps(figures, default=str))
 """
 
@@ -80,7 +94,6 @@ def release_in_child(url: str, params: dict, max_rss_mib: float) -> dict:
         CHILD, [url, json.dumps(params), str(Path(__file__).parent)], url, max_rss_mib)
     if error:
         return {"error": error, "peak_rss_mib": peak}
-    figures["peak_rss_mib"] = peak
     return figures
 
 
@@ -120,9 +133,9 @@ def release_task_by_task(url: str, params: dict, max_rss_mib: float) -> dict:
 
 def _in_child(code: str, args: list[str], url: str,
               max_rss_mib: float) -> tuple[dict, float, str | None]:
-    """Run ``code`` in a fresh interpreter: the JSON of its last line of output, its peak
-    RSS (os.wait4's ru_maxrss, Linux: KiB) and an error, if it failed or was killed for
-    passing ``max_rss_mib``."""
+    """Run ``code`` in a fresh interpreter: the JSON of its last line of output, its
+    os.wait4 ru_maxrss (an upper bound of its peak: it starts at this process's RSS) and
+    an error, if it failed or was killed for passing ``max_rss_mib``."""
     with tempfile.TemporaryFile() as output:
         child = subprocess.Popen([sys.executable, "-c", code, *args], stdout=output,
                                  env={**os.environ, "DATABASE_URL": url})
@@ -144,11 +157,8 @@ def _in_child(code: str, args: list[str], url: str,
     return json.loads(lines[-1]), peak, None
 
 
-# A step's own peak is VmHWM, the high-water mark of this process's memory since it was
-# exec'd: its ru_maxrss starts at the RSS the benchmark had when it forked it. Its forked
-# workers' peaks (RUSAGE_CHILDREN) count too: each is a Python process of the release.
-STEP_CHILD = """
-import json, resource, sys, time
+STEP_CHILD = PEAK + """
+import json, sys, time
 from anonymizers.pipeline import steps
 
 name, spec = sys.argv[1], json.loads(sys.argv[2])
@@ -156,11 +166,8 @@ started = time.perf_counter()
 result = (steps.prepare(spec, None, sys.argv[3]) if name == "prepare"
           else steps.run_step(name, spec))
 elapsed = time.perf_counter() - started
-own = next(int(line.split()[1]) for line in open("/proc/self/status")
-           if line.startswith("VmHWM:"))
-workers = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-print(json.dumps({"s": round(elapsed, 3), "result": result,
-                  "peak_rss_mib": round(max(own, workers) / 1024, 1)}, default=str))
+print(json.dumps({"s": round(elapsed, 3), "result": result, "peak_rss_mib": peak_mib()},
+                 default=str))
 """
 
 
