@@ -802,7 +802,7 @@ def _highest(ids: np.ndarray, bounds: np.ndarray,
              limit: int) -> tuple[np.ndarray, np.ndarray]:
     """The first ``limit`` of ``ids`` (ascending, each with its bound) by decreasing bound,
     then by id. Only those are sorted: a T of the city's busy streets has tens of thousands
-    of candidates, of which ClosestLCS reads at most :data:`MAX_LCS_CANDIDATES`."""
+    of candidates, of which ClosestLCS reads at most ``lcs_candidates`` (32 by default)."""
     if ids.size > limit:
         at_least = np.cumsum(np.bincount(bounds)[::-1])[::-1]  # bounds of at least b
         last = np.flatnonzero(at_least >= limit)[-1]  # the limit-th highest bound
