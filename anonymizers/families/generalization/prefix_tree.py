@@ -265,7 +265,7 @@ def kam_rec(
     28-35 s (three runs) -> 32 s. On the 25M city (198,055 cut sequences), a T that
     repeats a cell taking the lazy way too and only the first ``max_candidates``
     candidates ordered: one process on every 20th cut sequence 11.1 -> 8.9 s; the whole
-    prefix-tree step 145 -> 121 s.
+    prefix-tree step 121 s (145 s in an earlier whole-release run).
 
     References
     ----------
