@@ -38,8 +38,8 @@ class PersonsNear:
     reach : float
         The radius; a fix at exactly ``reach`` counts (``ST_DWithin``).
 
-    Memory: one int32 per fix (the fixes in square order) while it is alive, and a few
-    temporary int64 arrays as long as the fixes while it is made.
+    Memory: one int32 per fix (the fixes in square order; int64 past 2**31 fixes) while it
+    is alive, and a few temporary int64 arrays as long as the fixes while it is made.
 
     Examples
     --------
@@ -59,7 +59,8 @@ class PersonsNear:
         self._rows = int(np.floor((y.max() - self._origin[1]) / reach)) + 1 if y.size else 1
         self._columns = int(np.floor((x.max() - self._origin[0]) / reach)) + 1 if x.size else 1
         squares = self._squares(x, y)
-        self._order = np.argsort(squares, kind="stable").astype(np.int32)
+        self._order = np.argsort(squares, kind="stable").astype(
+            np.int32 if x.size <= np.iinfo(np.int32).max else np.int64)
         squares = squares[self._order]
         first = np.flatnonzero(np.r_[True, squares[1:] != squares[:-1]]) if squares.size \
             else np.zeros(0, dtype=np.int64)
