@@ -337,6 +337,21 @@ def test_segments_going_straight_into_the_next_cell_cross_what_a_full_computatio
     assert scalar(conn, f"SELECT count(*) FROM {work}.crossings") > 0
 
 
+def persons_near_in_sql(conn: psycopg.Connection, work: str, radius: float,
+                        shift: float = 0.0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Each generator moved by (shift, -shift), by cell id: its x, y and the persons with a
+    fix within ``radius`` of it (count(DISTINCT) over ST_DWithin, every fix)."""
+    rows = conn.execute(f"""
+        SELECT ST_X(c.centroid) + %(shift)s, ST_Y(c.centroid) - %(shift)s,
+               (SELECT count(DISTINCT p.user_id) FROM {work}.points AS p
+                WHERE ST_DWithin(p.geom, ST_Translate(c.centroid, %(shift)s, -%(shift)s),
+                                 %(radius)s))
+        FROM {work}.cells AS c ORDER BY c.cell_id""",
+        {"shift": shift, "radius": radius}).fetchall()
+    x, y, persons = (np.array(column) for column in zip(*rows, strict=True))
+    return x, y, persons
+
+
 def test_persons_near_each_generator_are_postgis_count_up_to_k(
         loaded_city: str, conn: psycopg.Connection) -> None:
     """The persons within r of each generator, as the planner reads them (PersonsNear, from
@@ -348,14 +363,7 @@ def test_persons_near_each_generator_are_postgis_count_up_to_k(
         f"SELECT ST_X(geom), ST_Y(geom), dense_rank() OVER (ORDER BY user_id) "
         f"FROM {work}.points").fetchall(), strict=True))
     for radius, shift in ((float(spec.params["radius"]), 0.0), (333.3, 17.25)):
-        exact = conn.execute(f"""
-            SELECT ST_X(c.centroid) + %(shift)s, ST_Y(c.centroid) - %(shift)s,
-                   (SELECT count(DISTINCT p.user_id) FROM {work}.points AS p
-                    WHERE ST_DWithin(p.geom, ST_Translate(c.centroid, %(shift)s, -%(shift)s),
-                                     %(radius)s))
-            FROM {work}.cells AS c ORDER BY c.cell_id""",
-            {"shift": shift, "radius": radius}).fetchall()
-        centre_x, centre_y, persons = (np.array(column) for column in zip(*exact, strict=True))
+        centre_x, centre_y, persons = persons_near_in_sql(conn, work, radius, shift)
         assert persons.max() > 3 and persons.min() < persons.max(), persons
         near = PersonsNear(x, y, person, radius)
         for enough in (3, int(persons.max()) + 1):  # capped, and every count exact
@@ -529,15 +537,6 @@ def sums_in_sql(conn: psycopg.Connection, work: str) -> dict[int, tuple[float, .
     return {row[0]: tuple(row[1:]) for row in rows}
 
 
-def persons_near_in_sql(conn: psycopg.Connection, work: str, radius: float,
-                        k: int) -> list[int]:
-    """min(k, persons with a fix within ``radius`` of each generator), by cell id."""
-    return [row[0] for row in conn.execute(f"""
-        SELECT least(%s, (SELECT count(DISTINCT p.user_id) FROM {work}.points AS p
-                          WHERE ST_DWithin(p.geom, c.centroid, %s)))
-        FROM {work}.cells AS c ORDER BY c.cell_id""", (k, radius)).fetchall()]
-
-
 def test_the_cells_kept_in_memory_are_those_of_a_full_membership_at_every_step(
         loaded_city: str, conn: psycopg.Connection, monkeypatch: pytest.MonkeyPatch) -> None:
     """At every step of progressive generalization, the fixes' cells kept in memory (after
@@ -552,8 +551,8 @@ def test_the_cells_kept_in_memory_are_those_of_a_full_membership_at_every_step(
                            fixes: FixCells, cells: Tessellation, near: PersonsNear):
         stats, flows, displacement, moves = original(step_conn, release, fixes, cells, near)
         work = release.work_schema
-        assert stats.near_owners.tolist() == persons_near_in_sql(
-            step_conn, work, float(release.params["radius"]), release.k)
+        _, _, persons = persons_near_in_sql(step_conn, work, float(release.params["radius"]))
+        assert stats.near_owners.tolist() == np.minimum(persons, release.k).tolist()
         reference_membership(step_conn, work)
         assert fixes.cell.tolist() == cells_in_sql(step_conn, work)
         sums = sums_in_sql(step_conn, work)

@@ -56,8 +56,8 @@ class PersonsNear:
             raise ValueError(f"reach must be positive (got {reach})")
         self._x, self._y, self._person, self._reach = x, y, person, float(reach)
         self._origin = (float(x.min()), float(y.min())) if x.size else (0.0, 0.0)
-        self._rows = int(np.floor((y.max() - self._origin[1]) / reach)) + 1 if y.size else 1
-        self._columns = int(np.floor((x.max() - self._origin[0]) / reach)) + 1 if x.size else 1
+        self._rows = int(self._row(y.max())) + 1 if y.size else 1
+        self._columns = int(self._column(x.max())) + 1 if x.size else 1
         squares = self._squares(x, y)
         self._order = np.argsort(squares, kind="stable").astype(
             np.int32 if x.size <= np.iinfo(np.int32).max else np.int64)
@@ -69,9 +69,7 @@ class PersonsNear:
 
     def _squares(self, x: np.ndarray, y: np.ndarray) -> np.ndarray:
         """The square of each position: column * rows + row."""
-        column = np.floor((x - self._origin[0]) / self._reach).astype(np.int64)
-        row = np.floor((y - self._origin[1]) / self._reach).astype(np.int64)
-        return column * self._rows + row
+        return self._column(x) * self._rows + self._row(y)
 
     def count(self, x: float, y: float, enough: int) -> int:
         """min(``enough``, distinct persons with a fix within ``reach`` of (x, y))."""
@@ -102,10 +100,11 @@ class PersonsNear:
         if not self._keys.size:
             return []
         reach = self._reach * (1 + 1e-9)
-        columns = range(max(self._column(x - reach), 0),
-                        min(self._column(x + reach), self._columns - 1) + 1)
-        rows = range(max(self._row(y - reach), 0), min(self._row(y + reach), self._rows - 1) + 1)
-        centre = (self._column(x), self._row(y))
+        columns = range(max(int(self._column(x - reach)), 0),
+                        min(int(self._column(x + reach)), self._columns - 1) + 1)
+        rows = range(max(int(self._row(y - reach)), 0),
+                     min(int(self._row(y + reach)), self._rows - 1) + 1)
+        centre = (int(self._column(x)), int(self._row(y)))
         around = sorted(((c, r) for c in columns for r in rows),
                         key=lambda square: square != centre)
         keys = np.array([c * self._rows + r for c, r in around], dtype=np.int64)
@@ -113,8 +112,10 @@ class PersonsNear:
         held = (at < self._keys.size) & (self._keys[np.minimum(at, self._keys.size - 1)] == keys)
         return [self._order[self._starts[i]:self._starts[i + 1]] for i in at[held].tolist()]
 
-    def _column(self, x: float) -> int:
-        return int(np.floor((x - self._origin[0]) / self._reach))
+    def _column(self, x: float | np.ndarray) -> np.ndarray:
+        """The column of squares of a position (or of each): one formula for the fixes put
+        in squares and for the squares a question reads, so rounding agrees."""
+        return np.floor((np.asarray(x) - self._origin[0]) / self._reach).astype(np.int64)
 
-    def _row(self, y: float) -> int:
-        return int(np.floor((y - self._origin[1]) / self._reach))
+    def _row(self, y: float | np.ndarray) -> np.ndarray:
+        return np.floor((np.asarray(y) - self._origin[1]) / self._reach).astype(np.int64)
