@@ -174,10 +174,25 @@ def _put(pieces: queue.Queue[bytes | BaseException | None], item: bytes | BaseEx
 
 
 def copy_arrow(conn: psycopg.Connection, schema: str, table: str, data: pa.Table) -> None:
-    """Append ``data`` to ``schema.table`` (COPY as CSV, columns by name; null is NULL, an
-    empty string stays one). Arrow writes the CSV in C++, with the shortest digits that
-    give each double back exactly: 15 million characteristic points of the 25M-fix city,
-    where pandas' ``to_csv`` takes ten times as long (3M rows: 2.2 against 22.3 s)."""
+    """Append ``data`` to ``schema.table`` (columns by name; null is NULL, an empty string
+    stays one), in COPY's binary format when every target column's type allows it
+    (:mod:`anonymizers.db.binary_copy`: the server parses nothing; 16 million visits took
+    it 19.0 s as CSV, 10.7 s as binary), else as CSV that Arrow writes in C++, with the
+    shortest digits that give each double back exactly (pandas' ``to_csv`` takes ten times
+    as long: 3M rows, 2.2 against 22.3 s)."""
+    from anonymizers.db import binary_copy
+
+    found = dict(run_sql_file(conn, "db/column_types.sql", {
+        "relation": sql.Identifier(schema, table).as_string(conn)}))
+    types = [found.get(column, "") for column in data.column_names]
+    if binary_copy.encodable(types):
+        # Encoded first: a value its column cannot hold raises before the COPY starts.
+        rows = binary_copy.encode_rows(data, types)
+        with conn.cursor().copy(_copy_in(schema, table, data.column_names, "binary")) as copy:
+            copy.write(binary_copy.HEADER)
+            copy.write(memoryview(rows))
+            copy.write(binary_copy.TRAILER)
+        return
     import pyarrow as pa
     import pyarrow.csv as pacsv
 
@@ -196,8 +211,10 @@ def copy_frame(conn: psycopg.Connection, schema: str, table: str, frame: pd.Data
         copy.write(buffer.getvalue())
 
 
-def _copy_in(schema: str, table: str, columns: Iterable[str]) -> sql.Composed:
-    """``COPY schema.table (columns) FROM STDIN`` as CSV."""
-    return sql.SQL("COPY {} ({}) FROM STDIN (FORMAT csv)").format(
+def _copy_in(schema: str, table: str, columns: Iterable[str],
+             format: str = "csv") -> sql.Composed:
+    """``COPY schema.table (columns) FROM STDIN`` in ``format`` (csv or binary)."""
+    return sql.SQL("COPY {} ({}) FROM STDIN (FORMAT {})").format(
         sql.Identifier(schema, table),
-        sql.SQL(", ").join(sql.Identifier(column) for column in columns))
+        sql.SQL(", ").join(sql.Identifier(column) for column in columns),
+        sql.SQL({"csv": "csv", "binary": "binary"}[format]))

@@ -246,7 +246,7 @@ def _write_visits(conn: psycopg.Connection, release: ReleaseSpec, window: _Windo
 
     started, written = time.perf_counter(), 0
     run_sql_file(conn, VORONOI + "150_visits_table.sql", work=release.work_schema)
-    when = pa.timestamp("us")  # UTC wall-clock time: 150_visits_table.sql reads it so
+    when = pa.timestamp("us")  # microseconds since 1970 UTC, as FixCells keeps the times
     trips = TripCounter(cells.ids)
     for part in window.fixes.visits(window.times):
         trips.add(part.trajectory, part.cell)
