@@ -24,7 +24,8 @@ import pyarrow.csv as pacsv
 from anonymizers.db.sqlfiles import Name, copy_pieces
 from anonymizers.sequences import ConcatenatedSequences, int_lists
 
-__all__ = ["CHUNK_ROWS", "copy_batches", "copy_columns", "copy_out_groups", "whole_groups"]
+__all__ = ["CHUNK_ROWS", "column_arrays", "copy_batches", "copy_columns", "copy_out_groups",
+           "whole_groups"]
 
 # Rows per chunk, about. Deriving a 1M-fix grid release took 520 MiB peak RSS in one chunk,
 # 380 MiB with 500k, 280 MiB with 250k (118 MiB of it the imports), and about as long
@@ -86,9 +87,16 @@ def copy_columns(conn: psycopg.Connection, name: str, columns: dict[str, pa.Data
     (numeric types only), parsed piece by piece as the server sends it: the whole output
     is never held as text, which for 16 million rows was most of a gigabyte next to the
     arrays parsed from it (the generalization metrics at 25M fixes)."""
+    return column_arrays(copy_batches(conn, name, columns, params, block_size=CSV_BLOCK,
+                                      **identifiers), columns)
+
+
+def column_arrays(batches: Iterable[pa.RecordBatch], columns: dict[str, pa.DataType]
+                  ) -> dict[str, np.ndarray]:
+    """The ``columns`` (numeric) of ``batches`` as one numpy array each, each batch's
+    part dropped once joined."""
     parts: dict[str, list[np.ndarray]] = {column: [] for column in columns}
-    for batch in copy_batches(conn, name, columns, params, block_size=CSV_BLOCK,
-                              **identifiers):
+    for batch in batches:
         for column in columns:
             parts[column].append(batch.column(column).to_numpy(zero_copy_only=False))
     return {column: np.concatenate(parts.pop(column)) if parts[column]

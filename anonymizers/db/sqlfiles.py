@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     import pyarrow as pa
 
 __all__ = ["compose_sql", "copy_arrow", "copy_frame", "copy_out", "copy_pieces",
-           "fetch_columns", "read_sql", "run_sql_file", "sql_dir"]
+           "fetch_columns", "put_unless_stopped", "read_sql", "run_sql_file", "sql_dir"]
 
 
 def sql_dir() -> Path:
@@ -130,16 +130,16 @@ def copy_pieces(conn: psycopg.Connection, name: str, params: dict[str, Any] | No
                 for row in copy:
                     piece += row
                     if len(piece) >= piece_bytes:
-                        if not _put(pieces, bytes(piece), stop):
+                        if not put_unless_stopped(pieces, bytes(piece), stop):
                             raise _Stopped  # psycopg cancels the COPY on an error only
                         piece = bytearray()
                 if piece:
-                    _put(pieces, bytes(piece), stop)
-            _put(pieces, None, stop)
+                    put_unless_stopped(pieces, bytes(piece), stop)
+            put_unless_stopped(pieces, None, stop)
         except _Stopped:
             pass
         except BaseException as error:  # the caller raises it
-            _put(pieces, error, stop)
+            put_unless_stopped(pieces, error, stop)
 
     reader = threading.Thread(target=read, name=f"copy {name}", daemon=True)
     reader.start()
@@ -161,12 +161,12 @@ class _Stopped(Exception):
     """The caller of copy_pieces stopped taking pieces."""
 
 
-def _put(pieces: queue.Queue[bytes | BaseException | None], item: bytes | BaseException | None,
-         stop: threading.Event) -> bool:
-    """Hand ``item`` to the caller unless it stopped taking them; whether it was handed."""
+def put_unless_stopped(items: queue.Queue[Any], item: Any, stop: threading.Event) -> bool:
+    """Hand ``item`` to a reader thread's caller unless it stopped taking them (``stop``);
+    whether it was handed."""
     while not stop.is_set():
         try:
-            pieces.put(item, timeout=0.1)
+            items.put(item, timeout=0.1)
             return True
         except queue.Full:
             continue

@@ -16,6 +16,7 @@ import pandas as pd
 import psycopg
 import pyarrow as pa
 
+from anonymizers.db.arrow_reads import read_columns
 from anonymizers.db.groups import copy_columns
 from anonymizers.db.sqlfiles import copy_frame, run_sql_file
 from anonymizers.pipeline.steps import step
@@ -91,10 +92,10 @@ def _read_sequences(conn: psycopg.Connection,
     run_sql_file(conn, "generalization/068_sequence_numbers.sql", work=release.work_schema)
     numbers = copy_columns(conn, "generalization/069_sequence_owners.sql",
                            {"owner": pa.int32(), "n_visits": pa.int64()})
-    cells = copy_columns(conn, "generalization/070_sequences.sql", {"cell": pa.int32()},
-                         work=release.work_schema)["cell"]
+    cells = read_columns(conn, "generalization/070_sequences.sql", {"cell_id": pa.int32()},
+                         work=release.work_schema)["cell_id"]
     starts = np.concatenate(([0], np.cumsum(numbers["n_visits"])))
-    if starts[-1] != cells.size:  # the two reads are one snapshot: only a bug gets here
+    if starts[-1] != cells.size:  # nothing writes the visits after their step: a bug
         raise RuntimeError(f"read {cells.size} cells for {starts[-1]} visits")
     return ConcatenatedSequences(cells, starts), numbers["owner"]
 

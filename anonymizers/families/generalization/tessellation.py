@@ -23,7 +23,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 from psycopg import sql
 
-from anonymizers.db.groups import copy_batches, copy_out_groups
+from anonymizers.db.arrow_reads import read_batches, read_groups
 from anonymizers.db.labels import FirstSeenCodes
 from anonymizers.db.sqlfiles import copy_arrow, copy_frame, fetch_columns, run_sql_file
 from anonymizers.errors import InputError, ReleaseError
@@ -51,8 +51,8 @@ VORONOI = "generalization/voronoi/"
 
 
 # The window's fixes as 100_points_for_python.sql sends them, in (traj, t) order.
-POINT_COLUMNS = {"traj": pa.string(), "user": pa.string(), "t": pa.float64(),
-                 "x": pa.float64(), "y": pa.float64()}
+POINT_COLUMNS = {"traj_id": pa.string(), "user_id": pa.string(),
+                 "t": pa.timestamp("us", tz="UTC"), "x": pa.float64(), "y": pa.float64()}
 
 
 def characteristic_points(spec: dict[str, Any]) -> dict[str, int]:
@@ -73,8 +73,8 @@ def characteristic_points(spec: dict[str, Any]) -> dict[str, int]:
         points, found, persons = 0, [], FirstSeenCodes()
         # The connection is busy with the COPY until the stream ends: the characteristic
         # points (a share of the fixes, as Arrow columns) are written after it.
-        for chunk in copy_out_groups(conn, VORONOI + "100_points_for_python.sql",
-                                     POINT_COLUMNS, work=release.work_schema):
+        for chunk in read_groups(conn, VORONOI + "100_points_for_python.sql",
+                                 POINT_COLUMNS, work=release.work_schema):
             found.append(_characteristic_table(chunk, params, persons))
             points += chunk.num_rows
         run_sql_file(conn, VORONOI + "102_characteristic_points_table.sql",
@@ -92,10 +92,13 @@ def _characteristic_table(chunk: pa.Table, params: CharacteristicPointParams,
     )
 
     # Codes from arrow's dictionary: no Python string per fix.
-    traj = pc.dictionary_encode(chunk["traj"]).combine_chunks().indices.to_numpy()
+    traj = pc.dictionary_encode(chunk["traj_id"]).combine_chunks().indices.to_numpy()
     x, y = chunk["x"].to_numpy(), chunk["y"].to_numpy()
-    mask = extract(traj, chunk["t"].to_numpy(), x, y, params)
-    return pa.table({"person": persons.encode(chunk["user"])[mask].astype(np.int32),
+    # Seconds since the epoch: the microseconds divided exactly as the text of extract()
+    # would be parsed (both the nearest double to the same number).
+    seconds = chunk["t"].cast(pa.int64()).to_numpy() / 1e6
+    mask = extract(traj, seconds, x, y, params)
+    return pa.table({"person": persons.encode(chunk["user_id"])[mask].astype(np.int32),
                      "x": x[mask], "y": y[mask]})
 
 
@@ -144,7 +147,7 @@ def _read_characteristic_points(conn: psycopg.Connection, release: ReleaseSpec
     users = np.empty(n, dtype=np.int64)
     x, y = np.empty(n), np.empty(n)
     filled = 0
-    for batch in copy_batches(conn, VORONOI + "106_characteristic_points_for_python.sql",
+    for batch in read_batches(conn, VORONOI + "106_characteristic_points_for_python.sql",
                               {"person": pa.int32(), "x": pa.float64(), "y": pa.float64()},
                               work=release.work_schema):
         rows = slice(filled, filled + batch.num_rows)
@@ -189,8 +192,8 @@ def voronoi(spec: dict[str, Any]) -> None:
 
 
 # The window's fixes as 103_fixes_for_python.sql sends them, in (traj, t) order.
-FIX_COLUMNS = {"traj": pa.string(), "user": pa.string(), "t_us": pa.int64(),
-               "x": pa.float64(), "y": pa.float64()}
+FIX_COLUMNS = {"traj_id": pa.string(), "user_id": pa.string(),
+               "t": pa.timestamp("us", tz="UTC"), "x": pa.float64(), "y": pa.float64()}
 
 
 class _Window(NamedTuple):
@@ -214,7 +217,7 @@ def _read_fixes(conn: psycopg.Connection, release: ReleaseSpec) -> _Window:
     codes, filled, last = FirstSeenCodes(), 0, None
     traj_ids: list[pa.Array] = []
     user_ids: list[pa.Array] = []
-    for batch in copy_batches(conn, VORONOI + "103_fixes_for_python.sql", FIX_COLUMNS,
+    for batch in read_batches(conn, VORONOI + "103_fixes_for_python.sql", FIX_COLUMNS,
                               work=release.work_schema):
         rows, traj = slice(filled, filled + batch.num_rows), batch.column(0)
         if filled:
@@ -226,7 +229,7 @@ def _read_fixes(conn: psycopg.Connection, release: ReleaseSpec) -> _Window:
         traj_ids.append(traj.take(starts))
         user_ids.append(batch.column(1).take(starts))
         person[rows] = codes.encode(batch.column(1))
-        times[rows] = batch.column(2).to_numpy()
+        times[rows] = batch.column(2).cast(pa.int64()).to_numpy()
         x[rows], y[rows] = batch.column(3).to_numpy(), batch.column(4).to_numpy()
         filled, last = filled + batch.num_rows, traj[len(traj) - 1].as_py()
     _check_all_read(release, "points", filled, n)
