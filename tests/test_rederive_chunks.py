@@ -14,12 +14,12 @@ import numpy as np
 import pandas as pd
 import psycopg
 import pyarrow as pa
-import pyarrow.csv as pacsv
 import pytest
 import shapely
 
+from anonymizers.db.arrow_reads import read_batches
 from anonymizers.db.groups import whole_groups
-from anonymizers.db.sqlfiles import copy_out, run_sql_file
+from anonymizers.db.sqlfiles import run_sql_file
 from anonymizers.processes import PROCESSES_ENV
 from anonymizers.release.spec import area_of_use
 from anonymizers.verifiers import fixes as fixes_module
@@ -34,7 +34,7 @@ SMALL_CHUNK = 2_000  # fixes: the small city (~20k) comes in about ten chunks
 
 def table_of(traj: list[str], user: list[str]) -> pa.Table:
     n = len(traj)
-    return pa.table({"traj": traj, "user": user, "x": np.arange(n, dtype=float),
+    return pa.table({"traj_id": traj, "user_id": user, "x": np.arange(n, dtype=float),
                      "y": np.zeros(n)})
 
 
@@ -60,13 +60,13 @@ def test_chunks_hold_whole_trajectories_and_every_row_once(chunk: int, batch: in
     assert pa.concat_tables(tables).equals(window)
     seen: set[str] = set()
     for table in tables:
-        here = set(table["traj"].to_pylist())
+        here = set(table["traj_id"].to_pylist())
         assert not here & seen, "a trajectory is split across chunks"
         seen |= here
     # A chunk is cut once chunk rows have come, before the trajectory still coming.
     for table, after in itertools.pairwise(tables):
-        first = after["traj"][0].as_py()
-        assert table.num_rows + after["traj"].to_pylist().count(first) >= chunk
+        first = after["traj_id"][0].as_py()
+        assert table.num_rows + after["traj_id"].to_pylist().count(first) >= chunk
     if chunk == 100 and batch == 13:
         assert len(tables) > 5
 
@@ -74,7 +74,7 @@ def test_chunks_hold_whole_trajectories_and_every_row_once(chunk: int, batch: in
 def test_a_trajectory_longer_than_a_chunk_is_kept_whole() -> None:
     window = table_of(["a"] * 50 + ["b"] * 3, ["p"] * 53)
     tables = list(whole_groups(batches_of(window, 4), 10))
-    assert [t["traj"].to_pylist() for t in tables] == [["a"] * 50, ["b"] * 3]
+    assert [t["traj_id"].to_pylist() for t in tables] == [["a"] * 50, ["b"] * 3]
 
 
 def test_no_batches_give_no_chunk() -> None:
@@ -93,8 +93,8 @@ def test_trajectory_and_person_numbers_across_chunks_are_the_whole_windows(batch
     traj = np.concatenate([p.traj for p in parts])
     owner = np.concatenate([p.owner for p in parts])
     assert traj.dtype == owner.dtype == np.int64
-    np.testing.assert_array_equal(traj, pd.factorize(window["traj"].to_pandas())[0])
-    np.testing.assert_array_equal(owner, pd.factorize(window["user"].to_pandas())[0])
+    np.testing.assert_array_equal(traj, pd.factorize(window["traj_id"].to_pandas())[0])
+    np.testing.assert_array_equal(owner, pd.factorize(window["user_id"].to_pandas())[0])
     assert numbering.trajectories == 120 and len(numbering.persons) == len(set(owner))
 
 
@@ -231,13 +231,10 @@ def one_shot_fixes(conn: psycopg.Connection, manifest: dict, dataset_id: int) ->
     params = {"dataset_id": dataset_id, "window_start": manifest["window_start"],
               "window_end": manifest["window_end"], "srid": manifest["srid"],
               **area_of_use(manifest["srid"])}
-    points = pacsv.read_csv(
-        pa.py_buffer(copy_out(conn, "verify/derive_sequences.sql", params)),
-        read_options=pacsv.ReadOptions(column_names=["traj", "user", "x", "y"]),
-        convert_options=pacsv.ConvertOptions(column_types={"traj": pa.string(),
-                                                           "user": pa.string()}))
-    return Fixes(pd.factorize(points["traj"].to_pandas(), sort=False)[0],
-                 pd.factorize(points["user"].to_pandas(), sort=False)[0],
+    points = pa.Table.from_batches(list(read_batches(
+        conn, "verify/derive_sequences.sql", fixes_module.COLUMN_TYPES, params)))
+    return Fixes(pd.factorize(points["traj_id"].to_pandas(), sort=False)[0],
+                 pd.factorize(points["user_id"].to_pandas(), sort=False)[0],
                  points["x"].to_numpy(), points["y"].to_numpy())
 
 
@@ -313,9 +310,9 @@ def test_voronoi_release_derived_in_chunks_equals_one_derivation_and_its_near_co
 
 def test_a_derivation_stopped_mid_window_leaves_the_connection_usable(
         published_city: dict[str, str], published_city_db: str) -> None:
-    """The COPY is read ahead on a thread of its own: a consumer that stops early (an error
-    in a chunk) must not leave the COPY half read or read from two threads. The COPY is
-    cancelled, which aborts the transaction as the consumer's error would."""
+    """The fixes are read ahead on a thread and a connection of their own: a consumer that
+    stops early (an error in a chunk) ends the read, and the verifier's connection goes on
+    (after the rollback the consumer's error brings)."""
     schema = published_city["grid_kam_cut"]
     with psycopg.connect(published_city_db) as conn:
         release = read_release(conn, schema)

@@ -29,7 +29,7 @@ from psycopg import pq
 from psycopg.conninfo import make_conninfo
 
 from anonymizers.db.connection import application_name
-from anonymizers.db.groups import CHUNK_ROWS, column_arrays, whole_groups
+from anonymizers.db.groups import CHUNK_ROWS, batch_bytes_of, column_arrays, whole_groups
 from anonymizers.db.sqlfiles import Name, compose_sql, put_unless_stopped
 
 __all__ = ["BATCHES_AHEAD", "BATCH_BYTES", "LOCK_TIMEOUT", "read_batches", "read_columns",
@@ -46,13 +46,15 @@ LOCK_TIMEOUT = "1min"
 
 def read_batches(conn: psycopg.Connection, name: str, columns: dict[str, pa.DataType],
                  params: dict[str, Any] | None = None, *, before: Sequence[str] = (),
-                 **identifiers: Name) -> Iterator[pa.RecordBatch]:
+                 batch_bytes: int | None = None, **identifiers: Name
+                 ) -> Iterator[pa.RecordBatch]:
     """The rows of the query in ``sql/<name>`` (a SELECT; values bound as psycopg binds
     them, identifiers as :func:`~anonymizers.db.sqlfiles.compose_sql` does), as record
     batches of ``columns`` (the query's columns, in order, cast to these types).
 
     ``before`` names SQL files run first on the reading connection (settings, as
-    ``SET LOCAL`` would make them in the caller's transaction). Errors of the server are raised
+    ``SET LOCAL`` would make them in the caller's transaction); ``batch_bytes`` the size of
+    a batch, about (default :data:`BATCH_BYTES`). Errors of the server are raised
     as psycopg's exception of their SQLSTATE, so that transient ones are retried as any
     other step's. Closing the iterator early ends the read.
     """
@@ -64,8 +66,8 @@ def read_batches(conn: psycopg.Connection, name: str, columns: dict[str, pa.Data
     batches: queue.Queue[pa.RecordBatch | BaseException | None] = queue.Queue(BATCHES_AHEAD)
     stop = threading.Event()
     reader = threading.Thread(target=_read, name=f"read {name}", daemon=True,
-                              args=(_conninfo(conn), snapshot, statements, batches,
-                                    stop))
+                              args=(_conninfo(conn), snapshot, statements,
+                                    batch_bytes or BATCH_BYTES, batches, stop))
     reader.start()
     try:
         while (batch := batches.get()) is not None:
@@ -85,8 +87,10 @@ def read_groups(conn: psycopg.Connection, name: str, columns: dict[str, pa.DataT
                 before: Sequence[str] = (), **identifiers: Name) -> Iterator[pa.Table]:
     """:func:`read_batches` of a query ordered by its first column (the group key, e.g. the
     trajectory), as tables of at least ``chunk_rows`` rows (the last excepted) that never
-    split a group (:func:`~anonymizers.db.groups.whole_groups`)."""
+    split a group (:func:`~anonymizers.db.groups.whole_groups`, which cuts between batches
+    only: the batches are a fraction of a chunk)."""
     yield from whole_groups(read_batches(conn, name, columns, params, before=before,
+                                         batch_bytes=batch_bytes_of(chunk_rows),
                                          **identifiers), chunk_rows)
 
 
@@ -94,7 +98,8 @@ def read_columns(conn: psycopg.Connection, name: str, columns: dict[str, pa.Data
                  params: dict[str, Any] | None = None, **identifiers: Name
                  ) -> dict[str, np.ndarray]:
     """:func:`read_batches` as one numpy array per column (numeric types only)."""
-    return column_arrays(read_batches(conn, name, columns, params, **identifiers), columns)
+    return column_arrays(read_batches(conn, name, columns, params, before=(), batch_bytes=None,
+                                      **identifiers), columns)
 
 
 def _exported_snapshot(conn: psycopg.Connection) -> str | None:
@@ -114,7 +119,7 @@ def _conninfo(conn: psycopg.Connection) -> str:
     return make_conninfo("", **info)
 
 
-def _read(conninfo: str, snapshot: str | None, statements: list[str],
+def _read(conninfo: str, snapshot: str | None, statements: list[str], batch_bytes: int,
           batches: queue.Queue[pa.RecordBatch | BaseException | None],
           stop: threading.Event) -> None:
     """On a thread: run ``statements`` (the last one the query) in the snapshot, handing
@@ -126,7 +131,7 @@ def _read(conninfo: str, snapshot: str | None, statements: list[str],
     try:
         with adbc.connect(conninfo) as reading, reading.cursor() as cursor:
             cursor.adbc_statement.set_options(
-                **{StatementOptions.BATCH_SIZE_HINT_BYTES.value: str(BATCH_BYTES)})
+                **{StatementOptions.BATCH_SIZE_HINT_BYTES.value: str(batch_bytes)})
             if snapshot is not None:
                 cursor.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
                 cursor.execute(f"SET TRANSACTION SNAPSHOT '{snapshot}'")  # the server's id

@@ -24,8 +24,8 @@ import pyarrow.csv as pacsv
 from anonymizers.db.sqlfiles import Name, copy_pieces
 from anonymizers.sequences import ConcatenatedSequences, int_lists
 
-__all__ = ["CHUNK_ROWS", "column_arrays", "copy_batches", "copy_columns", "copy_out_groups",
-           "whole_groups"]
+__all__ = ["CHUNK_ROWS", "batch_bytes_of", "column_arrays", "copy_batches", "copy_columns",
+           "copy_out_groups", "whole_groups"]
 
 # Rows per chunk, about. Deriving a 1M-fix grid release took 520 MiB peak RSS in one chunk,
 # 380 MiB with 500k, 280 MiB with 250k (118 MiB of it the imports), and about as long
@@ -43,7 +43,7 @@ def copy_out_groups(conn: psycopg.Connection, name: str, columns: dict[str, pa.D
     order. The COPY stays open while the caller works on a chunk: the connection runs
     nothing else until the iteration ends."""
     yield from whole_groups(copy_batches(conn, name, columns, params,
-                                         block_size=_block_size(chunk_rows), **identifiers),
+                                         block_size=batch_bytes_of(chunk_rows), **identifiers),
                             chunk_rows)
 
 
@@ -104,9 +104,9 @@ def column_arrays(batches: Iterable[pa.RecordBatch], columns: dict[str, pa.DataT
             for column, kind in columns.items()}
 
 
-def _block_size(chunk_rows: int) -> int:
-    """Bytes per parsed batch: a fraction of a chunk (a fix is 40-60 bytes of CSV), since
-    chunks are cut only between batches."""
+def batch_bytes_of(chunk_rows: int) -> int:
+    """Bytes per batch read: a fraction of a chunk (a fix is 40-60 bytes of CSV, about as
+    many in Arrow), since chunks are cut only between batches."""
     return max(1 << 16, min(CSV_BLOCK, chunk_rows * 16))
 
 

@@ -1,10 +1,10 @@
-"""The window's raw fixes, streamed from one COPY in chunks of whole trajectories.
+"""The window's raw fixes, streamed from one query in chunks of whole trajectories.
 
 A verifier that re-derives a release from the raw data must not hold the window's fixes
 whole: at 25 million fixes their arrays alone pass the 2 GB a Python process may use
 (issue 12), and one Python string per fix for the trajectory and person ids costs more
-than the numbers. The fixes come in (trajectory, time) order from one COPY, parsed by
-pyarrow while the server sends them (:mod:`anonymizers.db.groups`; ids stay Arrow
+than the numbers. The fixes come in (trajectory, time) order from one query, read into
+Arrow while the server sends them (:mod:`anonymizers.db.arrow_reads`; ids stay Arrow
 strings, dictionary-encoded per chunk), in chunks of about ``chunk_fixes`` fixes that
 never split a trajectory, so that memory grows with the chunk, not with the window.
 Trajectories and persons are numbered as one factorization of the whole window would
@@ -27,9 +27,9 @@ import pyarrow.compute as pc
 import shapely
 
 from anonymizers.counting import distinct_values
-from anonymizers.db.groups import CHUNK_ROWS, copy_out_groups
+from anonymizers.db.arrow_reads import read_groups
+from anonymizers.db.groups import CHUNK_ROWS
 from anonymizers.db.labels import FirstSeenCodes
-from anonymizers.db.sqlfiles import run_sql_file
 
 __all__ = ["CHUNK_FIXES", "Fixes", "Numbering", "PersonsNear", "window_fixes"]
 
@@ -38,7 +38,7 @@ __all__ = ["CHUNK_FIXES", "Fixes", "Numbering", "PersonsNear", "window_fixes"]
 # cost).
 CHUNK_FIXES = CHUNK_ROWS
 
-COLUMN_TYPES = {"traj": pa.string(), "user": pa.string(), "x": pa.float64(),
+COLUMN_TYPES = {"traj_id": pa.string(), "user_id": pa.string(), "x": pa.float64(),
                 "y": pa.float64()}
 
 
@@ -66,12 +66,12 @@ class Numbering:
     persons: FirstSeenCodes = field(default_factory=FirstSeenCodes)
 
     def number(self, table: pa.Table) -> Fixes:
-        """The fixes of ``table`` (columns traj, user, x, y; whole trajectories, each in one
+        """The fixes of ``table`` (columns traj_id, user_id, x, y; whole trajectories, each in one
         run of rows) with numbers following those of the chunks before it."""
         # A trajectory lies in one chunk, so its numbers are the chunk's own, shifted.
-        traj = pc.dictionary_encode(table["traj"].combine_chunks())
+        traj = pc.dictionary_encode(table["traj_id"].combine_chunks())
         fixes = Fixes(traj=traj.indices.to_numpy().astype(np.int64) + self.trajectories,
-                      owner=self.persons.encode(table["user"]),
+                      owner=self.persons.encode(table["user_id"]),
                       x=table["x"].to_numpy(), y=table["y"].to_numpy())
         self.trajectories += len(traj.dictionary)
         return fixes
@@ -80,15 +80,12 @@ class Numbering:
 def window_fixes(conn: psycopg.Connection, params: dict[str, Any],
                  chunk_fixes: int = CHUNK_FIXES) -> Generator[Fixes, None, None]:
     """The fixes of ``sql/verify/derive_sequences.sql`` (bound to ``params``), chunk by
-    chunk of whole trajectories. The COPY stays open while the caller works on a chunk:
-    the connection runs nothing else until the last one is taken."""
+    chunk of whole trajectories, read on a connection of their own in the snapshot of
+    ``conn``'s transaction (:mod:`anonymizers.db.arrow_reads`)."""
     numbering = Numbering()
-    run_sql_file(conn, "verify/fixes_scan_serial.sql")
-    for table in copy_out_groups(conn, "verify/derive_sequences.sql", COLUMN_TYPES, params,
-                                 chunk_rows=chunk_fixes):
+    for table in read_groups(conn, "verify/derive_sequences.sql", COLUMN_TYPES, params,
+                             chunk_rows=chunk_fixes, before=("verify/fixes_scan_serial.sql",)):
         yield numbering.number(table)
-    # Not on an error: the transaction is aborted then, and SET LOCAL goes with it.
-    run_sql_file(conn, "verify/fixes_scan_default.sql")
 
 
 class PersonsNear:

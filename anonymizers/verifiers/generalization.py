@@ -80,14 +80,13 @@ def derive_release_visits(conn: psycopg.Connection, schema: str, dataset_id: int
     params = {"dataset_id": dataset_id, "window_start": manifest["window_start"],
               "window_end": manifest["window_end"], "srid": manifest["srid"],
               **area_of_use(manifest["srid"])}
-    # Before the COPY: the connection runs nothing else while the fixes stream in.
     rows = run_sql_file(conn, "verify/published_cells.sql", release=schema)
     cells = CellLocator(np.array([row[0] for row in rows], dtype=np.int64),
                         shapely.from_wkb([bytes(row[1]) for row in rows]))
     crossings = manifest["method"] in CROSSING_METHODS
     parts = []
     # The chunks are derived on forked workers while this process reads the next ones;
-    # an error in one ends the COPY at once (closing), not when its traceback is freed.
+    # an error in one ends the read at once (closing), not when its traceback is freed.
     with closing(window_fixes(conn, params, chunk_fixes)) as chunks:
         # Each chunk goes with the generators still short of k persons when a worker
         # takes it: once all have k, the chunks need no search near them.

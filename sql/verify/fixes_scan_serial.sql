@@ -5,5 +5,5 @@
 -- files of whole trajectories do), instead of a parallel sort of the whole window (25M
 -- fixes: the index plan 28.0 s under EXPLAIN ANALYZE; the COPY with the parallel sort
 -- 53.1 s, auto_explain, the derivation consuming beside it). A table in another order
--- still gets a sort. fixes_scan_default.sql resets it.
-SET LOCAL max_parallel_workers_per_gather = 0;
+-- still gets a sort. Run on the reading connection before the query (arrow_reads.py).
+SET max_parallel_workers_per_gather = 0;
