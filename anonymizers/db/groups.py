@@ -1,18 +1,19 @@
-"""A COPY's CSV output streamed in chunks of whole groups of rows (trajectories).
+"""Query output in chunks of whole groups of rows (trajectories), and a COPY's CSV output
+as record batches or numpy columns.
 
 Steps and verifiers that look at one trajectory at a time must not hold a window's fixes
 whole: at 25 million fixes their arrays alone pass the 2 GB a Python process may use
 (issue 12), and one Python string per fix for the ids costs more than the numbers. The
-rows come from one ``COPY (...) TO STDOUT`` ordered by its first column (the group key,
-e.g. the trajectory), are parsed by pyarrow while the server sends them
-(:func:`~anonymizers.db.sqlfiles.copy_pieces`), and are handed on in tables of about
-``chunk_rows`` rows that never split a group, so memory grows with the chunk, not with
-the output.
+rows come ordered by their first column (the group key, e.g. the trajectory), as record
+batches read while the server sends them (:mod:`anonymizers.db.arrow_reads`, or here a
+``COPY (...) TO STDOUT`` parsed by pyarrow: :func:`copy_batches`), and
+:func:`whole_groups` hands them on in tables of about ``chunk_rows`` rows that never
+split a group, so memory grows with the chunk, not with the output.
 """
 
 from __future__ import annotations
 
-from collections.abc import Generator, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 import numpy as np
@@ -25,26 +26,13 @@ from anonymizers.db.sqlfiles import Name, copy_pieces
 from anonymizers.sequences import ConcatenatedSequences, int_lists
 
 __all__ = ["CHUNK_ROWS", "batch_bytes_of", "column_arrays", "copy_batches", "copy_columns",
-           "copy_out_groups", "whole_groups"]
+           "whole_groups"]
 
 # Rows per chunk, about. Deriving a 1M-fix grid release took 520 MiB peak RSS in one chunk,
 # 380 MiB with 500k, 280 MiB with 250k (118 MiB of it the imports), and about as long
 # (README, "One release as the data grows").
 CHUNK_ROWS = 500_000
 CSV_BLOCK = 8 << 20  # bytes of CSV parsed at a time, about: about 200k fixes
-
-
-def copy_out_groups(conn: psycopg.Connection, name: str, columns: dict[str, pa.DataType],
-                    params: dict[str, Any] | None = None, *, chunk_rows: int = CHUNK_ROWS,
-                    **identifiers: Name) -> Generator[pa.Table, None, None]:
-    """The CSV output of the ``COPY`` in ``sql/<name>``, ordered by its first column, as
-    tables of at least ``chunk_rows`` rows (the last excepted) that never split a group
-    of rows sharing the first column. ``columns`` names and types the CSV's columns in
-    order. The COPY stays open while the caller works on a chunk: the connection runs
-    nothing else until the iteration ends."""
-    yield from whole_groups(copy_batches(conn, name, columns, params,
-                                         block_size=batch_bytes_of(chunk_rows), **identifiers),
-                            chunk_rows)
 
 
 def copy_batches(conn: psycopg.Connection, name: str, columns: dict[str, pa.DataType],
