@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from itertools import combinations
 
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -108,3 +109,20 @@ def test_supports_spread_over_forked_processes_are_the_same(fork_from, monkeypat
     assert len({p[:1] for p in patterns}) > 4
     assert index.supports(patterns, processes=2) == alone
     assert index.shortfalls(patterns, 10**6, processes=2) == index.shortfalls(patterns, 10**6)
+
+
+@given(sequences, st.lists(cells, min_size=2, max_size=5))
+def test_both_searches_for_a_patterns_next_cell_find_the_same_matches(seqs, pattern):
+    """From the matches or from the cell's positions (whichever are fewer, in use), every
+    step of a pattern keeps the same sequences at the same positions."""
+    index = SupportIndex.of_sequences(seqs, list(range(len(seqs))))
+    matched = index._first(pattern[0])
+    for cell in pattern[1:]:
+        positions = index._positions(cell)
+        if not positions.size:
+            break
+        forward = SupportIndex._next_from_matches(matched, positions)
+        backward = SupportIndex._next_from_positions(matched, positions)
+        for mine, theirs in zip(forward, backward, strict=True):
+            np.testing.assert_array_equal(mine, theirs)
+        matched = forward

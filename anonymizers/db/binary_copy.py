@@ -8,10 +8,13 @@ points (an integer and two doubles) 7.9 s against 3.9 s (psql ``\\copy`` of the 
 from a file, each format). Arrow no longer formats doubles and times as text either.
 
 A row is the field count (int16), then per field its length in bytes (int32; -1 for
-NULL) and its bytes, big-endian. Every field is made an Arrow binary array of its encoded
-fields, and the columns are joined element-wise: the values buffer of the result is the
-rows, one after another. Only the column types of :data:`FIXED` and text are encoded;
-:func:`encodable` says whether a table's are.
+NULL) and its bytes, big-endian. Runs of fixed-width fields are numpy records, text
+columns Arrow binary arrays, and the pieces are joined element-wise: the values buffer of
+the result is the rows, one after another. Rows are encoded :data:`CHUNK_ROWS` at a time,
+so that the pieces stay in the CPU cache (2M visits: 1.1 s in one block) and the server
+stores one chunk while the next is encoded. Only the column types of :data:`FIXED` and
+text are encoded; :func:`encodable` says whether a table's are. The loader's own rows
+(:mod:`anonymizers.loading.binary_copy`) are laid out by hand the same way.
 
 References
 ----------
@@ -20,17 +23,20 @@ PostgreSQL documentation, COPY, "Binary Format".
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-__all__ = ["FIXED", "HEADER", "TEXT", "TRAILER", "encodable", "encode_rows"]
+__all__ = ["CHUNK_ROWS", "FIXED", "HEADER", "PG_EPOCH_US", "TEXT", "TRAILER", "encodable",
+           "encode_rows", "encoded_chunks"]
 
 # The binary COPY stream's signature, flags (no OIDs) and header extension length (none).
-HEADER = b"PGCOPY\n\xff\r\n\x00" + b"\x00\x00\x00\x00" + b"\x00\x00\x00\x00"
-TRAILER = b"\xff\xff"  # a field count of -1 ends the rows
+HEADER = b"PGCOPY\n\xff\r\n\x00" + (0).to_bytes(4, "big") + (0).to_bytes(4, "big")
+TRAILER = (-1).to_bytes(2, "big", signed=True)  # a field count of -1 ends the rows
+PG_EPOCH_US = 946_684_800_000_000  # 2000-01-01T00:00:00Z, the zero of timestamptz
+CHUNK_ROWS = 16_384  # rows encoded at a time
 
 # Fixed-width types (format_type names): the Arrow type a column is cast to, and the
 # big-endian numpy type of the field's bytes.
@@ -46,7 +52,6 @@ FIXED: dict[str, tuple[pa.DataType, str]] = {
     "timestamp without time zone": (pa.timestamp("us"), ">i8"),
 }
 TEXT = frozenset({"text", "character varying"})
-POSTGRES_EPOCH_US = 946_684_800_000_000  # 2000-01-01 in microseconds since 1970-01-01
 NULL_FIELD = pa.scalar(b"\xff\xff\xff\xff", pa.large_binary())  # a field's length of -1
 NOTHING = pa.scalar(b"", pa.large_binary())  # what joins the fields: nothing
 
@@ -54,6 +59,26 @@ NOTHING = pa.scalar(b"", pa.large_binary())  # what joins the fields: nothing
 def encodable(types: Sequence[str]) -> bool:
     """Whether columns of these types (format_type names) can be encoded here."""
     return all(kind in FIXED or _base(kind) in TEXT for kind in types)
+
+
+def encoded_chunks(data: pa.Table, types: Sequence[str], chunk_rows: int = CHUNK_ROWS
+                   ) -> Iterator[pa.Buffer]:
+    """The rows of ``data`` encoded as :func:`encode_rows` does, ``chunk_rows`` at a time.
+    Every value is checked against its column's type here, before the first chunk: a
+    value that does not fit raises before anything is sent.
+
+    Raises
+    ------
+    pyarrow.ArrowInvalid
+        If a value does not fit its column's type (e.g. an integer past int32).
+    """
+    if len(types) != data.num_columns:
+        raise ValueError(f"{data.num_columns} columns to copy but {len(types)} target types")
+    for i, kind in enumerate(types):
+        if kind in FIXED:
+            data.column(i).cast(FIXED[kind][0])  # a safe cast: out-of-range values raise
+    return (encode_rows(data.slice(start, chunk_rows), types)
+            for start in range(0, data.num_rows, chunk_rows))
 
 
 def encode_rows(data: pa.Table, types: Sequence[str]) -> pa.Buffer:
@@ -147,7 +172,7 @@ def _numbers(values: pa.Array, arrow_type: pa.DataType) -> np.ndarray:
     """The column's values as numbers of the field's type (NULL as 0: it is not sent)."""
     cast = values.cast(arrow_type)  # a safe cast: out-of-range values raise
     if pa.types.is_timestamp(arrow_type):
-        return cast.cast(pa.int64()).fill_null(0).to_numpy() - POSTGRES_EPOCH_US
+        return cast.cast(pa.int64()).fill_null(0).to_numpy() - PG_EPOCH_US
     return cast.fill_null(0).to_numpy(zero_copy_only=False)
 
 

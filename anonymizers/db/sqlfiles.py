@@ -186,11 +186,12 @@ def copy_arrow(conn: psycopg.Connection, schema: str, table: str, data: pa.Table
         "relation": sql.Identifier(schema, table).as_string(conn)}))
     types = [found.get(column, "") for column in data.column_names]
     if binary_copy.encodable(types):
-        # Encoded first: a value its column cannot hold raises before the COPY starts.
-        rows = binary_copy.encode_rows(data, types)
+        # Checked first: a value its column cannot hold raises before the COPY starts.
+        chunks = binary_copy.encoded_chunks(data, types)
         with conn.cursor().copy(_copy_in(schema, table, data.column_names, "binary")) as copy:
             copy.write(binary_copy.HEADER)
-            copy.write(memoryview(rows))
+            for rows in chunks:
+                copy.write(memoryview(rows))
             copy.write(binary_copy.TRAILER)
         return
     import pyarrow as pa
