@@ -72,8 +72,7 @@ def encoded_chunks(data: pa.Table, types: Sequence[str], chunk_rows: int = CHUNK
     pyarrow.ArrowInvalid
         If a value does not fit its column's type (e.g. an integer past int32).
     """
-    if len(types) != data.num_columns:
-        raise ValueError(f"{data.num_columns} columns to copy but {len(types)} target types")
+    _check_width(data, types)
     for i, kind in enumerate(types):
         if kind in FIXED:
             data.column(i).cast(FIXED[kind][0])  # a safe cast: out-of-range values raise
@@ -83,15 +82,9 @@ def encoded_chunks(data: pa.Table, types: Sequence[str], chunk_rows: int = CHUNK
 
 def encode_rows(data: pa.Table, types: Sequence[str]) -> pa.Buffer:
     """The rows of ``data`` in the binary COPY format (no header or trailer), its columns
-    encoded as the target columns' ``types`` (format_type names, in the table's order).
-
-    Raises
-    ------
-    pyarrow.ArrowInvalid
-        If a value does not fit its column's type (e.g. an integer past int32).
-    """
-    if len(types) != data.num_columns:
-        raise ValueError(f"{data.num_columns} columns to copy but {len(types)} target types")
+    encoded as the target columns' ``types`` (format_type names, in the table's order); a
+    value that does not fit its column's type raises pyarrow.ArrowInvalid."""
+    _check_width(data, types)
     if not data.num_rows:
         return pa.py_buffer(b"")
     pieces = _Pieces(data.num_rows)
@@ -174,6 +167,11 @@ def _numbers(values: pa.Array, arrow_type: pa.DataType) -> np.ndarray:
     if pa.types.is_timestamp(arrow_type):
         return cast.cast(pa.int64()).fill_null(0).to_numpy() - PG_EPOCH_US
     return cast.fill_null(0).to_numpy(zero_copy_only=False)
+
+
+def _check_width(data: pa.Table, types: Sequence[str]) -> None:
+    if len(types) != data.num_columns:
+        raise ValueError(f"{data.num_columns} columns to copy but {len(types)} target types")
 
 
 def _base(kind: str) -> str:
