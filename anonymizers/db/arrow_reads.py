@@ -55,8 +55,8 @@ def read_batches(conn: psycopg.Connection, name: str, columns: dict[str, pa.Data
     ``before`` names SQL files run first on the reading connection (settings, as
     ``SET LOCAL`` would make them in the caller's transaction); ``batch_bytes`` the size of
     a batch, about (default :data:`BATCH_BYTES`). Errors of the server are raised
-    as psycopg's exception of their SQLSTATE, so that transient ones are retried as any
-    other step's. Closing the iterator early ends the read.
+    as psycopg's exception of their SQLSTATE, as the step's own queries raise them.
+    Closing the iterator early ends the read.
     """
     statements = [psycopg.ClientCursor(conn).mogrify(compose_sql(file, **identifiers),
                                                      (params or {}) if file == name else {})

@@ -71,8 +71,8 @@ def characteristic_points(spec: dict[str, Any]) -> dict[str, int]:
             min_angle_deg=p["min_angle"], min_stop_duration_s=p["min_stop_duration"],
             stop_radius_m=p["stop_radius"], max_distance_m=p["max_distance"])
         points, found, persons = 0, [], FirstSeenCodes()
-        # The connection is busy with the COPY until the stream ends: the characteristic
-        # points (a share of the fixes, as Arrow columns) are written after it.
+        # The characteristic points (a share of the fixes, as Arrow columns) are written
+        # once the fixes are all read.
         for chunk in read_groups(conn, VORONOI + "100_points_for_python.sql",
                                  POINT_COLUMNS, work=release.work_schema):
             found.append(_characteristic_table(chunk, params, persons))
