@@ -145,3 +145,16 @@ def test_a_zoned_arrow_time_is_the_instant_it_names(conn: psycopg.Connection) ->
             "at": pa.array([instant], pa.timestamp("us", tz="Europe/Rome"))}))
         found = conn.execute("SELECT at FROM zoned").fetchone()
     assert found is not None and found[0] == instant
+
+
+def test_a_time_without_a_zone_is_utc_also_when_the_table_goes_as_csv(
+        conn: psycopg.Connection) -> None:
+    """A jsonb column sends the table as CSV; its times still mean UTC, whatever the
+    session's TimeZone, as in the binary format."""
+    with conn.transaction():
+        conn.execute("SET LOCAL TimeZone = 'America/Chicago'")
+        conn.execute("CREATE TEMP TABLE timed (doc jsonb, at timestamptz)")
+        copy_arrow(conn, "pg_temp", "timed", pa.table({
+            "doc": ["{}"], "at": pa.array([TIMES[0]], pa.timestamp("us"))}))
+        found = conn.execute("SELECT at FROM timed").fetchone()
+    assert found is not None and found[0] == TIMES[0].replace(tzinfo=dt.UTC)

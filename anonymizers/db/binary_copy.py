@@ -73,11 +73,12 @@ def encoded_chunks(data: pa.Table, types: Sequence[str], chunk_rows: int = CHUNK
         If a value does not fit its column's type (e.g. an integer past int32).
     """
     _check_width(data, types)
-    for i, kind in enumerate(types):
-        if kind in FIXED:
-            data.column(i).cast(FIXED[kind][0])  # a safe cast: out-of-range values raise
-    return (encode_rows(data.slice(start, chunk_rows), types)
-            for start in range(0, data.num_rows, chunk_rows))
+    # Cast once, whole (a safe cast: out-of-range values raise); the chunks' own casts to
+    # the same types then cost nothing.
+    cast = pa.table([data.column(i).cast(FIXED[kind][0]) if kind in FIXED else data.column(i)
+                     for i, kind in enumerate(types)], names=data.column_names)
+    return (encode_rows(cast.slice(start, chunk_rows), types)
+            for start in range(0, cast.num_rows, chunk_rows))
 
 
 def encode_rows(data: pa.Table, types: Sequence[str]) -> pa.Buffer:

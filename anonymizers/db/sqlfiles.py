@@ -197,6 +197,11 @@ def copy_arrow(conn: psycopg.Connection, schema: str, table: str, data: pa.Table
     import pyarrow as pa
     import pyarrow.csv as pacsv
 
+    # A time without a zone is UTC here as in the binary format: written with its zone,
+    # not as wall-clock text the session's TimeZone would read.
+    data = pa.table([column.cast(pa.timestamp(column.type.unit, tz="UTC"))
+                     if pa.types.is_timestamp(column.type) and column.type.tz is None
+                     else column for column in data.columns], names=data.column_names)
     sink = pa.BufferOutputStream()
     pacsv.write_csv(data, sink, pacsv.WriteOptions(include_header=False,
                                                    quoting_style="needed"))
