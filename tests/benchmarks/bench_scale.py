@@ -27,8 +27,14 @@ them all in one process): each step's time is taken inside its process (the inte
 start and imports are recorded apart, ``process_start_s``), the peak RSS is the largest
 step's. Its results and figure are ``scale_<method>_tasks``.
 
+A method's parameters are given as ``--param key=value`` (repeatable), as to ``anonymizers
+release``. The MOB methods need quasi-identifiers: ``--qids graph`` generates them after the
+load with that strategy of ``anonymizers qids generate`` (``--qid-max-size``, seed 1, the
+release's interval), timed apart as ``qids_s``.
+
 Run: .venv/bin/python tests/benchmarks/bench_scale.py [--method kam_rec] [--k 5]
      [--sizes 1000000 5000000 25000000] [--max-rss-gib 8] [--add] [--task-by-task]
+     [--param key=value ...] [--qids STRATEGY [--qid-max-size 40]]
 """
 
 from __future__ import annotations
@@ -40,6 +46,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 from _common import (
@@ -182,28 +189,61 @@ def _rss_mib(pid: int) -> float:
     return 0.0
 
 
-def measure(points: int, method: str, k: int, max_rss_mib: float,
+def measure(points: int, params: dict, max_rss_mib: float, qids: QidSet | None = None,
             task_by_task: bool = False) -> dict:
     from anonymizers.loading import load_dataset
 
     csv, persons = synthetic_csv(points)
-    figures: dict = {"points": points, "method": method, "k": k}
+    figures: dict = {"points": points, "method": params["method"], "k": params["k"]}
     with scratch_database() as url:
         with timed(figures, "load_s"):
             result = load_dataset(csv, "scale", persons=persons, url=url)
         figures["trajectories"] = result.record.n_trajectories
         figures["persons"] = result.record.n_persons
+        if qids is not None:
+            with timed(figures, "qids_s"):
+                figures["qids"] = generate_qids(url, qids, params)
         figures["load_average_before"] = os.getloadavg()
         started = time.perf_counter()
         run = release_task_by_task if task_by_task else release_in_child
-        figures["release"] = run(url, {"dataset": "scale", "method": method, "k": k},
-                                 max_rss_mib)
+        figures["release"] = run(url, params, max_rss_mib)
         figures["release_wall_s"] = round(time.perf_counter() - started, 1)
         figures["load_average_after"] = os.getloadavg()
     release = figures["release"]
     print(f"  {points:,} fixes: {release.get('total_s', release.get('error'))} s, peak RSS "
           f"{release['peak_rss_mib']:.0f} MiB", file=sys.stderr, flush=True)
     return figures
+
+
+@dataclass(frozen=True)
+class QidSet:
+    """A configuration of ``anonymizers qids generate`` (seed 003 §6.2)."""
+
+    strategy: str
+    max_size: int
+    seed: int = 1
+
+
+def generate_qids(url: str, qids: QidSet, params: dict) -> dict:
+    """Generate the dataset's QIDs on the release's time grid; what was generated."""
+    from anonymizers.loading.qids import generate_and_store_qids
+
+    generated = generate_and_store_qids(
+        "scale", qids.strategy, qids.max_size, qids.seed,
+        int(params.get("interval", 300)), url=url)
+    return {"strategy": qids.strategy, "max_size": qids.max_size, "seed": qids.seed,
+            "summary": generated.summary()}
+
+
+def release_params(method: str, k: int, given: list[str]) -> dict:
+    """The release's parameters: dataset, method, k and each ``key=value`` given."""
+    params: dict = {"dataset": "scale", "method": method, "k": k}
+    for item in given:
+        key, found, value = item.partition("=")
+        if not found or not key:
+            raise SystemExit(f"--param {item!r}: write it as key=value")
+        params[key] = value
+    return params
 
 
 def plot(runs: list[dict], method: str, path: Path) -> None:
@@ -221,7 +261,7 @@ def plot(runs: list[dict], method: str, path: Path) -> None:
         axis.loglog(points, [values[0] * p / points[0] for p in points], ":", color="grey",
                     label="linear growth")
         target = TARGET_S if key == "total_s" else TARGET_RSS_MIB
-        axis.axhline(target, color="red", linewidth=0.8, label="target at 25M")
+        axis.axhline(target, color="red", linewidth=0.8, label="kam_rec's target at 25M")
         axis.set_xlabel("fixes")
         axis.set_ylabel(label)
         axis.legend(fontsize=8)
@@ -244,14 +284,22 @@ def main() -> None:
     parser.add_argument("--task-by-task", action="store_true",
                         help="every step in a process of its own, as Airflow's executors "
                              "run tasks (results and figure named scale_<method>_tasks)")
+    parser.add_argument("--param", action="append", default=[], metavar="KEY=VALUE",
+                        help="a parameter of the method, as to anonymizers release")
+    parser.add_argument("--qids", metavar="STRATEGY",
+                        help="generate QIDs with this strategy after the load (MOB)")
+    parser.add_argument("--qid-max-size", type=int, default=40,
+                        help="most times per generated QID")
     args = parser.parse_args()
+    params = release_params(args.method, args.k, args.param)
+    qids = QidSet(args.qids, args.qid_max_size) if args.qids else None
     name = f"scale_{args.method}" + ("_tasks" if args.task_by_task else "")
     results = RESULTS / f"{name}.json"
     runs: list[dict] = ([run for run in json.loads(results.read_text())["runs"]
                          if run["points"] not in args.sizes]
                         if args.add and results.exists() else [])
     for points in args.sizes:  # the figures so far are written after each size
-        runs.append(measure(points, args.method, args.k, args.max_rss_gib * 1024,
+        runs.append(measure(points, params, args.max_rss_gib * 1024, qids,
                             args.task_by_task))
         runs.sort(key=lambda run: run["points"])
         write_results(name, {"machine": {"cpus": os.cpu_count()}, "runs": runs})
