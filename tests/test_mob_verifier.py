@@ -270,6 +270,21 @@ def test_example_1s_unsafe_grouping_is_caught(conn, tmp_path):
     assert any("it can belong to only 1 persons" in v for v in violations), violations
 
 
+def test_a_suppressed_person_who_could_pass_for_a_published_object_is_caught(conn, tmp_path):
+    """gina is not published, yet she is a distorted version of alice's object: present
+    at the same time points, in alice's own cells at t1-t3 and inside the box alice shares
+    with bob at t0. The release reads as well with gina published instead of alice, and
+    gina, hidden by alice's object alone at her QID time, would have 1 candidate: who was
+    published, hence Definition 3, cannot be told (seen on the 1M-fix synthetic city)."""
+    cells = {**CELLS, "gina": [(0, 1), (1, 0), (2, 0), (3, 0)]}
+    dataset_id = load(conn, tmp_path, "lookalike", cells, {**QIDS, "gina": [3]})
+    result = verify_mob_release(conn, build_release(conn, "lookalike", dataset_id,
+                                                    hide(CELLS, GROUPS)))
+    violations = mob_violations(result)
+    assert any("who was published cannot be told" in v for v in violations), violations
+    assert not result.passed
+
+
 def test_an_extra_object_is_caught(conn, scenario):
     _, release = scenario
     boxes = hide(CELLS, GROUPS)

@@ -232,6 +232,7 @@ def _match_counterparts(cells: Cells, regions: Regions, index: RegionIndex,
                                  "nobody in the window is present exactly when it is and "
                                  "inside its region every time (the release lies)")
     published = np.flatnonzero(match >= 0)
+    _check_unambiguous(full, match, object_ids, release, result)
     k, width = release.k, release.count_interval
     result.checks["objects"] = regions.n_objects
     result.checks["objects_matching_nobody"] = len(unmatched)
@@ -240,6 +241,26 @@ def _match_counterparts(cells: Cells, regions: Regions, index: RegionIndex,
     ambiguous = int(np.sum(full.person_degree() > 1))
     result.checks["persons_matching_several_objects"] = interval_count(ambiguous, k, width)
     return Published(published, match[published], object_ids)
+
+
+def _check_unambiguous(full: AttackGraph, match: np.ndarray, object_ids: list[str],
+                       release: ReleaseUnderTest, result: VerifierResult) -> None:
+    """Who was published must follow from the release and the raw data. Once every object
+    is matched, a person left out of the matching who is a distorted version of some
+    object could replace that object's person in another maximum matching: the release
+    reads as well with either published, and Definition 3 cannot be checked for a set of
+    persons that is not known (the anonymizer suppresses the objects such a person could
+    pass for, ``anonymizers.families.mob.stand_ins``)."""
+    left_out = match < 0
+    stand_in = left_out[full.person]
+    objects = np.unique(full.obj[stand_in])
+    for o in objects.tolist():
+        result.violations.append(
+            f"object {object_ids[o]}: a person who is not published is a distorted version "
+            "of it as well (present exactly when it is, inside its region every time), so "
+            "who was published cannot be told from the release")
+    result.checks["persons_passing_for_published_objects"] = interval_count(
+        int(np.unique(full.person[stand_in]).size), release.k, release.count_interval)
 
 
 def _attack_graph(cells: Cells, qid_person: np.ndarray, qid_t: np.ndarray, regions: Regions,

@@ -19,7 +19,10 @@ on what is published:
   (:func:`suppressed_objects`); the sets are then built among unsuppressed objects only,
   and Extreme Union runs its own fixed point on top (below). The counts are in the result.
 * *Empty QIDs.* Objects with an empty QID are never subjects (nothing identifies them) but
-  are candidates, and are never suppressed.
+  are candidates, and are suppressed only as ``excluded`` (below).
+* *Excluded objects* (``excluded``) are suppressed from the start, whatever their QID:
+  :mod:`anonymizers.families.mob.stand_ins` excludes the objects a suppressed one could
+  pass for, so that who was published can be told from the release and the raw data.
 * *Extreme Union* generalizes the members of AG(O) at the union of their QIDs, so they must
   be pairwise eligible. AG(O) takes GenAG's ranking in order and accepts a candidate only if
   it is eligible with every member accepted so far, asking GenAG for a longer ranking when
@@ -131,7 +134,8 @@ class MobSets:
                 "suppressed": self.n_suppressed}
 
 
-def suppressed_objects(objects: MovingObjects, k: int) -> np.ndarray:
+def suppressed_objects(objects: MovingObjects, k: int,
+                       excluded: np.ndarray | None = None) -> np.ndarray:
     """Objects with a QID that cannot find k - 1 eligible unsuppressed objects (fixed point).
 
     Each subject looks for k - 1 eligible objects (its *witnesses*) in a fixed random
@@ -144,11 +148,14 @@ def suppressed_objects(objects: MovingObjects, k: int) -> np.ndarray:
         The moving objects.
     k
         Anonymity threshold (>= 1).
+    excluded
+        bool (n_objects,): objects suppressed whatever their QID (the start of the fixed
+        point; :mod:`anonymizers.families.mob.stand_ins` says why). None: none.
 
     Returns
     -------
     numpy.ndarray
-        bool (n_objects,): True for suppressed objects.
+        bool (n_objects,): True for suppressed objects, ``excluded`` among them.
 
     References
     ----------
@@ -157,11 +164,11 @@ def suppressed_objects(objects: MovingObjects, k: int) -> np.ndarray:
     """
     _check_k(k)
     n = objects.n_objects
-    suppressed = np.zeros(n, dtype=bool)
+    suppressed = _excluded_mask(n, excluded)
     scan = np.random.default_rng(0).permutation(n)
     witnesses = np.full((n, max(k - 1, 0)), -1, dtype=np.int64)
     subjects = objects.qid_sizes > 0
-    todo = np.flatnonzero(subjects)
+    todo = np.flatnonzero(subjects & ~suppressed)
     while todo.size:
         short = [s for s in todo.tolist()
                  if not _find_witnesses(objects, s, k - 1, suppressed, scan, witnesses)]
@@ -191,7 +198,7 @@ def _find_witnesses(objects: MovingObjects, subject: int, need: int, suppressed:
 
 
 def symmetric_anonymization(objects: MovingObjects, k: int, lists: HilbertLists | None = None,
-                            workers: int = 1) -> MobSets:
+                            workers: int = 1, excluded: np.ndarray | None = None) -> MobSets:
     """Hiding sets HS(O) by Algorithm 3, with T(O) = QID(O).
 
     Parameters
@@ -204,6 +211,8 @@ def symmetric_anonymization(objects: MovingObjects, k: int, lists: HilbertLists 
         Hilbert lists of ``objects`` if already built (:func:`build_hilbert_lists`).
     workers
         Processes ranking candidates (1: none forked). The result does not depend on it.
+    excluded
+        Objects to suppress whatever their QID (:func:`suppressed_objects`).
 
     Returns
     -------
@@ -216,7 +225,7 @@ def symmetric_anonymization(objects: MovingObjects, k: int, lists: HilbertLists 
        in a Crowd? EDBT 2009, §5.1.3, Algorithm 3 (Symmetric Anonymization), Theorem 3.
     """
     _check_workers(workers)
-    suppressed = suppressed_objects(objects, k)
+    suppressed = suppressed_objects(objects, k, excluded)
     lists = _lists_of(objects, lists)
     subjects = np.flatnonzero((objects.qid_sizes > 0) & ~suppressed)
     ranked = None
@@ -328,7 +337,7 @@ def _run_shared(work: Callable[..., np.ndarray], chunk: np.ndarray) -> np.ndarra
 
 
 def extreme_union(objects: MovingObjects, k: int, lists: HilbertLists | None = None,
-                  workers: int = 1) -> MobSets:
+                  workers: int = 1, excluded: np.ndarray | None = None) -> MobSets:
     """Anonymization groups AG(O) by Algorithm 2, with T(O) = union of the QIDs of AG(O).
 
     Parameters
@@ -341,6 +350,8 @@ def extreme_union(objects: MovingObjects, k: int, lists: HilbertLists | None = N
         Hilbert lists of ``objects`` if already built (:func:`build_hilbert_lists`).
     workers
         Processes building groups (1: none forked). The result does not depend on it.
+    excluded
+        Objects to suppress whatever their QID (:func:`suppressed_objects`).
 
     Returns
     -------
@@ -354,7 +365,7 @@ def extreme_union(objects: MovingObjects, k: int, lists: HilbertLists | None = N
        in a Crowd? EDBT 2009, §5.1.2, Algorithm 2 (Extreme Union), Theorem 2.
     """
     _check_workers(workers)
-    suppressed = suppressed_objects(objects, k)
+    suppressed = suppressed_objects(objects, k, excluded)
     lists = _lists_of(objects, lists)
     bits = _BitRows.of(objects)
     groups = np.full((objects.n_objects, k), -1, dtype=np.int64)
@@ -469,6 +480,17 @@ def _own_qids(objects: MovingObjects, suppressed: np.ndarray) -> tuple[np.ndarra
     indptr = np.zeros(objects.n_objects + 1, dtype=np.int64)
     np.cumsum(sizes, out=indptr[1:])
     return indptr, objects.qid_times[keep]
+
+
+def _excluded_mask(n: int, excluded: np.ndarray | None) -> np.ndarray:
+    """A fresh bool (n,) copy of ``excluded`` (all False for None)."""
+    if excluded is None:
+        return np.zeros(n, dtype=bool)
+    mask = np.asarray(excluded)
+    if mask.dtype != bool or mask.shape != (n,):
+        raise InputError(f"excluded must be a bool array of one value per object ({n}), "
+                         f"got {mask.dtype} {mask.shape}")
+    return mask.copy()
 
 
 def _lists_of(objects: MovingObjects, lists: HilbertLists | None) -> HilbertLists:

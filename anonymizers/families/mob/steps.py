@@ -59,22 +59,26 @@ def read_moving_objects(conn: psycopg.Connection, work: str) -> Any:
 
 
 def anonymize_objects(spec: dict[str, Any]) -> dict[str, int]:
-    """Extreme Union or Symmetric Anonymization, then Generalize (Algorithms 1-5)."""
+    """Extreme Union or Symmetric Anonymization, then Generalize (Algorithms 1-5), again
+    until no suppressed object could pass for a published one (:mod:`..stand_ins`)."""
     from anonymizers.families.mob.anonymity import extreme_union, symmetric_anonymization
-    from anonymizers.families.mob.generalize import generalize
+    from anonymizers.families.mob.genag import build_hilbert_lists
+    from anonymizers.families.mob.stand_ins import anonymize_without_stand_ins
 
     with step("anonymize_objects", spec) as (release, conn):
         objects = read_moving_objects(conn, release.work_schema)
         anonymize = (extreme_union if release.method == "mob_extreme_union"
                      else symmetric_anonymization)
-        sets = anonymize(objects, release.k)
-        regions = generalize(objects, sets)
+        unambiguous = anonymize_without_stand_ins(objects, release.k, anonymize,
+                                                  lists=build_hilbert_lists(objects))
+        sets, regions = unambiguous.sets, unambiguous.regions
         run_sql_file(conn, "mob/050_anonymized_tables.sql", work=release.work_schema)
         _copy(conn, release.work_schema, "mob_published",
               {"object_index": sets.published_objects()})
         _copy(conn, release.work_schema, "mob_regions", regions.columns(),
               null_below_zero=("class_id",))
-    return {"objects": objects.n_objects, "suppressed": int(sets.n_suppressed)}
+    return {"objects": objects.n_objects, "suppressed": int(sets.n_suppressed),
+            "suppressed_for_stand_ins": unambiguous.excluded, "rounds": unambiguous.rounds}
 
 
 def _copy(conn: psycopg.Connection, work: str, table: str, columns: dict[str, np.ndarray],
