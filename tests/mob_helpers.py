@@ -91,14 +91,16 @@ def brute_force_top(lists: HilbertLists, subject: int, count: int,
     return cands[best], scores[best]
 
 
-def brute_force_suppressed(objects: MovingObjects, k: int) -> np.ndarray:
-    """The suppression fixed point, by counting every pair (the plain definition)."""
+def brute_force_suppressed(objects: MovingObjects, k: int,
+                           excluded: np.ndarray | None = None) -> np.ndarray:
+    """The suppression fixed point from ``excluded``, by counting every pair (the plain
+    definition)."""
     n = objects.n_objects
     present, qid = objects.present, objects.qid_matrix
     # eligible[a, b]: b present at QID(a) and a present at QID(b)
     covers = ~(qid[:, None, :] & ~present[None, :, :]).any(axis=2)
     eligible = covers & covers.T & ~np.eye(n, dtype=bool)
-    suppressed = np.zeros(n, dtype=bool)
+    suppressed = np.zeros(n, dtype=bool) if excluded is None else excluded.copy()
     while True:
         count = (eligible & ~suppressed[None, :]).sum(axis=1)
         short = (objects.qid_sizes > 0) & ~suppressed & (count < k - 1)

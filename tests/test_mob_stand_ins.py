@@ -7,10 +7,11 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from mob_helpers import mobs, random_objects
+from mob_helpers import brute_force_suppressed, mobs, random_objects
 
 from anonymizers.errors import InputError
 from anonymizers.families.mob.anonymity import (
+    Suppression,
     extreme_union,
     suppressed_objects,
     symmetric_anonymization,
@@ -103,9 +104,25 @@ def test_no_suppressed_object_can_pass_for_a_published_one(case, anonymize) -> N
     assert release.excluded <= int(release.sets.suppressed.sum())
 
 
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(_cases(), st.integers(0, 2**32 - 1))
+def test_suppression_that_excludes_more_reaches_the_fresh_fixed_point(case, seed) -> None:
+    """Kept between rounds, the fixed point is the one counting every pair from scratch."""
+    objects, k = case
+    rng = np.random.default_rng(seed)
+    suppression = Suppression(objects, k)
+    excluded = np.zeros(objects.n_objects, dtype=bool)
+    for _ in range(3):
+        assert suppression.exclude(excluded).tolist() == \
+            brute_force_suppressed(objects, k, excluded).tolist()
+        excluded |= rng.random(objects.n_objects) < 0.2
+
+
 def test_excluded_objects_stay_suppressed_and_bad_masks_are_refused() -> None:
     objects = lookalike()
     excluded = np.array([False, True, False, False])  # a (empty QID) removed: j is short
     assert suppressed_objects(objects, 3, excluded).tolist() == [True, True, False, True]
     with pytest.raises(InputError, match="one value per object"):
         suppressed_objects(objects, 3, np.array([True]))
+    with pytest.raises(InputError, match="other moving objects or another k"):
+        symmetric_anonymization(objects, 2, suppression=Suppression(objects, 3))

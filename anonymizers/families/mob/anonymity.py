@@ -65,7 +65,8 @@ from anonymizers.errors import InputError, PrivacyViolation
 from anonymizers.families.mob.genag import HilbertLists, build_hilbert_lists, eligible_mask, gen_ag
 from anonymizers.families.mob.moving_objects import MovingObjects
 
-__all__ = ["MobSets", "extreme_union", "suppressed_objects", "symmetric_anonymization"]
+__all__ = ["MobSets", "Suppression", "extreme_union", "suppressed_objects",
+           "symmetric_anonymization"]
 
 _SCAN = 2048  # objects tested per eligibility pass when counting candidates
 _CHUNKS_PER_WORKER = 16  # subjects are dealt to workers in this many chunks each
@@ -162,21 +163,47 @@ def suppressed_objects(objects: MovingObjects, k: int,
     .. [1] Yarovoy et al., EDBT 2009, §5 (the paper assumes every object present at every
        time point, where nothing is ever suppressed; see this module's policy).
     """
-    _check_k(k)
-    n = objects.n_objects
-    suppressed = _excluded_mask(n, excluded)
-    scan = np.random.default_rng(0).permutation(n)
-    witnesses = np.full((n, max(k - 1, 0)), -1, dtype=np.int64)
-    subjects = objects.qid_sizes > 0
-    todo = np.flatnonzero(subjects & ~suppressed)
-    while todo.size:
-        short = [s for s in todo.tolist()
-                 if not _find_witnesses(objects, s, k - 1, suppressed, scan, witnesses)]
-        suppressed[short] = True
-        # any live subject, checked in this round or before, may have lost a witness
-        lost = (suppressed[np.maximum(witnesses, 0)] & (witnesses >= 0)).any(axis=1)
-        todo = np.flatnonzero(lost & subjects & ~suppressed)
-    return suppressed
+    return Suppression(objects, k).exclude(excluded)
+
+
+class Suppression:
+    """The suppression fixed point of :func:`suppressed_objects`, kept between runs that
+    exclude more and more objects (:mod:`anonymizers.families.mob.stand_ins`).
+
+    Excluding more can only suppress more, so the fixed point after :meth:`exclude` is the
+    one a fresh start from all the excluded objects reaches; only the subjects that lost a
+    witness look again, instead of every subject.
+    """
+
+    def __init__(self, objects: MovingObjects, k: int) -> None:
+        _check_k(k)
+        n = objects.n_objects
+        self.objects, self.k = objects, k
+        self.suppressed = np.zeros(n, dtype=bool)
+        self._scan = np.random.default_rng(0).permutation(n)
+        self._witnesses = np.full((n, max(k - 1, 0)), -1, dtype=np.int64)
+        self._subjects = objects.qid_sizes > 0
+        self._fresh = self._subjects.copy()  # subjects that never looked for witnesses
+
+    def exclude(self, excluded: np.ndarray | None = None) -> np.ndarray:
+        """Suppress ``excluded`` (bool per object, None: nothing more) and whoever is then
+        short of witnesses, to the fixed point; a copy of the suppressed mask."""
+        suppressed, witnesses = self.suppressed, self._witnesses
+        suppressed |= _excluded_mask(suppressed.size, excluded)
+        todo = np.flatnonzero((self._fresh | self._lost()) & self._subjects & ~suppressed)
+        while todo.size:
+            self._fresh[todo] = False
+            short = [s for s in todo.tolist() if not _find_witnesses(
+                self.objects, s, self.k - 1, suppressed, self._scan, witnesses)]
+            suppressed[short] = True
+            # any live subject, checked in this round or before, may have lost a witness
+            todo = np.flatnonzero(self._lost() & self._subjects & ~suppressed)
+        return suppressed.copy()
+
+    def _lost(self) -> np.ndarray:
+        """Per object: a witness of it is suppressed."""
+        witnesses = self._witnesses
+        return np.any(self.suppressed[np.maximum(witnesses, 0)] & (witnesses >= 0), axis=1)
 
 
 def _find_witnesses(objects: MovingObjects, subject: int, need: int, suppressed: np.ndarray,
@@ -198,7 +225,8 @@ def _find_witnesses(objects: MovingObjects, subject: int, need: int, suppressed:
 
 
 def symmetric_anonymization(objects: MovingObjects, k: int, lists: HilbertLists | None = None,
-                            workers: int = 1, excluded: np.ndarray | None = None) -> MobSets:
+                            workers: int = 1, suppression: Suppression | None = None
+                            ) -> MobSets:
     """Hiding sets HS(O) by Algorithm 3, with T(O) = QID(O).
 
     Parameters
@@ -211,8 +239,9 @@ def symmetric_anonymization(objects: MovingObjects, k: int, lists: HilbertLists 
         Hilbert lists of ``objects`` if already built (:func:`build_hilbert_lists`).
     workers
         Processes ranking candidates (1: none forked). The result does not depend on it.
-    excluded
-        Objects to suppress whatever their QID (:func:`suppressed_objects`).
+    suppression
+        The suppression fixed point to start from (:class:`Suppression`: the objects it
+        excluded stay suppressed); a fresh one of ``objects`` and ``k`` if None.
 
     Returns
     -------
@@ -225,7 +254,7 @@ def symmetric_anonymization(objects: MovingObjects, k: int, lists: HilbertLists 
        in a Crowd? EDBT 2009, §5.1.3, Algorithm 3 (Symmetric Anonymization), Theorem 3.
     """
     _check_workers(workers)
-    suppressed = suppressed_objects(objects, k, excluded)
+    suppressed = _suppression_of(objects, k, suppression).exclude()
     lists = _lists_of(objects, lists)
     subjects = np.flatnonzero((objects.qid_sizes > 0) & ~suppressed)
     ranked = None
@@ -337,7 +366,7 @@ def _run_shared(work: Callable[..., np.ndarray], chunk: np.ndarray) -> np.ndarra
 
 
 def extreme_union(objects: MovingObjects, k: int, lists: HilbertLists | None = None,
-                  workers: int = 1, excluded: np.ndarray | None = None) -> MobSets:
+                  workers: int = 1, suppression: Suppression | None = None) -> MobSets:
     """Anonymization groups AG(O) by Algorithm 2, with T(O) = union of the QIDs of AG(O).
 
     Parameters
@@ -350,8 +379,9 @@ def extreme_union(objects: MovingObjects, k: int, lists: HilbertLists | None = N
         Hilbert lists of ``objects`` if already built (:func:`build_hilbert_lists`).
     workers
         Processes building groups (1: none forked). The result does not depend on it.
-    excluded
-        Objects to suppress whatever their QID (:func:`suppressed_objects`).
+    suppression
+        The suppression fixed point to start from (:class:`Suppression`: the objects it
+        excluded stay suppressed); a fresh one of ``objects`` and ``k`` if None.
 
     Returns
     -------
@@ -365,7 +395,7 @@ def extreme_union(objects: MovingObjects, k: int, lists: HilbertLists | None = N
        in a Crowd? EDBT 2009, §5.1.2, Algorithm 2 (Extreme Union), Theorem 2.
     """
     _check_workers(workers)
-    suppressed = suppressed_objects(objects, k, excluded)
+    suppressed = _suppression_of(objects, k, suppression).exclude()
     lists = _lists_of(objects, lists)
     bits = _BitRows.of(objects)
     groups = np.full((objects.n_objects, k), -1, dtype=np.int64)
@@ -480,6 +510,15 @@ def _own_qids(objects: MovingObjects, suppressed: np.ndarray) -> tuple[np.ndarra
     indptr = np.zeros(objects.n_objects + 1, dtype=np.int64)
     np.cumsum(sizes, out=indptr[1:])
     return indptr, objects.qid_times[keep]
+
+
+def _suppression_of(objects: MovingObjects, k: int,
+                    suppression: Suppression | None) -> Suppression:
+    if suppression is None:
+        return Suppression(objects, k)
+    if suppression.objects is not objects or suppression.k != k:
+        raise InputError("the suppression was computed for other moving objects or another k")
+    return suppression
 
 
 def _excluded_mask(n: int, excluded: np.ndarray | None) -> np.ndarray:

@@ -31,7 +31,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from anonymizers.families.mob.anonymity import MobSets
+from anonymizers.families.mob.anonymity import MobSets, Suppression
 from anonymizers.families.mob.generalize import Generalization, generalize
 from anonymizers.families.mob.moving_objects import MovingObjects
 
@@ -59,11 +59,12 @@ def anonymize_without_stand_ins(objects: MovingObjects, k: int, anonymize: Anony
                                 **options: object) -> UnambiguousRelease:
     """Run ``anonymize`` (with ``options``) and Generalize, suppressing the objects that a
     suppressed object could pass for, until there are none."""
+    suppression = Suppression(objects, k)
     excluded = np.zeros(objects.n_objects, dtype=bool)
     rounds = 0
     while True:
         rounds += 1
-        sets = anonymize(objects, k, excluded=excluded, **options)
+        sets = anonymize(objects, k, suppression=suppression, **options)
         regions = generalize(objects, sets)
         targets = stand_in_targets(objects, sets.suppressed, regions)
         if not targets.size:
@@ -71,6 +72,7 @@ def anonymize_without_stand_ins(objects: MovingObjects, k: int, anonymize: Anony
         log.info("MOB round %d: %d published object(s) a suppressed one could pass for; "
                  "suppressing them and anonymizing again", rounds, targets.size)
         excluded[targets] = True
+        suppression.exclude(excluded)
 
 
 def stand_in_targets(objects: MovingObjects, suppressed: np.ndarray,
