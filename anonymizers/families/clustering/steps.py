@@ -9,7 +9,6 @@ when re-run. Data moves between steps through tables of the work schema.
 
 from __future__ import annotations
 
-import io
 import logging
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
@@ -17,8 +16,10 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 import psycopg
+import pyarrow as pa
 
-from anonymizers.db.sqlfiles import copy_frame, copy_out, run_sql_file
+from anonymizers.db.arrow_reads import read_columns
+from anonymizers.db.sqlfiles import copy_frame, run_sql_file
 from anonymizers.errors import InputError
 from anonymizers.pipeline.steps import step
 
@@ -37,6 +38,10 @@ __all__ = [
 ]
 
 log = logging.getLogger(__name__)
+
+# The columns of clustering/015_read_fixes.sql.
+_FIXES = {"traj_index": pa.int32(), "person_index": pa.int32(), "s": pa.float64(),
+          "x": pa.float64(), "y": pa.float64()}
 
 
 def prepare_fixes(spec: dict[str, Any]) -> None:
@@ -64,9 +69,10 @@ def _window_seconds(release: Any) -> float:
 
 def _read_fixes(conn: psycopg.Connection, work: str, end: float) -> pd.DataFrame:
     """The prepared fixes with s < ``end``, by trajectory and time."""
-    fixes = pd.read_csv(io.BytesIO(copy_out(conn, "clustering/015_read_fixes.sql", work=work)),
-                        names=["traj", "person", "s", "x", "y"])
-    return fixes[fixes["s"].to_numpy() < end]
+    columns = read_columns(conn, "clustering/015_read_fixes.sql", _FIXES, {"end": end},
+                           work=work)
+    return pd.DataFrame(dict(zip(("traj", "person", "s", "x", "y"), columns.values(),
+                                 strict=True)))
 
 
 def cluster_pieces(spec: dict[str, Any]) -> dict[str, int]:
