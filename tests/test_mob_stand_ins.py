@@ -11,11 +11,13 @@ from mob_helpers import brute_force_suppressed, mobs, random_objects
 
 from anonymizers.errors import InputError
 from anonymizers.families.mob.anonymity import (
+    Rankings,
     Suppression,
     extreme_union,
     suppressed_objects,
     symmetric_anonymization,
 )
+from anonymizers.families.mob.genag import build_hilbert_lists
 from anonymizers.families.mob.generalize import Generalization, generalize
 from anonymizers.families.mob.moving_objects import MovingObjects
 from anonymizers.families.mob.stand_ins import anonymize_without_stand_ins, stand_in_targets
@@ -118,6 +120,26 @@ def test_suppression_that_excludes_more_reaches_the_fresh_fixed_point(case, seed
         excluded |= rng.random(objects.n_objects) < 0.2
 
 
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(_cases(), st.integers(0, 2**32 - 1), st.sampled_from([1, 2]))
+def test_rankings_kept_between_rounds_give_the_sets_of_a_fresh_run(case, seed,
+                                                                   workers) -> None:
+    objects, k = case
+    rng = np.random.default_rng(seed)
+    lists = build_hilbert_lists(objects)
+    rankings, kept_suppression = Rankings(lists, k), Suppression(objects, k)
+    excluded = np.zeros(objects.n_objects, dtype=bool)
+    for _ in range(3):
+        kept_suppression.exclude(excluded)
+        fresh_suppression = Suppression(objects, k)
+        fresh_suppression.exclude(excluded)
+        kept = symmetric_anonymization(objects, k, lists, workers, kept_suppression, rankings)
+        fresh = symmetric_anonymization(objects, k, lists, suppression=fresh_suppression)
+        for field in ("set_indptr", "set_members", "time_indptr", "times", "suppressed"):
+            assert np.array_equal(getattr(kept, field), getattr(fresh, field)), field
+        excluded |= rng.random(objects.n_objects) < 0.2
+
+
 def test_excluded_objects_stay_suppressed_and_bad_masks_are_refused() -> None:
     objects = lookalike()
     excluded = np.array([False, True, False, False])  # a (empty QID) removed: j is short
@@ -126,3 +148,5 @@ def test_excluded_objects_stay_suppressed_and_bad_masks_are_refused() -> None:
         suppressed_objects(objects, 3, np.array([True]))
     with pytest.raises(InputError, match="other moving objects or another k"):
         symmetric_anonymization(objects, 2, suppression=Suppression(objects, 3))
+    with pytest.raises(InputError, match="other Hilbert lists or another k"):
+        symmetric_anonymization(objects, 3, rankings=Rankings(build_hilbert_lists(objects), 3))

@@ -65,7 +65,7 @@ from anonymizers.errors import InputError, PrivacyViolation
 from anonymizers.families.mob.genag import HilbertLists, build_hilbert_lists, eligible_mask, gen_ag
 from anonymizers.families.mob.moving_objects import MovingObjects
 
-__all__ = ["MobSets", "Suppression", "extreme_union", "suppressed_objects",
+__all__ = ["MobSets", "Rankings", "Suppression", "extreme_union", "suppressed_objects",
            "symmetric_anonymization"]
 
 _SCAN = 2048  # objects tested per eligibility pass when counting candidates
@@ -225,8 +225,8 @@ def _find_witnesses(objects: MovingObjects, subject: int, need: int, suppressed:
 
 
 def symmetric_anonymization(objects: MovingObjects, k: int, lists: HilbertLists | None = None,
-                            workers: int = 1, suppression: Suppression | None = None
-                            ) -> MobSets:
+                            workers: int = 1, suppression: Suppression | None = None,
+                            rankings: Rankings | None = None) -> MobSets:
     """Hiding sets HS(O) by Algorithm 3, with T(O) = QID(O).
 
     Parameters
@@ -242,6 +242,9 @@ def symmetric_anonymization(objects: MovingObjects, k: int, lists: HilbertLists 
     suppression
         The suppression fixed point to start from (:class:`Suppression`: the objects it
         excluded stay suppressed); a fresh one of ``objects`` and ``k`` if None.
+    rankings
+        GenAG's rankings of an earlier run on the same objects (:class:`Rankings`, brought
+        up to date here); None: ranked afresh.
 
     Returns
     -------
@@ -258,7 +261,11 @@ def symmetric_anonymization(objects: MovingObjects, k: int, lists: HilbertLists 
     lists = _lists_of(objects, lists)
     subjects = np.flatnonzero((objects.qid_sizes > 0) & ~suppressed)
     ranked = None
-    if workers > 1:
+    if rankings is not None:
+        if rankings.lists is not lists or rankings.k != k:
+            raise InputError("the rankings were made for other Hilbert lists or another k")
+        ranked = rankings.of(subjects, suppressed, workers)
+    elif workers > 1:
         ranked = _parallel(_rank_chunk, subjects, workers, lists=lists, count=k - 1,
                            allowed=~suppressed)
     picked = _hiding_picks(lists, k, suppressed, subjects, ranked)
@@ -266,6 +273,37 @@ def symmetric_anonymization(objects: MovingObjects, k: int, lists: HilbertLists 
     time_indptr, times = _own_qids(objects, suppressed)
     return MobSets("symmetric", k, set_indptr, members, time_indptr, times, suppressed,
                    int((objects.qid_sizes > 0).sum()))
+
+
+class Rankings:
+    """GenAG's top k - 1 candidates of every subject, kept between the rounds of
+    :mod:`anonymizers.families.mob.stand_ins`, where each round suppresses a few more.
+
+    GenAG's top list is exact, ties to the smaller object: removing objects that are not
+    in a subject's list leaves the list as it is, so only the subjects whose list holds a
+    newly suppressed object are ranked again.
+    """
+
+    def __init__(self, lists: HilbertLists, k: int) -> None:
+        _check_k(k)
+        self.lists, self.k = lists, k
+        n = lists.objects.n_objects
+        self._rows = np.full((n, max(k - 1, 0)), -1, dtype=np.int64)
+        self._ranked = np.zeros(n, dtype=bool)
+
+    def of(self, subjects: np.ndarray, suppressed: np.ndarray, workers: int) -> np.ndarray:
+        """The ranked candidates of ``subjects`` among the unsuppressed objects, one row
+        each (-1 where there are fewer), as :func:`_rank_chunk` would rank them now."""
+        rows = self._rows[subjects]
+        lost = np.any(suppressed[np.maximum(rows, 0)] & (rows >= 0), axis=1)
+        todo = subjects[~self._ranked[subjects] | lost]
+        if todo.size:
+            shared: dict[str, Any] = {"lists": self.lists, "count": self.k - 1,
+                                      "allowed": ~suppressed}
+            self._rows[todo] = (_parallel(_rank_chunk, todo, workers, **shared)
+                                if workers > 1 else _rank_chunk(todo, **shared))
+            self._ranked[todo] = True
+        return self._rows[subjects]
 
 
 def _symmetric_sets(objects: MovingObjects, picked: list[np.ndarray],

@@ -19,6 +19,7 @@ from psycopg import sql
 
 from anonymizers.db.sqlfiles import copy_out, run_sql_file
 from anonymizers.pipeline.steps import step
+from anonymizers.processes import available_processes
 
 __all__ = ["anonymize_objects", "build_objects", "prepare_objects", "read_moving_objects"]
 
@@ -61,16 +62,23 @@ def read_moving_objects(conn: psycopg.Connection, work: str) -> Any:
 def anonymize_objects(spec: dict[str, Any]) -> dict[str, int]:
     """Extreme Union or Symmetric Anonymization, then Generalize (Algorithms 1-5), again
     until no suppressed object could pass for a published one (:mod:`..stand_ins`)."""
-    from anonymizers.families.mob.anonymity import extreme_union, symmetric_anonymization
+    from anonymizers.families.mob.anonymity import (
+        Rankings,
+        extreme_union,
+        symmetric_anonymization,
+    )
     from anonymizers.families.mob.genag import build_hilbert_lists
     from anonymizers.families.mob.stand_ins import anonymize_without_stand_ins
 
     with step("anonymize_objects", spec) as (release, conn):
         objects = read_moving_objects(conn, release.work_schema)
-        anonymize = (extreme_union if release.method == "mob_extreme_union"
-                     else symmetric_anonymization)
-        unambiguous = anonymize_without_stand_ins(objects, release.k, anonymize,
-                                                  lists=build_hilbert_lists(objects))
+        lists = build_hilbert_lists(objects)
+        options: dict[str, Any] = {"lists": lists, "workers": available_processes()}
+        if release.method == "mob_extreme_union":
+            anonymize = extreme_union
+        else:  # its rankings carry over the rounds (extreme union's groups do not)
+            anonymize, options["rankings"] = symmetric_anonymization, Rankings(lists, release.k)
+        unambiguous = anonymize_without_stand_ins(objects, release.k, anonymize, **options)
         sets, regions = unambiguous.sets, unambiguous.regions
         run_sql_file(conn, "mob/050_anonymized_tables.sql", work=release.work_schema)
         _copy(conn, release.work_schema, "mob_published",
