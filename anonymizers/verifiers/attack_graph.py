@@ -587,14 +587,21 @@ class RegionIndex:
 
     def stab(self, t: Ints, x: Ints, y: Ints) -> tuple[Ints, Ints]:
         """Every (query, region row) with the region containing the query's cell at its t."""
-        t, x, y = _ints(t), _ints(x), _ints(y)
         queries: list[Ints] = []
         rows: list[Ints] = []
-        for start, stop in _chunks(self.counts(t, x, y)):
-            found_q, found_r = self._stab_chunk(t[start:stop], x[start:stop], y[start:stop])
-            queries.append(start + found_q)
+        for found_q, found_r in self.stab_chunks(t, x, y):
+            queries.append(found_q)
             rows.append(found_r)
         return _joined(queries), _joined(rows)
+
+    def stab_chunks(self, t: Ints, x: Ints, y: Ints) -> Iterator[tuple[Ints, Ints]]:
+        """:meth:`stab` in parts of about CHUNK candidates, queries in order: a caller that
+        keeps a few of the pairs holds one part at a time, never all (on a 5M-fix city's
+        MOB release, all the pairs of the full matches took over 17 GB)."""
+        t, x, y = _ints(t), _ints(x), _ints(y)
+        for start, stop in _chunks(self.counts(t, x, y)):
+            found_q, found_r = self._stab_chunk(t[start:stop], x[start:stop], y[start:stop])
+            yield start + found_q, found_r
 
     def _stab_chunk(self, t: Ints, x: Ints, y: Ints) -> tuple[Ints, Ints]:
         queries: list[Ints] = []
@@ -645,12 +652,16 @@ def full_match_edges(cells: Cells, regions: Regions, index: RegionIndex) -> tupl
     samples = _unique((p_start[present, None] + offsets).ravel())
     cost = index.counts(cells.t[samples], cells.x[samples], cells.y[samples])
     seeds = samples[_cheapest(cells.person[samples], cost)]
-    query, row = index.stab(cells.t[seeds], cells.x[seeds], cells.y[seeds])
-    person, obj = cells.person[seeds][query], regions.obj[row]
-    same = p_len[person] == o_len[obj]
-    person, obj = person[same], obj[same]
-    ok = _aligned_match(cells, regions, p_start[person], o_start[obj], p_len[person])
-    return person[ok], obj[ok]
+    persons: list[Ints] = []
+    objects: list[Ints] = []
+    for query, row in index.stab_chunks(cells.t[seeds], cells.x[seeds], cells.y[seeds]):
+        person, obj = cells.person[seeds][query], regions.obj[row]
+        same = p_len[person] == o_len[obj]
+        person, obj = person[same], obj[same]
+        ok = _aligned_match(cells, regions, p_start[person], o_start[obj], p_len[person])
+        persons.append(person[ok])
+        objects.append(obj[ok])
+    return _joined(persons), _joined(objects)
 
 
 def _aligned_match(cells: Cells, regions: Regions, p_first: Ints, o_first: Ints,
@@ -695,11 +706,15 @@ def attack_edges(cells: Cells, qid_person: object, qid_t: object, regions: Regio
         return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64), observed
     cost = index.counts(cells.t[keep], cells.x[keep], cells.y[keep])
     seeds = keep[_cheapest(cells.person[keep], cost)]
-    query, row = index.stab(cells.t[seeds], cells.x[seeds], cells.y[seeds])
-    person, obj = cells.person[seeds][query], regions.obj[row]
     q_start, q_len = _spans(cells.person[keep], cells.n_persons)
-    ok = _holds_at_qids(cells, regions, keep, q_start[person], q_len[person], obj)
-    return person[ok], obj[ok], observed
+    persons: list[Ints] = []
+    objects: list[Ints] = []
+    for query, row in index.stab_chunks(cells.t[seeds], cells.x[seeds], cells.y[seeds]):
+        person, obj = cells.person[seeds][query], regions.obj[row]
+        ok = _holds_at_qids(cells, regions, keep, q_start[person], q_len[person], obj)
+        persons.append(person[ok])
+        objects.append(obj[ok])
+    return _joined(persons), _joined(objects), observed
 
 
 def _holds_at_qids(cells: Cells, regions: Regions, qid_rows: Ints, first: Ints,
