@@ -18,8 +18,8 @@ before and after each release) and tests/benchmarks/figures/scale_<method>.png (
 peak RSS against fixes, log-log, with a line of slope 1 through the smallest size), and
 prints the growth table in Markdown.
 
-A release whose resident memory passes --max-rss-gib (default 8) is killed and recorded
-with the memory it had reached.
+A release whose resident memory (with that of the processes it forked) passes
+--max-rss-gib (default 8) is killed and recorded with the memory it had reached.
 
 ``--task-by-task`` runs every step in a fresh process of its own instead, one after the
 other, as Airflow's executors run a DAG run's task instances (only ``dag.test()`` runs
@@ -153,6 +153,8 @@ def _in_child(code: str, args: list[str], url: str,
                 break
             if stopped is None and _rss_mib(child.pid) > max_rss_mib:
                 stopped = f"stopped: resident memory passed {max_rss_mib:.0f} MiB"
+                for pid in _descendants(child.pid):
+                    os.kill(pid, 9)
                 child.kill()
             time.sleep(0.2)
         child.returncode = os.waitstatus_to_exitcode(status)
@@ -178,15 +180,28 @@ print(json.dumps({"s": round(elapsed, 3), "result": result, "peak_rss_mib": peak
 """
 
 
-def _rss_mib(pid: int) -> float:
-    """Current resident memory of ``pid`` (Linux /proc), 0 once it is gone."""
+def _descendants(pid: int) -> list[int]:
+    """The processes ``pid`` forked, and theirs (Linux /proc)."""
     try:
-        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) / 1024
-    except FileNotFoundError:
-        pass
-    return 0.0
+        children = [int(c) for c in
+                    Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
+    except (FileNotFoundError, ProcessLookupError):
+        return []
+    return [found for child in children for found in (child, *_descendants(child))]
+
+
+def _rss_mib(pid: int) -> float:
+    """Current resident memory of ``pid`` and of the processes it forked (a step's forked
+    workers, such as the release-time attack, count against the limit too), 0 once gone."""
+    total = 0.0
+    for process in (pid, *_descendants(pid)):
+        try:
+            for line in Path(f"/proc/{process}/status").read_text().splitlines():
+                if line.startswith("VmRSS:"):
+                    total += int(line.split()[1]) / 1024
+        except (FileNotFoundError, ProcessLookupError):
+            pass
+    return total
 
 
 def measure(points: int, params: dict, max_rss_mib: float, qids: QidSet | None = None,
