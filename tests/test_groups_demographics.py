@@ -795,3 +795,28 @@ def test_hiding_with_other_points_raises() -> None:
     for other in (GOOD[::-1], GOOD[:3], GOOD[:, :1]):
         with pytest.raises(InputError):
             hide_boundaries(other, classes)
+
+
+def test_every_groups_classes_are_the_same_on_one_process_or_two(monkeypatch) -> None:
+    """The demographic step spreads its sets of persons over forked processes; each is
+    seeded by its persons, so the classes cannot depend on where they were made."""
+    import pandas as pd
+
+    from anonymizers.families.groups.steps import _all_classes, parse_demographic_grid
+
+    rng = np.random.default_rng(7)
+    persons = np.arange(400)
+    values = pd.DataFrame({"person_index": persons,
+                           "age": rng.integers(0, 100, persons.size).astype(float)})
+    members = pd.DataFrame({"group_index": rng.integers(0, 12, 2_000),
+                            "person_index": rng.integers(0, persons.size, 2_000)})
+    grid = parse_demographic_grid("age:0:120:24")
+    found = []
+    for processes in ("1", "2"):
+        monkeypatch.setenv("ANONYMIZERS_PROCESSES", processes)
+        found.append(_all_classes(members, values, grid, 5, "ga", seed=11))
+    for one, two in zip(*found, strict=True):
+        if isinstance(one, pd.DataFrame):
+            pd.testing.assert_frame_equal(one.reset_index(drop=True), two.reset_index(drop=True))
+        else:
+            assert one == two
