@@ -16,7 +16,7 @@ from typing import Any
 
 from anonymizers.errors import AnonymizerError, InputError, PrivacyViolation
 
-__all__ = ["main"]
+__all__ = ["main", "param_pairs"]
 
 
 def _echo(message: str) -> None:
@@ -102,7 +102,8 @@ def cmd_qids(args: argparse.Namespace) -> int:
     return 0
 
 
-def _params(pairs: list[str]) -> dict[str, Any]:
+def param_pairs(pairs: list[str]) -> dict[str, Any]:
+    """``--param key=value`` options as a dict of text values (the release parses them)."""
     from anonymizers.errors import InputError
 
     params: dict[str, Any] = {}
@@ -125,7 +126,7 @@ def cmd_release(args: argparse.Namespace) -> int:
     family = method_entry(args.method).family
     url = _ensure_database()
     os.environ["DATABASE_URL"] = url  # the DAG's tasks connect through the environment
-    given = _params(args.param)
+    given = param_pairs(args.param)
     _refuse_unknown_params(args.method, given)
     conf = {"dataset": args.dataset, "method": args.method, "k": args.k,
             "k_counts": args.k_counts, "start": args.start, "end": args.end,

@@ -252,13 +252,9 @@ def generate_qids(url: str, qids: QidSet, params: dict) -> dict:
 
 def release_params(method: str, k: int, given: list[str]) -> dict:
     """The release's parameters: dataset, method, k and each ``key=value`` given."""
-    params: dict = {"dataset": "scale", "method": method, "k": k}
-    for item in given:
-        key, found, value = item.partition("=")
-        if not found or not key:
-            raise SystemExit(f"--param {item!r}: write it as key=value")
-        params[key] = value
-    return params
+    from anonymizers.cli import param_pairs
+
+    return {"dataset": "scale", "method": method, "k": k, **param_pairs(given)}
 
 
 def plot(runs: list[dict], method: str, path: Path) -> None:
