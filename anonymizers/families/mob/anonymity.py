@@ -141,7 +141,7 @@ def suppressed_objects(objects: MovingObjects, k: int,
 
     Each subject looks for k - 1 eligible objects (its *witnesses*) among the unsuppressed
     objects present at every time of its QID (an AND of one bitset of objects per time
-    point), in index order, a chunk at a time: a subject costs a few bitset words per QID
+    point), in index order, a chunk at a time: a subject costs a few bitset bytes per QID
     time, not a scan of every object (which made the many subjects that end up suppressed
     quadratic: minutes at 150,000 objects). After a round, only the subjects whose
     witnesses were just suppressed look again.
@@ -213,11 +213,11 @@ class Suppression:
         both = np.bitwise_and.reduce(self._present_at[self.objects.qid(subject)], axis=0)
         both &= live
         both[subject >> 3] &= ~np.uint8(0x80 >> (subject & 7))  # not itself
-        words = np.flatnonzero(both)
+        occupied = np.flatnonzero(both)  # bytes holding a candidate
         found: list[np.ndarray] = []
         have = 0
-        for start in range(0, words.size, _SCAN_BYTES):
-            part = words[start:start + _SCAN_BYTES]
+        for start in range(0, occupied.size, _SCAN_BYTES):
+            part = occupied[start:start + _SCAN_BYTES]
             byte, bit = np.nonzero(np.unpackbits(both[part][:, None], axis=1))
             candidates = part[byte] * 8 + bit
             found.append(candidates[eligible_mask(self.objects, subject, candidates)]
