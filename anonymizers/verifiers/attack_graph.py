@@ -14,7 +14,7 @@ person; the candidates are then confirmed at the person's other time points by k
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -652,16 +652,13 @@ def full_match_edges(cells: Cells, regions: Regions, index: RegionIndex) -> tupl
     samples = _unique((p_start[present, None] + offsets).ravel())
     cost = index.counts(cells.t[samples], cells.x[samples], cells.y[samples])
     seeds = samples[_cheapest(cells.person[samples], cost)]
-    persons: list[Ints] = []
-    objects: list[Ints] = []
-    for query, row in index.stab_chunks(cells.t[seeds], cells.x[seeds], cells.y[seeds]):
-        person, obj = cells.person[seeds][query], regions.obj[row]
-        same = p_len[person] == o_len[obj]
-        person, obj = person[same], obj[same]
-        ok = _aligned_match(cells, regions, p_start[person], o_start[obj], p_len[person])
-        persons.append(person[ok])
-        objects.append(obj[ok])
-    return _joined(persons), _joined(objects)
+
+    def full_match(person: Ints, obj: Ints) -> Bools:
+        ok = p_len[person] == o_len[obj]
+        ok[ok] = _aligned_match(cells, regions, p_start[person[ok]], o_start[obj[ok]],
+                                p_len[person[ok]])
+        return ok
+    return _seed_pairs(cells, regions, index, seeds, full_match)
 
 
 def _aligned_match(cells: Cells, regions: Regions, p_first: Ints, o_first: Ints,
@@ -707,14 +704,23 @@ def attack_edges(cells: Cells, qid_person: object, qid_t: object, regions: Regio
     cost = index.counts(cells.t[keep], cells.x[keep], cells.y[keep])
     seeds = keep[_cheapest(cells.person[keep], cost)]
     q_start, q_len = _spans(cells.person[keep], cells.n_persons)
+    person, obj = _seed_pairs(cells, regions, index, seeds, lambda person, obj: _holds_at_qids(
+        cells, regions, keep, q_start[person], q_len[person], obj))
+    return person, obj, observed
+
+
+def _seed_pairs(cells: Cells, regions: Regions, index: RegionIndex, seeds: Ints,
+                holds: Callable[[Ints, Ints], Bools]) -> tuple[Ints, Ints]:
+    """The (person, object) pairs whose region holds the cell of a person's ``seeds`` row
+    and that ``holds`` accepts, kept one stab chunk at a time (:meth:`RegionIndex.stab_chunks`)."""
     persons: list[Ints] = []
     objects: list[Ints] = []
     for query, row in index.stab_chunks(cells.t[seeds], cells.x[seeds], cells.y[seeds]):
         person, obj = cells.person[seeds][query], regions.obj[row]
-        ok = _holds_at_qids(cells, regions, keep, q_start[person], q_len[person], obj)
+        ok = holds(person, obj)
         persons.append(person[ok])
         objects.append(obj[ok])
-    return _joined(persons), _joined(objects), observed
+    return _joined(persons), _joined(objects)
 
 
 def _holds_at_qids(cells: Cells, regions: Regions, qid_rows: Ints, first: Ints,

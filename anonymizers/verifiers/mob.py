@@ -208,11 +208,13 @@ def _read_persons(conn: psycopg.Connection, release: ReleaseUnderTest,
 @dataclass(frozen=True)
 class Published:
     """The published persons (I-nodes) and their counterparts: I-node i is the person
-    ``persons[i]``, O-node i the object ``objects[i]`` it was matched with."""
+    ``persons[i]``, O-node i the object ``objects[i]`` it was matched with; ``full`` is
+    the graph of every (person, object) full match they were chosen from."""
 
     persons: np.ndarray
     objects: np.ndarray
     object_ids: list[str]
+    full: AttackGraph
 
     def name(self, node: int) -> str:
         return self.object_ids[int(self.objects[node])]
@@ -240,7 +242,7 @@ def _match_counterparts(cells: Cells, regions: Regions, index: RegionIndex,
                                                          k, width)
     ambiguous = int(np.sum(full.person_degree() > 1))
     result.checks["persons_matching_several_objects"] = interval_count(ambiguous, k, width)
-    return Published(published, match[published], object_ids)
+    return Published(published, match[published], object_ids, full)
 
 
 def _check_unambiguous(full: AttackGraph, match: np.ndarray, object_ids: list[str],
@@ -372,11 +374,11 @@ def derive_mob_view(conn: psycopg.Connection, schema: str) -> MobView:
     regions = _read_regions(conn, release, grid, len(object_ids), result)
     index = RegionIndex(regions)
     cells, qid_person, qid_t = _read_persons(conn, release, grid)
-    person, obj = full_match_edges(cells, regions, index)
     published = _match_counterparts(cells, regions, index, object_ids, release, result)
     graph = _attack_graph(cells, qid_person, qid_t, regions, index, published)
     pruning = prune_unmatchable(graph, np.arange(graph.n_persons))
-    return MobView(cells, regions, person, obj, published.persons, pruning.person_candidates)
+    return MobView(cells, regions, published.full.person, published.full.obj,
+                   published.persons, pruning.person_candidates)
 
 
 # --------------------------------------------------------------------------- entry point
