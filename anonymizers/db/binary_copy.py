@@ -30,7 +30,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 __all__ = ["CHUNK_ROWS", "FIXED", "HEADER", "PG_EPOCH_US", "TEXT", "TRAILER", "encodable",
-           "encode_rows", "encoded_chunks"]
+           "encode_rows", "encoded_chunks", "records_as_binary"]
 
 # The binary COPY stream's signature, flags (no OIDs) and header extension length (none).
 HEADER = b"PGCOPY\n\xff\r\n\x00" + (0).to_bytes(4, "big") + (0).to_bytes(4, "big")
@@ -131,11 +131,18 @@ class _Pieces:
         for i, (_, numbers) in enumerate(self._record):
             record[f"f{i}"] = numbers
         self._record = []
-        width = record.dtype.itemsize
-        # Offsets of equal steps make the records a binary array as they lie: no copy.
-        offsets = np.arange(0, (self.rows + 1) * width, width, dtype=np.int64)
-        self._done.append(pa.LargeBinaryArray.from_buffers(
-            pa.large_binary(), self.rows, [None, pa.py_buffer(offsets), pa.py_buffer(record)]))
+        self._done.append(records_as_binary(record, large=True))
+
+
+def records_as_binary(records: np.ndarray, large: bool = False) -> pa.Array:
+    """Fixed-width numpy records as an Arrow binary array (``large``: large_binary, int64
+    offsets), without copying them: offsets of equal steps make the records a binary
+    array as they lie."""
+    width = records.dtype.itemsize
+    kind, offset = (pa.large_binary(), np.int64) if large else (pa.binary(), np.int32)
+    offsets = np.arange(0, (len(records) + 1) * width, width, dtype=offset)
+    return pa.Array.from_buffers(kind, len(records),
+                                 [None, pa.py_buffer(offsets), pa.py_buffer(records)])
 
 
 def _add_column(pieces: _Pieces, values: pa.Array, kind: str) -> None:

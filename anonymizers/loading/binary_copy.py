@@ -17,7 +17,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from anonymizers.db.binary_copy import HEADER, PG_EPOCH_US, TRAILER
+from anonymizers.db.binary_copy import HEADER, PG_EPOCH_US, TRAILER, records_as_binary
 
 __all__ = ["COLUMNS", "HEADER", "PLACE_COLUMNS", "TRAILER", "PlaceRows", "PointRows",
            "binary_copy_places", "binary_copy_rows"]
@@ -100,8 +100,8 @@ def _encode(rows: PointRows, start: int, stop: int) -> memoryview:
     fixed["traj_key"] = rows.traj_key[start:stop]
     fixed["traj_len"] = pc.binary_length(traj).to_numpy()
     user_len = pc.binary_length(user).to_numpy().astype(">i4")
-    joined = pc.binary_join_element_wise(_as_binary(fixed), traj.view(pa.binary()),
-                                         _as_binary(user_len), user.view(pa.binary()), b"")
+    joined = pc.binary_join_element_wise(records_as_binary(fixed), traj.view(pa.binary()),
+                                         records_as_binary(user_len), user.view(pa.binary()), b"")
     _, offsets, data = joined.buffers()
     bounds = np.frombuffer(offsets, dtype=np.int32, count=n + 1, offset=joined.offset * 4)
     return memoryview(data)[bounds[0]:bounds[-1]]
@@ -121,13 +121,7 @@ def binary_copy_places(dataset_id: int, places: PlaceRows) -> bytes:
     fixed["lon"] = places.lon
     fixed["lat"] = places.lat
     fixed["place_len"] = pc.binary_length(places.names).to_numpy(zero_copy_only=False)
-    rows = pc.binary_join_element_wise(_as_binary(fixed), places.names.view(pa.binary()), b"")
+    rows = pc.binary_join_element_wise(records_as_binary(fixed),
+                                       places.names.view(pa.binary()), b"")
     return HEADER + b"".join(rows.to_pylist()) + TRAILER
 
-
-def _as_binary(records: np.ndarray) -> pa.BinaryArray:
-    """Fixed-width numpy records as an Arrow binary array, without copying them."""
-    width = records.dtype.itemsize
-    offsets = np.arange(0, (len(records) + 1) * width, width, dtype=np.int32)
-    return pa.Array.from_buffers(pa.binary(), len(records),
-                                 [None, pa.py_buffer(offsets), pa.py_buffer(records)])

@@ -230,8 +230,7 @@ class Suppression:
 
     def _lost(self) -> np.ndarray:
         """Per object: a witness of it is suppressed."""
-        witnesses = self._witnesses
-        return np.any(self.suppressed[np.maximum(witnesses, 0)] & (witnesses >= 0), axis=1)
+        return _any_marked(self._witnesses, self.suppressed)
 
 
 def symmetric_anonymization(objects: MovingObjects, k: int, lists: HilbertLists | None = None,
@@ -304,8 +303,7 @@ class Rankings:
     def of(self, subjects: np.ndarray, suppressed: np.ndarray, workers: int) -> np.ndarray:
         """The ranked candidates of ``subjects`` among the unsuppressed objects, one row
         each (-1 where there are fewer), as :func:`_rank_chunk` would rank them now."""
-        rows = self._rows[subjects]
-        lost = np.any(suppressed[np.maximum(rows, 0)] & (rows >= 0), axis=1)
+        lost = _any_marked(self._rows[subjects], suppressed)
         todo = subjects[~self._ranked[subjects] | lost]
         if todo.size:
             shared: dict[str, Any] = {"lists": self.lists, "count": self.k - 1,
@@ -457,8 +455,7 @@ def extreme_union(objects: MovingObjects, k: int, lists: HilbertLists | None = N
         failed = todo[built[:, 0] < 0]
         suppressed[failed] = True
         # a group holding a newly suppressed member is rebuilt without it
-        stale = suppressed[np.maximum(groups, 0)] & (groups >= 0)
-        todo = np.flatnonzero(stale.any(axis=1) & ~suppressed)
+        todo = np.flatnonzero(_any_marked(groups, suppressed) & ~suppressed)
     return _union_sets(objects, groups, suppressed, k)
 
 
@@ -558,6 +555,11 @@ def _own_qids(objects: MovingObjects, suppressed: np.ndarray) -> tuple[np.ndarra
     indptr = np.zeros(objects.n_objects + 1, dtype=np.int64)
     np.cumsum(sizes, out=indptr[1:])
     return indptr, objects.qid_times[keep]
+
+
+def _any_marked(rows: np.ndarray, marked: np.ndarray) -> np.ndarray:
+    """Per row of object indices (-1: none): whether it holds an object ``marked``."""
+    return np.any(marked[np.maximum(rows, 0)] & (rows >= 0), axis=1)
 
 
 def _suppression_of(objects: MovingObjects, k: int,
