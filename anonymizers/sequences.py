@@ -16,7 +16,7 @@ import pyarrow.compute as pc
 
 from anonymizers.errors import InputError
 
-__all__ = ["ConcatenatedSequences", "int_lists", "ranges", "relabel"]
+__all__ = ["ConcatenatedSequences", "int_lists", "ranges", "relabel", "sized_runs"]
 
 
 class ConcatenatedSequences(Sequence[list[int]]):
@@ -79,6 +79,24 @@ def ranges(starts: np.ndarray, sizes: np.ndarray) -> np.ndarray:
     """
     # Each range's start repeated over its size, plus the position within it.
     return np.repeat(starts - (np.cumsum(sizes) - sizes), sizes) + np.arange(int(sizes.sum()))
+
+
+def sized_runs(sizes: np.ndarray, budget: int) -> Iterator[tuple[int, int]]:
+    """Consecutive ``[start, stop)`` runs of items whose sizes add up to at most ``budget``
+    (a larger item alone): work over a few million expanded items at a time.
+
+    Examples
+    --------
+    >>> list(sized_runs(np.array([2, 2, 5, 1, 1]), 4))
+    [(0, 2), (2, 3), (3, 5)]
+    """
+    bound = np.cumsum(sizes)
+    start = 0
+    while start < len(sizes):
+        base = bound[start - 1] if start else 0
+        stop = max(int(np.searchsorted(bound, base + budget, side="right")), start + 1)
+        yield start, stop
+        start = stop
 
 
 def int_lists(texts: pa.Array) -> tuple[np.ndarray, np.ndarray]:

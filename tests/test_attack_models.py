@@ -140,6 +140,27 @@ def test_mla_region_hits_are_the_closed_rectangles_over_half_open_intervals():
     assert region_hits(t_us, xy, [])[0].size == 0
 
 
+def test_tcaa_rectangles_hold_the_positions_of_their_time_point_on_closed_boxes():
+    """The TCAA adapter's rectangle test against the brute-force definition, positions on
+    every edge: a rectangle holds a position of its own time point inside or on its
+    boundary; only the positions asked for are matched."""
+    from anonymizers.attacks.adapters.clustering import _Boxes
+
+    rng = np.random.default_rng(8)
+    t = rng.integers(0, 4, 300).astype(np.float64)
+    xy = rng.integers(0, 6, (300, 2)).astype(np.float64)
+    rows = sorted((float(t0), int(g), float(x0), float(y0), float(x0 + w), float(y0 + h))
+                  for t0, g, x0, y0, w, h in rng.integers(0, 4, (30, 6)))
+    boxes = _Boxes(dict(zip(("t", "group_id", "x0", "y0", "x1", "y1"),
+                            (list(c) for c in zip(*rows, strict=True)), strict=True)))
+    asked = np.arange(0, 300, 2)
+    keys, groups = boxes.holding(asked, t, xy)
+    expected = {(int(i), g) for i in asked for t0, g, x0, y0, x1, y1 in rows
+                if t0 == t[i] and x0 <= xy[i, 0] <= x1 and y0 <= xy[i, 1] <= y1}
+    assert set(zip(keys.tolist(), groups.tolist(), strict=True)) == expected
+    assert len(expected) > 30
+
+
 def test_records_sharing_anonymity_sets_count_as_records_with_copies_of_them():
     """Records.set_of (shared sets, as records_from_sequences makes them) gives the same
     unions, members and records of a person as one copy of the set per record."""
@@ -320,17 +341,17 @@ def test_the_sampled_units_keep_their_rows_in_order() -> None:
 @pytest.mark.parametrize("pairs_at_once", [7, 1 << 22])
 def test_top_two_keys_are_the_most_frequent_with_ties_to_the_smaller(
         seed: int, pairs_at_once: int, monkeypatch: pytest.MonkeyPatch) -> None:
-    from anonymizers.attacks import models
-    from anonymizers.attacks.models import _top_two
+    from anonymizers.attacks import knowledge
+    from anonymizers.attacks.knowledge import top_two_keys
 
-    monkeypatch.setattr(models, "_PAIRS_AT_ONCE", pairs_at_once)
+    monkeypatch.setattr(knowledge, "_PAIRS_AT_ONCE", pairs_at_once)
 
     rng = np.random.default_rng(seed)
     pairs = {(int(r), int(k)): int(rng.integers(1, 4))  # small counts: many ties
              for r, k in zip(rng.integers(0, 30, 200), rng.integers(0, 12, 200), strict=True)}
     record, key = (np.array(column) for column in zip(*pairs, strict=True))
     count = np.array(list(pairs.values()))
-    tops = _top_two(record, key, count, 32)
+    tops = top_two_keys(record, key, count, 32)
     for r in range(32):
         ranked = sorted((-c, k) for (rr, k), c in pairs.items() if rr == r)[:2]
         assert tops[r].tolist() == [k for _, k in ranked] + [-1] * (2 - len(ranked))
@@ -360,3 +381,43 @@ def test_copies_of_a_record_change_no_model_s_outcome(seed: int) -> None:
     assert a.summaries() == b.summaries()
     for x, y in zip(a.runs, b.runs, strict=True):
         assert x.risk.tolist() == y.risk.tolist() and x.success.tolist() == y.success.tolist()
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2, 3])
+def test_records_restricted_to_the_known_locations_give_every_model_s_outcome(
+        seed: int) -> None:
+    """What an adapter builds for a sample of targets (the items at their locations, the
+    whole records' sizes and top two) attacks those targets as the whole records do."""
+    from anonymizers.attacks.suite import sample_units
+
+    observed = observations_of(random_data(seed, users=40, locations=25, max_points=10))
+    records = Records.of_persons(observed)
+    sampled = observed.of_units(sample_units(observed, 4, seed))
+    restricted = records.restricted_to(np.unique(sampled.location))
+    assert restricted.record.size < records.record.size
+    settings = {"models": list(MODELS), "lengths": [1, 2, 3], "threshold": 0.5,
+                "max_instances": None, "options": {"location_probability": {"tolerance": 0.1}}}
+    whole = run_attacks(sampled, records, **settings)
+    alone = run_attacks(sampled, restricted, **settings)
+    for a, b in zip(whole.runs, alone.runs, strict=True):
+        assert (a.model, a.risk.tolist(), a.success.tolist(), a.instances) == (
+            b.model, b.risk.tolist(), b.success.tolist(), b.instances)
+
+
+def test_restricted_records_keep_the_whole_records_top_two_and_sizes() -> None:
+    """Record 0 visits c most; the target knows a and b, half of its visits each: the
+    whole record 0 neither has them as its top two nor spends half its visits at either;
+    record 0 cut down to a and b would do both."""
+    a, b, c = 0, 1, 2
+    records = Records(np.array([0, 0, 0, 0, 1, 1]), np.array([a, b, c, c, a, b]),
+                      np.full(6, NO_TIME), np.array([0, 1, 2]), np.array([0, 1]))
+    target = Observations(np.array([1, 1]), np.array([1, 1]), np.array([a, b]),
+                          np.full(2, NO_TIME))
+    restricted = records.restricted_to(np.array([a, b]))
+    bare = Records(restricted.record, restricted.location, restricted.time,
+                   restricted.set_offsets, restricted.set_persons)
+    settings = {"models": ["home_work", "location_probability"], "lengths": [1],
+                "threshold": 0.5, "max_instances": None}
+    risks = [[run.risk.tolist() for run in run_attacks(target, given, **settings).runs]
+             for given in (records, restricted, bare)]
+    assert risks[0] == risks[1] == [[1.0], [1.0]] and risks[2] == [[0.5], [0.5]]

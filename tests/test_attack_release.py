@@ -165,8 +165,10 @@ def test_the_attack_reads_in_the_run_what_it_derives_from_raw_fixes(loaded_city,
     for name in ("unit", "person", "location"):
         assert np.array_equal(getattr(read.observations, name),
                               getattr(derived.observations, name)), name
+    read_records = read.records_for(read.observations)
+    derived_records = derived.records_for(derived.observations)
     for name in ("record", "location", "set_offsets", "set_persons", "set_of"):
-        assert np.array_equal(getattr(read.records, name), getattr(derived.records, name)), name
+        assert np.array_equal(getattr(read_records, name), getattr(derived_records, name)), name
     assert read.observations.bounds.size > 100
 
 
@@ -241,3 +243,107 @@ def test_a_covered_attack_beating_1_over_k_stops_the_release(loaded_city, conn, 
     with pytest.raises(PrivacyViolation, match="location attack with 2 known points"):
         run_steps(release_params(loaded_city), until="publish")
     assert catalog_rows(conn) == []
+
+
+def test_mob_records_for_a_few_targets_are_the_whole_objects_at_their_cells(
+        published_city, published_city_db):
+    """The MOB adapter never expands every object into the occupied cells its regions hold;
+    what it builds for sampled targets equals that expansion (done here the plain way,
+    every region against every occupied cell of its time point) cut down to the targets'
+    cells, with the same whole-record sizes and top two, and attacks them the same."""
+    from anonymizers.attacks.adapters.mob import attack_input as mob_input
+    from anonymizers.attacks.suite import run_attacks, sample_units
+    from anonymizers.verifiers.mob import derive_mob_view
+
+    with psycopg.connect(published_city_db) as conn:
+        given = mob_input(conn, published_city["mob_symmetric"])
+        view = derive_mob_view(conn, published_city["mob_symmetric"])
+    observed = given.observations
+    targets = observed.of_units(sample_units(observed, 12, 3))
+    built = given.records_for(targets)
+    whole = _every_object_at_every_occupied_cell(view, observed)
+    expected = whole.restricted_to(np.unique(targets.location))
+    assert 0 < built.record.size < whole.record.size
+    for name in ("record", "location", "time", "set_offsets", "set_persons"):
+        assert np.array_equal(getattr(built, name), getattr(expected, name)), name
+    every = np.arange(whole.n_records)
+    assert np.array_equal(built.whole.totals, expected.whole.totals)
+    assert np.array_equal(built.whole.top_two(every), expected.whole.top_two(every))
+    settings = {"models": list(MODELS), "lengths": [1, 2], "threshold": 1 / PUBLISHED_K,
+                "max_instances": 100}
+    assert (run_attacks(targets, built, **settings).summaries()
+            == run_attacks(targets, whole, **settings).summaries())
+
+
+def _every_object_at_every_occupied_cell(view, observed):
+    """Object o holds cell c at t when its region at t contains c and someone is in c at
+    t: every region against every occupied cell of its time point, in (object, time,
+    cell) order."""
+    from anonymizers.attacks.knowledge import Records
+
+    regions, cells = view.regions, view.cells
+    occupied = np.unique(np.column_stack([observed.time, observed.location, cells.x,
+                                          cells.y]), axis=0)
+    parts = []
+    for t in np.unique(regions.t).tolist():
+        here, rows = occupied[occupied[:, 0] == t], np.flatnonzero(regions.t == t)
+        x, y = here[:, 2], here[:, 3]
+        inside = ((regions.x0[rows, None] <= x) & (x <= regions.x1[rows, None])
+                  & (regions.y0[rows, None] <= y) & (y <= regions.y1[rows, None]))
+        row, cell = np.nonzero(inside)
+        parts.append(np.column_stack([regions.obj[rows[row]], here[cell, 0], here[cell, 1]]))
+    items = np.concatenate(parts)
+    items = items[np.lexsort((items[:, 2], items[:, 1], items[:, 0]))]
+    order = np.lexsort((view.full_person, view.full_object))
+    offsets = np.searchsorted(view.full_object[order], np.arange(regions.n_objects + 1))
+    return Records(items[:, 0], items[:, 2], items[:, 1], offsets.astype(np.int64),
+                   view.full_person[order].astype(np.int64))
+
+
+@pytest.mark.parametrize("method", ATTACKED)
+def test_records_built_for_sampled_targets_attack_them_as_records_built_for_all(
+        method, published_city, published_city_db):
+    """Adapters build the records for the targets an attack samples; the sampled targets'
+    outcomes are those of records built for every target of the window."""
+    from anonymizers.attacks.suite import run_attacks, sample_units
+
+    with psycopg.connect(published_city_db) as conn:
+        given = attack_input(conn, published_city[method], method)
+    observed = given.observations
+    targets = observed.of_units(sample_units(observed, 10, 1))
+    settings = {"models": list(given.models), "lengths": [1, 2],
+                "threshold": 1 / PUBLISHED_K, "max_instances": 100}
+    alone = run_attacks(targets, given.records_for(targets), **settings)
+    every = run_attacks(targets, given.records_for(observed), **settings)
+    assert alone.summaries() == every.summaries()
+
+
+def test_tcaa_records_hold_what_the_sql_join_of_positions_and_rectangles_finds(
+        published_city, published_city_db):
+    """Every (position, group) pair of the TCAA adapter's records for every target is a
+    pair of the verifier's positions and rectangles joined in SQL, and back."""
+    from anonymizers.db.sqlfiles import run_sql_file
+    from anonymizers.verifiers.base import read_release
+    from anonymizers.verifiers.clustering import support_window
+
+    schema = published_city["tcaa"]
+    with psycopg.connect(published_city_db) as conn:
+        given = attack_input(conn, schema, "tcaa")
+        with conn.transaction():
+            run_sql_file(conn, "verify/clustering_support.sql",
+                         support_window(read_release(conn, schema)), release=schema)
+            joined = conn.execute(sql.SQL("""
+                SELECT DISTINCT p.user_id::text, extract(epoch FROM p.t)::float8, p.x, p.y,
+                       g.group_id
+                FROM cl_verify_positions AS p JOIN {}.group_regions AS g
+                  ON g.t_start = p.t AND p.x BETWEEN ST_XMin(g.geom) AND ST_XMax(g.geom)
+                 AND p.y BETWEEN ST_YMin(g.geom) AND ST_YMax(g.geom)
+                """).format(sql.Identifier(schema))).fetchall()
+            positions = run_sql_file(conn, "attacks/clustering_positions.sql")
+            group_ids = [row[0] for row in conn.execute(sql.SQL(
+                "SELECT DISTINCT group_id FROM {}.group_regions ORDER BY 1").format(
+                sql.Identifier(schema))).fetchall()]
+    records = given.records_for(given.observations)
+    found = {(*positions[key], group_ids[record]) for key, record in zip(
+        records.location.tolist(), records.record.tolist(), strict=True)}
+    assert found == set(joined) and len(found) > 100

@@ -79,14 +79,18 @@ class RecordIndex:
         Record id and key of each item (records contiguous, items in order).
     n_records : int
         Number of records (ids 0..n_records-1; a record may have no item).
+    totals : np.ndarray of int64 or None
+        Each record's number of items, when the items given are only some of them
+        (:class:`~anonymizers.attacks.knowledge.WholeRecords`); None: the items given.
     """
 
-    def __init__(self, record: np.ndarray, keys: np.ndarray, n_records: int) -> None:
+    def __init__(self, record: np.ndarray, keys: np.ndarray, n_records: int,
+                 totals: np.ndarray | None = None) -> None:
         self.record = record
         self.keys = keys
         # Where each record's items start (an empty record starts where the next does).
         self.record_bounds = np.searchsorted(record, np.arange(n_records + 1)).astype(np.int64)
-        self.totals = np.diff(self.record_bounds)
+        self.totals = np.diff(self.record_bounds) if totals is None else totals
         self._positions(keys)
         self._holding: dict[tuple[int, int], np.ndarray] = {}
 

@@ -35,7 +35,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from anonymizers.attacks.index import AnonymitySets, RecordIndex, intersect
-from anonymizers.attacks.knowledge import NO_TIME, Records
+from anonymizers.attacks.knowledge import NO_TIME, Records, top_two_keys
 from anonymizers.errors import InputError
 
 __all__ = [
@@ -59,7 +59,6 @@ __all__ = [
 _EMPTY = np.zeros(0, dtype=np.int64)
 _TIME_BITS = 32  # a location-and-time key packs the time key into the low bits
 _SAMPLE_CELLS = 4_000_000  # largest random matrix drawn at once to sample instances
-_PAIRS_AT_ONCE = 1 << 22  # (key, record) pairs compared at once when ranking keys
 
 
 @dataclass(frozen=True)
@@ -155,7 +154,8 @@ class AttackModel(ABC):
         keys = self.record_keys(records)
         kind = "timed" if keys is not records.location else "location"
         if kind not in shared:
-            shared[kind] = RecordIndex(records.record, keys, records.n_records)
+            shared[kind] = RecordIndex(records.record, keys, records.n_records,
+                                       None if records.whole is None else records.whole.totals)
         if "sets" not in shared:
             shared["sets"] = AnonymitySets(records)
         self.index, self.sets = shared[kind], shared["sets"]
@@ -459,49 +459,27 @@ class HomeWorkAttack(AttackModel):
 
     def prepare(self, records: Records, shared: dict[str, Any] | None = None) -> None:
         super().prepare(records, shared)
+        if records.whole is not None:
+            self._tops_of = records.whole.top_two
+            return
         pairs = self.index.pairs
-        self._tops = _top_two(pairs.record, pairs.key, pairs.count, records.n_records)
+        self._tops_of = top_two_keys(pairs.record, pairs.key, pairs.count,
+                                     records.n_records).__getitem__
 
     def search(self, target: Target, best: _Best) -> None:
         values, counts = np.unique(self.target_keys(target), return_counts=True)
         if values.size == 0:
             return
-        order = np.lexsort((values, -counts))[:2]
-        matches = np.ones(self.records.n_records, dtype=bool)
-        for key in values[order].tolist():
-            matches &= np.any(self._tops == key, axis=1)
-        best.score(np.flatnonzero(matches).astype(np.int64))
-
-
-def _top_two(record: np.ndarray, key: np.ndarray, count: np.ndarray,
-             n_records: int) -> np.ndarray:
-    """Each record's two most frequent keys (ties: the smaller key), -1 where fewer.
-
-    A pair's score packs its count above its key, inverted so that a smaller key scores
-    higher; each record's best score, then its best among the others, by one unbuffered
-    maximum each. (A sort of every pair by record, count and key took half a gigabyte
-    of temporaries at 25M fixes.)"""
-    tops = np.full((n_records, 2), -1, dtype=np.int64)
-    if key.size == 0:
-        return tops
-    if int(key.min()) < 0 or int(key.max()) >= 1 << 32:
-        raise InputError("location keys must be non-negative and below 2**32")
-    low = np.int64((1 << 32) - 1)
-    # (count << 32) | (low - key), built in place: one array of the pairs' size at a time.
-    score = count.astype(np.int64)
-    np.left_shift(score, 32, out=score)
-    score += low
-    score -= key
-    for column in range(2):
-        best = np.full(n_records, -1, dtype=np.int64)
-        np.maximum.at(best, record, score)
-        held = best >= 0
-        tops[held, column] = low - (best[held] & low)
-        for first in range(0, score.size, _PAIRS_AT_ONCE):  # the next round finds the second
-            last = first + _PAIRS_AT_ONCE
-            part = score[first:last]
-            part[part == best[record[first:last]]] = -1
-    return tops
+        known = values[np.lexsort((values, -counts))[:2]].tolist()
+        # A record whose top two hold a key holds it: only those are ranked.
+        candidates = self.index.holding(known[0])
+        for key in known[1:]:
+            candidates = intersect(candidates, self.index.holding(key))
+        tops = self._tops_of(candidates)
+        matches = np.ones(candidates.size, dtype=bool)
+        for key in known:
+            matches &= np.any(tops == key, axis=1)
+        best.score(candidates[matches].astype(np.int64))
 
 
 # Attacks a family adapter measures itself, by name: what their attacker knows.

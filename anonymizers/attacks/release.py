@@ -76,11 +76,13 @@ def attack_release(conn: psycopg.Connection, schema: str,
     given = attack_input(conn, schema, release.manifest["method"], work)
     # Only the sampled targets' rows stay: run_attacks samples the same units again (all
     # of them, now), and the rest of the window's targets go before the indexes are built.
-    given = replace(given, observations=given.observations.of_units(
-        sample_units(given.observations, settings.max_targets, settings.seed)))
+    targets = given.observations.of_units(
+        sample_units(given.observations, settings.max_targets, settings.seed))
+    given = replace(given, observations=targets)
     give_back("the attack's input")
+    records = given.records_for(targets)
     chosen = [m for m in (models or MODELS) if m in given.models]
-    result = run_attacks(given.observations, given.records, models=chosen,
+    result = run_attacks(targets, records, models=chosen,
                          lengths=settings.lengths, threshold=1.0 / release.k,
                          max_units=settings.max_targets, max_instances=settings.max_instances,
                          seed=settings.seed)

@@ -24,6 +24,7 @@ from numpy.typing import NDArray
 from scipy.sparse.csgraph import connected_components, maximum_bipartite_matching
 
 from anonymizers.errors import InputError
+from anonymizers.sequences import sized_runs
 
 __all__ = [
     "Asymmetry",
@@ -488,13 +489,7 @@ def _ranges(start: Ints, length: Ints) -> tuple[Ints, Ints]:
 
 def _chunks(sizes: Ints) -> Iterator[tuple[int, int]]:
     """Consecutive [start, stop) runs of items whose sizes add up to about CHUNK."""
-    bound = np.cumsum(sizes)
-    start = 0
-    while start < len(sizes):
-        base = bound[start - 1] if start else 0
-        stop = max(int(np.searchsorted(bound, base + CHUNK, side="right")), start + 1)
-        yield start, stop
-        start = stop
+    return sized_runs(sizes, CHUNK)
 
 
 @dataclass(frozen=True)

@@ -351,12 +351,14 @@ def _check_attacker(graph: AttackGraph, published: Published, release: ReleaseUn
 @dataclass(frozen=True)
 class MobView:
     """What the verifier derives of a MOB release, for the attack suite: every person's
-    cells on the time grid, the published regions, which objects are each person's full
-    matches (present exactly when they are, containing their cell every time), and each
-    published person's candidate objects left by the attacker of Definition 2."""
+    cells on the time grid, the published regions and their index, which objects are each
+    person's full matches (present exactly when they are, containing their cell every
+    time), and each published person's candidate objects left by the attacker of
+    Definition 2."""
 
     cells: Cells
     regions: Regions
+    index: RegionIndex
     full_person: np.ndarray
     full_object: np.ndarray
     published_persons: np.ndarray
@@ -377,7 +379,7 @@ def derive_mob_view(conn: psycopg.Connection, schema: str) -> MobView:
     published = _match_counterparts(cells, regions, index, object_ids, release, result)
     graph = _attack_graph(cells, qid_person, qid_t, regions, index, published)
     pruning = prune_unmatchable(graph, np.arange(graph.n_persons))
-    return MobView(cells, regions, published.full.person, published.full.obj,
+    return MobView(cells, regions, index, published.full.person, published.full.obj,
                    published.persons, pruning.person_candidates)
 
 

@@ -43,18 +43,21 @@ ANALYZE cl_verify_positions;
 -- the same as ST_Covers for the axis-parallel rectangles that clustering_regions.sql
 -- requires (a region that is not one is a violation there). Time first: the rectangles of
 -- a day overlap in space so much that a spatial index finds thousands per position.
+-- Kept for the transaction: the attack suite reads the groups' members from it.
+DROP TABLE IF EXISTS pg_temp.cl_verify_inside;
+CREATE TEMP TABLE cl_verify_inside ON COMMIT DROP AS
 WITH boxes AS MATERIALIZED (
     SELECT group_id, seq, t_start AS t, ST_XMin(geom) AS x0, ST_YMin(geom) AS y0,
            ST_XMax(geom) AS x1, ST_YMax(geom) AS y1
     FROM {release}.group_regions
-),
-inside AS MATERIALIZED (
-    SELECT b.group_id, b.seq, p.user_id
-    FROM cl_verify_positions AS p
-    JOIN boxes AS b ON b.t = p.t AND p.x BETWEEN b.x0 AND b.x1 AND p.y BETWEEN b.y0 AND b.y1
-),
-per_person AS (
-    SELECT group_id, user_id, count(DISTINCT seq) AS n FROM inside GROUP BY group_id, user_id
+)
+SELECT b.group_id, b.seq, p.user_id
+FROM cl_verify_positions AS p
+JOIN boxes AS b ON b.t = p.t AND p.x BETWEEN b.x0 AND b.x1 AND p.y BETWEEN b.y0 AND b.y1;
+
+WITH per_person AS (
+    SELECT group_id, user_id, count(DISTINCT seq) AS n
+    FROM cl_verify_inside GROUP BY group_id, user_id
 ),
 points_of_group AS (
     SELECT group_id, count(*) AS n FROM {release}.group_regions GROUP BY group_id

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Hashable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -11,8 +11,14 @@ import numpy as np
 from anonymizers.attacks.knowledge import NO_TIME, Observations, Records
 from anonymizers.attacks.suite import ModelRun
 
-__all__ = ["AttackInput", "DistinctSets", "KeyCoder", "distinct_sets",
-           "observations_from_sequences", "records_from_sequences", "sequence_input"]
+__all__ = ["AttackInput", "DistinctSets", "KeyCoder", "RecordsFor", "distinct_sets",
+           "every_record", "observations_from_sequences", "records_from_sequences",
+           "sequence_input"]
+
+# The published records as some targets (the attacked ones) can match them: every record,
+# or only the items at their locations with what the models read of whole records
+# (:meth:`~anonymizers.attacks.knowledge.Records.restricted_to`).
+RecordsFor = Callable[[Observations], Records]
 
 
 @dataclass(frozen=True)
@@ -21,10 +27,13 @@ class AttackInput:
 
     ``models`` are the attacks the release's form supports; ``covered`` those its privacy
     model bounds by 1/k (the others are measured and reported, not bounded).
+    ``records_for(targets)`` gives the records to attack the units of ``targets`` (some
+    units of ``observations``) with: built for them, a release whose records are large
+    is never expanded whole for the few targets an attack samples.
     """
 
     observations: Observations
-    records: Records
+    records_for: RecordsFor
     models: tuple[str, ...]
     covered: tuple[str, ...]
     unit: str  # what a target unit is: "person" or "trajectory"
@@ -43,6 +52,11 @@ class KeyCoder:
         codes = self._codes
         return np.fromiter((codes.setdefault(label, len(codes)) for label in labels),
                            dtype=np.int64, count=len(labels))
+
+
+def every_record(records: Records) -> RecordsFor:
+    """Records built whole, for any targets."""
+    return lambda targets: records
 
 
 def observations_from_sequences(persons: np.ndarray,
@@ -156,5 +170,5 @@ def sequence_input(persons: np.ndarray, targets: Sequence[np.ndarray],
     """Targets that are trajectories (person ``persons[i]``'s sequence ``targets[i]``) and
     records that are published sequences with their anonymity sets, without times."""
     return AttackInput(observations_from_sequences(persons, targets),
-                       records_from_sequences(published, holders), covered, covered,
-                       "trajectory", note)
+                       every_record(records_from_sequences(published, holders)), covered,
+                       covered, "trajectory", note)

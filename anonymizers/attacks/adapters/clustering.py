@@ -14,6 +14,11 @@ MLA's aligned releases (regions over intervals, in order) are read fix by fix: t
 the window's trajectories, each fix a key held by the groups one of whose regions holds it;
 a group stands for the persons with a trajectory that passes its regions in order (the
 verifier's chain), at least k by the model.
+
+Since every key is one person's, the records an attack of some targets gets hold only
+their keys (the groups holding each of their positions or fixes, found for them): the
+models run here read nothing else of a record. At 5M fixes, every position against every
+rectangle took most of a TCAA release's 651 s of metrics.
 """
 
 from __future__ import annotations
@@ -26,7 +31,8 @@ import psycopg
 from anonymizers.attacks.adapters.base import AttackInput
 from anonymizers.attacks.knowledge import Observations, Records
 from anonymizers.attacks.models import MODELS
-from anonymizers.db.sqlfiles import run_sql_file
+from anonymizers.db.sqlfiles import fetch_columns, run_sql_file
+from anonymizers.sequences import ranges
 from anonymizers.verifiers.base import read_release
 from anonymizers.verifiers.clustering import ALIGNED_METHODS, support_window
 
@@ -44,20 +50,51 @@ def attack_input(conn: psycopg.Connection, schema: str) -> AttackInput:
         return _aligned_input(conn, schema, window)
     with conn.transaction():
         run_sql_file(conn, "verify/clustering_support.sql", window, release=schema)
-        hits = run_sql_file(conn, "attacks/clustering_hits.sql", release=schema)
+        positions = fetch_columns(conn, "attacks/clustering_positions.sql")
         members = run_sql_file(conn, "attacks/clustering_members.sql", release=schema)
-    persons, person_of = np.unique([row[0] for row in hits], return_inverse=True)
-    time_of = np.unique([row[1] for row in hits], return_inverse=True)[1]
-    key = np.arange(len(hits), dtype=np.int64)  # one key per (person, time point) position
+        boxes = fetch_columns(conn, "attacks/clustering_boxes.sql", release=schema)
+    persons, person_of = np.unique(np.array(positions["user_id"], dtype=object),
+                                   return_inverse=True)
+    t = np.array(positions["t"], dtype=np.float64)
+    time_of = np.unique(t, return_inverse=True)[1]
+    # One key per position: the attacker knows where the target was and when.
+    key = np.arange(t.size, dtype=np.int64)
     observations = Observations(person_of.astype(np.int64), person_of.astype(np.int64), key,
                                 time_of.astype(np.int64))
-    sizes = np.fromiter((len(row[2]) for row in hits), dtype=np.int64, count=len(hits))
-    groups = np.fromiter((g for row in hits for g in row[2]), dtype=np.int64,
-                         count=int(sizes.sum()))
-    holds = np.repeat(key, sizes)
-    return AttackInput(observations, _records(holds, groups, time_of, members, persons),
-                       COVERED, COVERED, "person", "targets: the window's persons at the "
-                       "published time points; records: the published groups")
+    xy = np.column_stack([positions["x"], positions["y"]]).astype(np.float64).reshape(-1, 2)
+    box_rows = _Boxes(boxes)
+
+    def records_for(targets: Observations) -> Records:
+        holds, groups = box_rows.holding(targets.location, t, xy)
+        return _records(holds, groups, time_of, members, persons, box_rows.groups)
+
+    return AttackInput(observations, records_for, COVERED, COVERED, "person",
+                       "targets: the window's persons at the published time points; "
+                       "records: the published groups")
+
+
+class _Boxes:
+    """The published rectangles by time point, and which of them hold given positions."""
+
+    def __init__(self, boxes: dict[str, list]) -> None:
+        self.group = np.array(boxes["group_id"], dtype=np.int64)
+        self.t = np.array(boxes["t"], dtype=np.float64)  # sorted by the query
+        self.x0, self.y0, self.x1, self.y1 = (np.array(boxes[c], dtype=np.float64)
+                                              for c in ("x0", "y0", "x1", "y1"))
+        self.groups = np.unique(self.group)
+
+    def holding(self, keys: np.ndarray, t: np.ndarray, xy: np.ndarray
+                ) -> tuple[np.ndarray, np.ndarray]:
+        """The (key, group) pairs of the positions ``keys`` (rows of ``t`` and ``xy``) and
+        the groups whose rectangle at their time point holds them (closed boxes)."""
+        first = np.searchsorted(self.t, t[keys])
+        last = np.searchsorted(self.t, t[keys], side="right")
+        which = np.repeat(np.arange(keys.size), last - first)
+        box = ranges(first, last - first)
+        x, y = xy[keys[which], 0], xy[keys[which], 1]
+        inside = ((self.x0[box] <= x) & (x <= self.x1[box])
+                  & (self.y0[box] <= y) & (y <= self.y1[box]))
+        return keys[which[inside]].astype(np.int64), self.group[box[inside]]
 
 
 def _aligned_input(conn: psycopg.Connection, schema: str,
@@ -78,10 +115,17 @@ def _aligned_input(conn: psycopg.Connection, schema: str,
     observations = Observations(unit.astype(np.int64), person_of.astype(np.int64), key,
                                 time_of.astype(np.int64))
     xy = np.array([row[3:5] for row in fixes], dtype=np.float64).reshape(-1, 2)
-    holds, groups = region_hits(t_us, xy, regions)
-    return AttackInput(observations, _records(holds, groups, time_of, members, persons),
-                       COVERED, COVERED, "trajectory", "targets: the window's trajectories "
-                       "fix by fix; records: the published groups (regions over intervals)")
+    published = np.unique([row[0] for row in regions]).astype(np.int64)
+
+    def records_for(targets: Observations) -> Records:
+        # Only the targets' fixes: each fix is a key of its own, no one else's matches it.
+        holds, groups = region_hits(t_us[targets.location], xy[targets.location], regions)
+        return _records(targets.location[holds], groups, time_of, members, persons,
+                        published)
+
+    return AttackInput(observations, records_for, COVERED, COVERED, "trajectory",
+                       "targets: the window's trajectories fix by fix; records: the "
+                       "published groups (regions over intervals)")
 
 
 def region_hits(t_us: np.ndarray, xy: np.ndarray,
@@ -114,11 +158,12 @@ def region_hits(t_us: np.ndarray, xy: np.ndarray,
 
 
 def _records(holds: np.ndarray, groups: np.ndarray, time_of: np.ndarray,
-             members: list[tuple], persons: np.ndarray) -> Records:
+             members: list[tuple], persons: np.ndarray, published: np.ndarray) -> Records:
     """Groups holding the keys ``holds`` (pairs of key and group id ``groups``), in time
-    order, with their members as anonymity sets."""
+    order, with their members as anonymity sets; ``published``: every group's id (each
+    a record, whichever keys it holds)."""
     member_ids = np.array([row[0] for row in members], dtype=np.int64)
-    group_ids = np.union1d(groups, member_ids)
+    group_ids = np.union1d(published, member_ids)
     record = np.searchsorted(group_ids, groups).astype(np.int64)
     order = np.lexsort((holds, time_of[holds], record))
     member_group = np.searchsorted(group_ids, member_ids).astype(np.int64)

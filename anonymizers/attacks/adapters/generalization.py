@@ -22,7 +22,7 @@ import numpy as np
 import psycopg
 import pyarrow as pa
 
-from anonymizers.attacks.adapters.base import AttackInput, DistinctSets
+from anonymizers.attacks.adapters.base import AttackInput, DistinctSets, every_record
 from anonymizers.attacks.index import RecordIndex
 from anonymizers.attacks.knowledge import NO_TIME, Observations, Records
 from anonymizers.attacks.models import MODELS
@@ -118,7 +118,7 @@ def attack_input(conn: psycopg.Connection, schema: str, work: str | None = None
     records = Records(published.sequence_of, published.items,
                       np.broadcast_to(np.int64(NO_TIME), published.items.size), offsets,
                       members, set_of)
-    return AttackInput(observations, records, COVERED, COVERED, "trajectory",
+    return AttackInput(observations, every_record(records), COVERED, COVERED, "trajectory",
                        "targets: the window's trajectories over the published cells; "
                        "records: the distinct published trajectories")
 

@@ -7,6 +7,12 @@ at t contains c (items are only the cells some target occupies, which is all a m
 use). An object stands for the persons it fully matches: present exactly when it is,
 inside its region every time (§3's distorted versions, as the verifier pairs them).
 
+Those records are never built whole: the objects' regions hold 489 million occupied cells
+at 5M fixes. An attack gets the items at its targets' cells (the occupied cells there,
+each stabbed into the regions of its time point) and, from every object's regions, how
+many occupied cells they hold and, for the objects a home/work attacker looks at, their
+two most held cells (:class:`~anonymizers.attacks.knowledge.WholeRecords`).
+
 MOB's privacy model bounds one attacker: the one of Definition 2, who knows every
 published person's positions at their QID times and discards every edge of the attack
 graph in no perfect matching (``yarovoy_matching``: 1 / the person's candidate objects).
@@ -17,22 +23,24 @@ it without a bound.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from functools import partial
 
 import numpy as np
 import psycopg
 
 from anonymizers.attacks.adapters.base import AttackInput
-from anonymizers.attacks.knowledge import Observations, Records
+from anonymizers.attacks.knowledge import Observations, Records, WholeRecords, top_two_keys
 from anonymizers.attacks.models import MODELS
 from anonymizers.attacks.suite import ModelRun
+from anonymizers.errors import InputError
+from anonymizers.sequences import ranges, sized_runs
 from anonymizers.verifiers.attack_graph import Regions
 from anonymizers.verifiers.mob import MobView, derive_mob_view
 
-__all__ = ["MATCHING", "attack_input"]
+__all__ = ["MATCHING", "OccupiedCells", "attack_input"]
 
 MATCHING = "yarovoy_matching"
-_CHUNK_CELLS = 8_000_000  # regions x cells compared at once
+_CHUNK_ITEMS = 4_000_000  # region columns, or held cells, expanded at once
 
 
 def attack_input(conn: psycopg.Connection, schema: str) -> AttackInput:
@@ -43,60 +51,125 @@ def attack_input(conn: psycopg.Connection, schema: str) -> AttackInput:
     code = code.reshape(-1).astype(np.int64)
     observations = Observations(cells.person, cells.person.copy(), code,
                                 cells.t.astype(np.int64))
-    return AttackInput(observations, _records(view, distinct, code),
+    occupied = OccupiedCells(cells.t, code, distinct, view.regions.n_times)
+    return AttackInput(observations, partial(_records, view, occupied),
                        (*MODELS,), (MATCHING,),
                        "person", "targets: the window's persons as grid cells on the time "
                        "grid; records: the published objects",
                        (_matching_run(view),))
 
 
-def _records(view: MobView, distinct: np.ndarray, code: np.ndarray) -> Records:
-    """Objects holding, at each time point, the cells their region contains that some
-    target occupies at that time point (no other item can match an observation).
+class OccupiedCells:
+    """The distinct (time point, cell) pairs some person occupies, and which of them each
+    region holds, column by column of the region: a region's cells of one grid column
+    with an occupied cell at its time point are one run of this sorted table.
 
-    Compared time point by time point: a region is tested only against the cells occupied
-    at its own time, so the work and memory follow what can match (at most regions x
-    persons at a time point), not regions x every cell of the window: a whole T-Drive day
-    of mob_extreme_union, whose regions span most of the city, took 21.6 GB the other way.
+    Parameters
+    ----------
+    t, code : np.ndarray of int64
+        Time point and cell code of every person's position (repeats allowed).
+    distinct : np.ndarray of int64, shape (cells, 2)
+        Grid column and row of each cell code.
+    n_times : int
+        Time points of the grid.
     """
-    regions, cells = view.regions, view.cells
-    occupied = np.unique(np.column_stack([cells.t.astype(np.int64), code]), axis=0)
-    by_time = np.argsort(regions.t, kind="stable")
-    times, starts = np.unique(regions.t[by_time], return_index=True)
-    ends = np.append(starts[1:], by_time.size)
-    rows, located = [], []
-    for t, start, end in zip(times, starts, ends, strict=True):
-        lo, hi = np.searchsorted(occupied[:, 0], [t, t + 1])
-        if lo == hi:
-            continue
-        here = occupied[lo:hi, 1]
-        for row, cell in _inside(regions, by_time[start:end], distinct[here]):
-            rows.append(row)
-            located.append(here[cell])
-    row = np.concatenate(rows) if rows else np.zeros(0, dtype=np.int64)
-    cell = np.concatenate(located) if located else np.zeros(0, dtype=np.int64)
-    order = np.lexsort((cell, regions.t[row], regions.obj[row]))
-    row, cell = row[order], cell[order]
+
+    def __init__(self, t: np.ndarray, code: np.ndarray, distinct: np.ndarray,
+                 n_times: int) -> None:
+        low = distinct.min(axis=0) if distinct.size else np.zeros(2, dtype=np.int64)
+        high = distinct.max(axis=0) if distinct.size else np.zeros(2, dtype=np.int64)
+        self.x_min, self.y_min = int(low[0]), int(low[1])
+        self.width, self.height = int(high[0] - low[0] + 1), int(high[1] - low[1] + 1)
+        if float(n_times) * self.width * self.height >= 2.0 ** 62:
+            raise InputError("the persons' cells spread over too many grid cells to index")
+        keys = self._key(np.asarray(t, dtype=np.int64), distinct[code, 0], distinct[code, 1])
+        self.keys, first = np.unique(keys, return_index=True)
+        self.code = code[first]
+        self.t = np.asarray(t, dtype=np.int64)[first]
+        self.distinct = distinct
+
+    def _key(self, t: np.ndarray, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+        return (t * self.width + (x - self.x_min)) * self.height + (y - self.y_min)
+
+    def at_cells(self, codes: np.ndarray) -> np.ndarray:
+        """Rows of the occupied pairs whose cell is one of ``codes``."""
+        return np.flatnonzero(np.isin(self.code, codes))
+
+    def column_runs(self, regions: Regions, rows: np.ndarray
+                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(position in ``rows``, first row, past the last row) of the occupied pairs each
+        region of ``rows`` holds in each of its grid columns (clipped to the occupied)."""
+        x_max, y_max = self.x_min + self.width - 1, self.y_min + self.height - 1
+        x0, x1 = np.maximum(regions.x0[rows], self.x_min), np.minimum(regions.x1[rows], x_max)
+        y0, y1 = np.maximum(regions.y0[rows], self.y_min), np.minimum(regions.y1[rows], y_max)
+        columns = np.where((x0 <= x1) & (y0 <= y1), x1 - x0 + 1, 0)
+        which = np.repeat(np.arange(rows.size), columns)
+        x = ranges(x0, columns)
+        t = regions.t[rows][which]
+        first = np.searchsorted(self.keys, self._key(t, x, y0[which]))
+        last = np.searchsorted(self.keys, self._key(t, x, y1[which]), side="right")
+        return which, first, last
+
+    def held_counts(self, regions: Regions) -> np.ndarray:
+        """How many occupied pairs each region holds, a few million columns at a time."""
+        counts = np.zeros(regions.obj.size, dtype=np.int64)
+        columns = np.clip(regions.x1 - regions.x0 + 1, 1, self.width)
+        for start, stop in sized_runs(columns, _CHUNK_ITEMS):
+            rows = np.arange(start, stop)
+            which, first, last = self.column_runs(regions, rows)
+            counts[start:stop] = np.bincount(which, last - first, minlength=rows.size)
+        return counts
+
+
+def _records(view: MobView, occupied: OccupiedCells, targets: Observations) -> Records:
+    """The objects' items at the cells of ``targets`` (every time point some person
+    occupies one of those cells inside an object's region), in time order, with the
+    whole objects' item counts and their top two cells on demand."""
+    regions = view.regions
+    at = occupied.at_cells(np.unique(targets.location))
+    cell = occupied.distinct[occupied.code[at]]
+    query, row = view.index.stab(occupied.t[at], cell[:, 0], cell[:, 1])
+    obj, t, code = regions.obj[row], regions.t[row], occupied.code[at][query]
+    order = np.lexsort((code, t, obj))
     sets_order = np.lexsort((view.full_person, view.full_object))
     holders = view.full_object[sets_order]
     offsets = np.searchsorted(holders, np.arange(regions.n_objects + 1)).astype(np.int64)
-    return Records(regions.obj[row].astype(np.int64), cell.astype(np.int64),
-                   regions.t[row].astype(np.int64), offsets,
-                   view.full_person[sets_order].astype(np.int64))
+    held = occupied.held_counts(regions)
+    totals = np.bincount(regions.obj, held, minlength=regions.n_objects).astype(np.int64)
+    return Records(obj[order].astype(np.int64), code[order].astype(np.int64),
+                   t[order].astype(np.int64), offsets,
+                   view.full_person[sets_order].astype(np.int64),
+                   whole=WholeRecords(totals, _TopTwo(regions, occupied, totals)))
 
 
-def _inside(regions: Regions, rows: np.ndarray, cells: np.ndarray
-            ) -> Iterator[tuple[np.ndarray, np.ndarray]]:
-    """(region row, index into ``cells``) of every cell inside a region of ``rows``, in
-    chunks of at most _CHUNK_CELLS comparisons."""
-    ux, uy = cells[:, 0], cells[:, 1]
-    step = max(1, _CHUNK_CELLS // max(1, len(cells)))
-    for start in range(0, rows.size, step):
-        part = rows[start:start + step]
-        inside = ((regions.x0[part, None] <= ux) & (ux <= regions.x1[part, None])
-                  & (regions.y0[part, None] <= uy) & (uy <= regions.y1[part, None]))
-        row, cell = np.nonzero(inside)
-        yield part[row], cell
+class _TopTwo:
+    """Each object's two most held cells, found the first time the object is asked for:
+    its regions' occupied cells, a few million at a time."""
+
+    def __init__(self, regions: Regions, occupied: OccupiedCells, totals: np.ndarray) -> None:
+        self.regions, self.occupied, self.totals = regions, occupied, totals
+        self.region_starts = np.searchsorted(regions.obj, np.arange(regions.n_objects + 1))
+        self.tops = np.full((regions.n_objects, 2), -1, dtype=np.int64)
+        self.known = np.zeros(regions.n_objects, dtype=bool)
+
+    def __call__(self, objects: np.ndarray) -> np.ndarray:
+        missing = np.unique(objects[~self.known[objects]])
+        for first, last in sized_runs(self.totals[missing], _CHUNK_ITEMS):
+            self._rank(missing[first:last])
+        return self.tops[objects]
+
+    def _rank(self, objects: np.ndarray) -> None:
+        starts = self.region_starts[objects]
+        sizes = self.region_starts[objects + 1] - starts
+        rows = ranges(starts, sizes)
+        which, first, last = self.occupied.column_runs(self.regions, rows)
+        held = self.occupied.code[ranges(first, last - first)]
+        local = np.searchsorted(objects, self.regions.obj[rows])[np.repeat(which, last - first)]
+        # (object, cell) pairs as one integer: a sort of numbers, not of rows.
+        cells = np.int64(self.occupied.distinct.shape[0])
+        pairs, count = np.unique(local * cells + held, return_counts=True)
+        self.tops[objects] = top_two_keys(pairs // cells, pairs % cells, count, objects.size)
+        self.known[objects] = True
 
 
 def _matching_run(view: MobView) -> ModelRun:
