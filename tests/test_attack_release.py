@@ -318,32 +318,52 @@ def test_records_built_for_sampled_targets_attack_them_as_records_built_for_all(
     assert alone.summaries() == every.summaries()
 
 
-def test_tcaa_records_hold_what_the_sql_join_of_positions_and_rectangles_finds(
+def test_tcaa_members_and_records_are_what_the_sql_join_of_positions_and_rectangles_finds(
         published_city, published_city_db):
-    """Every (position, group) pair of the TCAA adapter's records for every target is a
-    pair of the verifier's positions and rectangles joined in SQL, and back."""
+    """The verifier's members of each TCAA group (numpy) are the persons SQL's join of the
+    verifier's positions and the rectangles finds inside all of a group's rectangles; the
+    attack's records for every target hold exactly the (position, group) pairs it finds."""
     from anonymizers.db.sqlfiles import run_sql_file
     from anonymizers.verifiers.base import read_release
     from anonymizers.verifiers.clustering import support_window
+    from anonymizers.verifiers.clustering_support import derive_support
 
     schema = published_city["tcaa"]
+    join = sql.SQL("""
+        FROM (SELECT DISTINCT user_id, t, x, y FROM cl_verify_positions) AS p
+        JOIN {}.group_regions AS g
+          ON g.t_start = p.t AND p.x BETWEEN ST_XMin(g.geom) AND ST_XMax(g.geom)
+         AND p.y BETWEEN ST_YMin(g.geom) AND ST_YMax(g.geom)""").format(sql.Identifier(schema))
     with psycopg.connect(published_city_db) as conn:
+        window = support_window(read_release(conn, schema))
         given = attack_input(conn, schema, "tcaa")
+        support = derive_support(conn, schema, window)
         with conn.transaction():
-            run_sql_file(conn, "verify/clustering_support.sql",
-                         support_window(read_release(conn, schema)), release=schema)
-            joined = conn.execute(sql.SQL("""
-                SELECT DISTINCT p.user_id::text, extract(epoch FROM p.t)::float8, p.x, p.y,
-                       g.group_id
-                FROM cl_verify_positions AS p JOIN {}.group_regions AS g
-                  ON g.t_start = p.t AND p.x BETWEEN ST_XMin(g.geom) AND ST_XMax(g.geom)
-                 AND p.y BETWEEN ST_YMin(g.geom) AND ST_YMax(g.geom)
-                """).format(sql.Identifier(schema))).fetchall()
-            positions = run_sql_file(conn, "attacks/clustering_positions.sql")
-            group_ids = [row[0] for row in conn.execute(sql.SQL(
-                "SELECT DISTINCT group_id FROM {}.group_regions ORDER BY 1").format(
-                sql.Identifier(schema))).fetchall()]
+            run_sql_file(conn, "verify/clustering_positions.sql", window, release=schema)
+            conn.execute("""
+                CREATE TEMP TABLE ranks ON COMMIT DROP AS
+                SELECT user_id, (row_number() OVER (ORDER BY user_id COLLATE "C") - 1)::int8
+                       AS person
+                FROM (SELECT DISTINCT user_id FROM cl_verify_positions) AS u""")
+            pairs = conn.execute(sql.SQL(
+                "SELECT r.person, extract(epoch FROM p.t)::float8, p.x, p.y, g.group_id {} "
+                "JOIN ranks AS r USING (user_id)").format(join)).fetchall()
+            members = conn.execute(sql.SQL("""
+                SELECT g.group_id, r.person {} JOIN ranks AS r USING (user_id)
+                GROUP BY g.group_id, r.person
+                HAVING count(DISTINCT g.seq) = (SELECT count(*) FROM {}.group_regions AS c
+                                                WHERE c.group_id = g.group_id)
+                """).format(join, sql.Identifier(schema))).fetchall()
+    assert set(zip(support.member_group.tolist(), support.member_person.tolist(),
+                   strict=True)) == {(g, int(p)) for g, p in members}
+    assert len(members) >= 2 * PUBLISHED_K
     records = given.records_for(given.observations)
-    found = {(*positions[key], group_ids[record]) for key, record in zip(
+    observed = given.observations
+    positions = support.positions
+    distinct = np.unique(np.column_stack([positions.person, positions.t, positions.x,
+                                          positions.y]), axis=0)
+    groups = np.union1d(support.groups, support.member_group)
+    found = {(*distinct[key].tolist(), int(groups[record])) for key, record in zip(
         records.location.tolist(), records.record.tolist(), strict=True)}
-    assert found == set(joined) and len(found) > 100
+    assert found == {(float(p), t, x, y, g) for p, t, x, y, g in pairs}
+    assert observed.location.size == distinct.shape[0]

@@ -11,7 +11,8 @@ declared lattice, times on the declared time grid of the window), then the model
 2. every published group is supported by at least k distinct persons, re-derived from the
    raw fixes of the window by the verifier's own SQL:
 
-   * TCAA (``sql/verify/clustering_support.sql``): each person's position at each
+   * TCAA (``sql/verify/clustering_positions.sql``, then
+     :mod:`anonymizers.verifiers.clustering_support`): each person's position at each
      published time point, by linear interpolation between consecutive fixes of a
      trajectory, inside the group's rectangle at every one of its time points;
    * MLA (``sql/verify/clustering_sequence_support.sql``): a trajectory of the person
@@ -36,6 +37,7 @@ from anonymizers.verifiers.base import (
     interval_count,
     read_release,
 )
+from anonymizers.verifiers.clustering_support import derive_support
 
 __all__ = ["ALIGNED_METHODS", "CLUSTERING_METHODS", "support_window",
            "verify_clustering_release", "verify_release"]
@@ -121,7 +123,7 @@ def _check_regions(conn: psycopg.Connection, schema: str, snap: float, aligned: 
 
 
 def support_window(release: Any) -> dict[str, Any]:
-    """Parameters of verify/clustering_support.sql: the release's window, CRS and its area."""
+    """Parameters of verify/clustering_positions.sql: the release's window, CRS and its area."""
     manifest = release.manifest
     srid = int(manifest["srid"])
     return {"dataset_id": release.dataset_id, "window_start": manifest["window_start"],
@@ -132,8 +134,7 @@ def _check_support(conn: psycopg.Connection, release: Any, aligned: bool,
                    result: VerifierResult) -> None:
     window = support_window(release)
     rows = (_sequence_support(conn, release.schema, window) if aligned
-            else run_sql_file(conn, "verify/clustering_support.sql", window,
-                              release=release.schema))
+            else derive_support(conn, release.schema, window).rows())
     where = ("in its regions in order" if aligned
              else "in its rectangles at all its time points")
     k = release.k

@@ -24,6 +24,7 @@ rectangle took most of a TCAA release's 651 s of metrics.
 from __future__ import annotations
 
 import itertools
+from dataclasses import dataclass
 
 import numpy as np
 import psycopg
@@ -31,10 +32,10 @@ import psycopg
 from anonymizers.attacks.adapters.base import AttackInput
 from anonymizers.attacks.knowledge import Observations, Records
 from anonymizers.attacks.models import MODELS
-from anonymizers.db.sqlfiles import fetch_columns, run_sql_file
-from anonymizers.sequences import ranges
+from anonymizers.db.sqlfiles import run_sql_file
 from anonymizers.verifiers.base import read_release
 from anonymizers.verifiers.clustering import ALIGNED_METHODS, support_window
+from anonymizers.verifiers.clustering_support import derive_support
 
 __all__ = ["attack_input"]
 
@@ -48,53 +49,27 @@ def attack_input(conn: psycopg.Connection, schema: str) -> AttackInput:
     window = support_window(release)
     if release.manifest["method"] in ALIGNED_METHODS:
         return _aligned_input(conn, schema, window)
-    with conn.transaction():
-        run_sql_file(conn, "verify/clustering_support.sql", window, release=schema)
-        positions = fetch_columns(conn, "attacks/clustering_positions.sql")
-        members = run_sql_file(conn, "attacks/clustering_members.sql", release=schema)
-        boxes = fetch_columns(conn, "attacks/clustering_boxes.sql", release=schema)
-    persons, person_of = np.unique(np.array(positions["user_id"], dtype=object),
-                                   return_inverse=True)
-    t = np.array(positions["t"], dtype=np.float64)
-    time_of = np.unique(t, return_inverse=True)[1]
-    # One key per position: the attacker knows where the target was and when.
-    key = np.arange(t.size, dtype=np.int64)
-    observations = Observations(person_of.astype(np.int64), person_of.astype(np.int64), key,
-                                time_of.astype(np.int64))
-    xy = np.column_stack([positions["x"], positions["y"]]).astype(np.float64).reshape(-1, 2)
-    box_rows = _Boxes(boxes)
+    support = derive_support(conn, schema, window)
+    positions, boxes = support.positions, support.boxes
+    # One key per distinct position (a person's fix at a time point ends one segment and
+    # starts the next): the attacker knows where the target was and when.
+    distinct = np.unique(np.column_stack([positions.person, positions.t, positions.x,
+                                          positions.y]), axis=0)
+    person = distinct[:, 0].astype(np.int64)
+    t, xy = distinct[:, 1], distinct[:, 2:4]
+    time_of = np.unique(t, return_inverse=True)[1].astype(np.int64)
+    observations = Observations(person, person.copy(), np.arange(t.size, dtype=np.int64),
+                                time_of)
+    sets = _anonymity_sets(support.groups, support.member_group, support.member_person)
 
     def records_for(targets: Observations) -> Records:
-        holds, groups = box_rows.holding(targets.location, t, xy)
-        return _records(holds, groups, time_of, members, persons, box_rows.groups)
+        keys = targets.location
+        point, box = boxes.holding(t[keys], xy[keys, 0], xy[keys, 1])
+        return _records(keys[point], boxes.group[box], time_of, sets)
 
     return AttackInput(observations, records_for, COVERED, COVERED, "person",
                        "targets: the window's persons at the published time points; "
                        "records: the published groups")
-
-
-class _Boxes:
-    """The published rectangles by time point, and which of them hold given positions."""
-
-    def __init__(self, boxes: dict[str, list]) -> None:
-        self.group = np.array(boxes["group_id"], dtype=np.int64)
-        self.t = np.array(boxes["t"], dtype=np.float64)  # sorted by the query
-        self.x0, self.y0, self.x1, self.y1 = (np.array(boxes[c], dtype=np.float64)
-                                              for c in ("x0", "y0", "x1", "y1"))
-        self.groups = np.unique(self.group)
-
-    def holding(self, keys: np.ndarray, t: np.ndarray, xy: np.ndarray
-                ) -> tuple[np.ndarray, np.ndarray]:
-        """The (key, group) pairs of the positions ``keys`` (rows of ``t`` and ``xy``) and
-        the groups whose rectangle at their time point holds them (closed boxes)."""
-        first = np.searchsorted(self.t, t[keys])
-        last = np.searchsorted(self.t, t[keys], side="right")
-        which = np.repeat(np.arange(keys.size), last - first)
-        box = ranges(first, last - first)
-        x, y = xy[keys[which], 0], xy[keys[which], 1]
-        inside = ((self.x0[box] <= x) & (x <= self.x1[box])
-                  & (self.y0[box] <= y) & (y <= self.y1[box]))
-        return keys[which[inside]].astype(np.int64), self.group[box[inside]]
 
 
 def _aligned_input(conn: psycopg.Connection, schema: str,
@@ -115,13 +90,14 @@ def _aligned_input(conn: psycopg.Connection, schema: str,
     observations = Observations(unit.astype(np.int64), person_of.astype(np.int64), key,
                                 time_of.astype(np.int64))
     xy = np.array([row[3:5] for row in fixes], dtype=np.float64).reshape(-1, 2)
-    published = np.unique([row[0] for row in regions]).astype(np.int64)
+    sets = _anonymity_sets(np.unique([row[0] for row in regions]).astype(np.int64),
+                           np.array([row[0] for row in members], dtype=np.int64),
+                           np.searchsorted(persons, [row[1] for row in members]))
 
     def records_for(targets: Observations) -> Records:
         # Only the targets' fixes: each fix is a key of its own, no one else's matches it.
         holds, groups = region_hits(t_us[targets.location], xy[targets.location], regions)
-        return _records(targets.location[holds], groups, time_of, members, persons,
-                        published)
+        return _records(targets.location[holds], groups, time_of, sets)
 
     return AttackInput(observations, records_for, COVERED, COVERED, "trajectory",
                        "targets: the window's trajectories fix by fix; records: the "
@@ -157,19 +133,32 @@ def region_hits(t_us: np.ndarray, xy: np.ndarray,
     return np.concatenate(holds).astype(np.int64), np.concatenate(groups)
 
 
+@dataclass(frozen=True)
+class _Sets:
+    """Every published group (a record each, by id) and its members as anonymity sets."""
+
+    group_ids: np.ndarray
+    offsets: np.ndarray
+    persons: np.ndarray
+
+
+def _anonymity_sets(published: np.ndarray, member_group: np.ndarray,
+                    member_person: np.ndarray) -> _Sets:
+    """The members (pairs of group id and person number) of every group of ``published``
+    (ids) by group; a group of members but no region is a record too."""
+    group_ids = np.union1d(published, member_group)
+    record = np.searchsorted(group_ids, member_group)
+    by_group = np.lexsort((member_person, record))
+    offsets = np.searchsorted(record[by_group], np.arange(group_ids.size + 1))
+    return _Sets(group_ids, offsets.astype(np.int64),
+                 np.asarray(member_person, dtype=np.int64)[by_group])
+
+
 def _records(holds: np.ndarray, groups: np.ndarray, time_of: np.ndarray,
-             members: list[tuple], persons: np.ndarray, published: np.ndarray) -> Records:
+             sets: _Sets) -> Records:
     """Groups holding the keys ``holds`` (pairs of key and group id ``groups``), in time
-    order, with their members as anonymity sets; ``published``: every group's id (each
-    a record, whichever keys it holds)."""
-    member_ids = np.array([row[0] for row in members], dtype=np.int64)
-    group_ids = np.union1d(published, member_ids)
-    record = np.searchsorted(group_ids, groups).astype(np.int64)
+    order, with their members as anonymity sets."""
+    record = np.searchsorted(sets.group_ids, groups).astype(np.int64)
     order = np.lexsort((holds, time_of[holds], record))
-    member_group = np.searchsorted(group_ids, member_ids).astype(np.int64)
-    member_person = np.searchsorted(persons, [row[1] for row in members]).astype(np.int64)
-    by_group = np.lexsort((member_person, member_group))
-    offsets = np.searchsorted(member_group[by_group],
-                              np.arange(group_ids.size + 1)).astype(np.int64)
     return Records(record[order], holds[order], time_of[holds][order].astype(np.int64),
-                   offsets, member_person[by_group])
+                   sets.offsets, sets.persons)

@@ -1,0 +1,75 @@
+"""The TCAA verifier's group members (anonymizers.verifiers.clustering_support) against the
+definition, brute force: inside every one of the group's rectangles at its time point."""
+
+from __future__ import annotations
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from anonymizers.verifiers import clustering_support
+from anonymizers.verifiers.clustering_support import Boxes, Positions, group_members
+
+
+@st.composite
+def positions_and_boxes(draw):
+    """Small integer coordinates, so that positions fall on rectangle edges; persons with
+    two positions at one time point; groups with two rectangles at one time point; and
+    rectangles at time points where nobody is."""
+    n = draw(st.integers(0, 40))
+    person = draw(st.lists(st.integers(0, 6), min_size=n, max_size=n))
+    t = draw(st.lists(st.integers(0, 3), min_size=n, max_size=n))
+    xy = draw(st.lists(st.tuples(st.integers(0, 5), st.integers(0, 5)), min_size=n,
+                       max_size=n))
+    m = draw(st.integers(0, 15))
+    boxes = draw(st.lists(st.tuples(st.integers(0, 4), st.integers(0, 4), st.integers(0, 4),
+                                    st.integers(0, 4), st.integers(0, 3), st.integers(0, 3)),
+                          min_size=m, max_size=m))
+    positions = Positions(np.array(sorted(person), dtype=np.int64),
+                          np.array(t, dtype=np.float64),
+                          np.array([p[0] for p in xy], dtype=np.float64),
+                          np.array([p[1] for p in xy], dtype=np.float64))
+    columns = {"group_id": [b[0] for b in boxes], "t": [float(b[1]) for b in boxes],
+               "x0": [float(b[2]) for b in boxes], "y0": [float(b[3]) for b in boxes],
+               "x1": [float(b[2] + b[4]) for b in boxes],
+               "y1": [float(b[3] + b[5]) for b in boxes]}
+    return positions, Boxes.from_columns(columns)
+
+
+def brute_force(positions: Positions, boxes: Boxes) -> set[tuple[int, int]]:
+    members = set()
+    for g in set(boxes.group.tolist()):
+        mine = np.flatnonzero(boxes.group == g)
+        for p in set(positions.person.tolist()):
+            rows = np.flatnonzero(positions.person == p)
+            if all(any(positions.t[r] == boxes.t[b]
+                       and boxes.x0[b] <= positions.x[r] <= boxes.x1[b]
+                       and boxes.y0[b] <= positions.y[r] <= boxes.y1[b] for r in rows)
+                   for b in mine):
+                members.add((g, p))
+    return members
+
+
+@settings(max_examples=200, deadline=None)
+@given(positions_and_boxes(), st.sampled_from([1, 3, 4_000_000]))
+def test_members_are_the_persons_inside_every_rectangle_of_the_group(case, chunk):
+    positions, boxes = case
+    patch = clustering_support._CHUNK_PAIRS
+    clustering_support._CHUNK_PAIRS = chunk  # a few groups at a time, or all at once
+    try:
+        group, person = group_members(positions, boxes)
+    finally:
+        clustering_support._CHUNK_PAIRS = patch
+    assert set(zip(group.tolist(), person.tolist(), strict=True)) == brute_force(
+        positions, boxes)
+    assert len(group) == len(set(zip(group.tolist(), person.tolist(), strict=True)))
+
+
+def test_rectangles_hold_the_points_of_their_time_point_on_closed_boxes():
+    boxes = Boxes.from_columns({"group_id": [7, 8, 9], "t": [2.0, 1.0, 1.0],
+                                "x0": [0.0, 0.0, 5.0], "y0": [0.0, 0.0, 5.0],
+                                "x1": [1.0, 2.0, 6.0], "y1": [1.0, 2.0, 6.0]})
+    point, box = boxes.holding(np.array([1.0, 2.0, 1.0]), np.array([2.0, 1.0, 3.0]),
+                               np.array([2.0, 0.0, 3.0]))
+    assert sorted(zip(point.tolist(), boxes.group[box].tolist(), strict=True)) == [
+        (0, 8), (1, 7)]
