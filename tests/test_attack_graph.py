@@ -19,6 +19,7 @@ from anonymizers.verifiers.attack_graph import (
     Regions,
     asymmetric_edges,
     attack_edges,
+    certifying_matching,
     degree_shortfalls,
     full_match_edges,
     maximum_matching,
@@ -270,3 +271,33 @@ def test_the_region_index_finds_exactly_the_containing_regions(case):
     assert found == truth
     counts = RegionIndex(regions).counts(t, x, y)
     assert (counts >= np.bincount(query, minlength=len(points))).all()
+
+
+def _short(g: AttackGraph, matching: np.ndarray, k: int) -> int:
+    core, degree = symmetric_degree(g, matching), g.person_degree()
+    return int(np.sum((core < k) & (degree >= k)))
+
+
+def test_a_pairing_under_which_the_core_reaches_k_is_found_by_swaps():
+    """I0 and I1 are both distorted versions of O0 and O1; the release was built with
+    I0-O1, I1-O0 ({I0, I2} and {I1, I3} hide each other). Paired I0-O0, I1-O1, I2's edge
+    to O1 and I3's to O0 lose their mirrors; swapping I0's and I1's objects restores them."""
+    edges = [(0, 0), (0, 1), (0, 2), (1, 0), (1, 1), (1, 3), (2, 1), (2, 2), (3, 0), (3, 3)]
+    g = graph(edges, 4)
+    identity = np.arange(4)
+    assert _short(g, identity, 2) == 2
+    found = certifying_matching(g, identity, 2)
+    assert found.tolist() == [1, 0, 2, 3] and _short(g, found, 2) == 0
+    assert certifying_matching(g, identity, 2, max_swaps=0).tolist() == [0, 1, 2, 3]
+
+
+@settings(max_examples=200, deadline=None)
+@given(graphs_with_a_perfect_matching(), st.integers(1, 4))
+def test_swaps_keep_a_perfect_matching_and_never_leave_more_persons_short(g, k):
+    start = maximum_matching(g)
+    found = certifying_matching(g, start, k)
+    assert sorted(found.tolist()) == list(range(g.n_persons))
+    assert all(g.universal[i] or (i, int(o)) in set(zip(g.person.tolist(), g.obj.tolist(),
+                                                         strict=True))
+               for i, o in enumerate(found.tolist()))
+    assert _short(g, found, k) <= _short(g, start, k)
