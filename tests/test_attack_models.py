@@ -140,27 +140,6 @@ def test_mla_region_hits_are_the_closed_rectangles_over_half_open_intervals():
     assert region_hits(t_us, xy, [])[0].size == 0
 
 
-def test_tcaa_rectangles_hold_the_positions_of_their_time_point_on_closed_boxes():
-    """The TCAA adapter's rectangle test against the brute-force definition, positions on
-    every edge: a rectangle holds a position of its own time point inside or on its
-    boundary; only the positions asked for are matched."""
-    from anonymizers.attacks.adapters.clustering import _Boxes
-
-    rng = np.random.default_rng(8)
-    t = rng.integers(0, 4, 300).astype(np.float64)
-    xy = rng.integers(0, 6, (300, 2)).astype(np.float64)
-    rows = sorted((float(t0), int(g), float(x0), float(y0), float(x0 + w), float(y0 + h))
-                  for t0, g, x0, y0, w, h in rng.integers(0, 4, (30, 6)))
-    boxes = _Boxes(dict(zip(("t", "group_id", "x0", "y0", "x1", "y1"),
-                            (list(c) for c in zip(*rows, strict=True)), strict=True)))
-    asked = np.arange(0, 300, 2)
-    keys, groups = boxes.holding(asked, t, xy)
-    expected = {(int(i), g) for i in asked for t0, g, x0, y0, x1, y1 in rows
-                if t0 == t[i] and x0 <= xy[i, 0] <= x1 and y0 <= xy[i, 1] <= y1}
-    assert set(zip(keys.tolist(), groups.tolist(), strict=True)) == expected
-    assert len(expected) > 30
-
-
 def test_records_sharing_anonymity_sets_count_as_records_with_copies_of_them():
     """Records.set_of (shared sets, as records_from_sequences makes them) gives the same
     unions, members and records of a person as one copy of the set per record."""

@@ -66,10 +66,19 @@ def test_members_are_the_persons_inside_every_rectangle_of_the_group(case, chunk
 
 
 def test_rectangles_hold_the_points_of_their_time_point_on_closed_boxes():
-    boxes = Boxes.from_columns({"group_id": [7, 8, 9], "t": [2.0, 1.0, 1.0],
-                                "x0": [0.0, 0.0, 5.0], "y0": [0.0, 0.0, 5.0],
-                                "x1": [1.0, 2.0, 6.0], "y1": [1.0, 2.0, 6.0]})
-    point, box = boxes.holding(np.array([1.0, 2.0, 1.0]), np.array([2.0, 1.0, 3.0]),
-                               np.array([2.0, 0.0, 3.0]))
-    assert sorted(zip(point.tolist(), boxes.group[box].tolist(), strict=True)) == [
-        (0, 8), (1, 7)]
+    """What the attack asks of the rectangles, against the brute-force definition, with
+    points on every edge: a rectangle holds a point of its own time point inside or on its
+    boundary."""
+    rng = np.random.default_rng(8)
+    t = rng.integers(0, 4, 300).astype(np.float64)
+    xy = rng.integers(0, 6, (300, 2)).astype(np.float64)
+    rows = [(int(g), float(t0), float(x0), float(y0), float(x0 + w), float(y0 + h))
+            for g, t0, x0, y0, w, h in rng.integers(0, 4, (30, 6))]
+    boxes = Boxes.from_columns(dict(zip(("group_id", "t", "x0", "y0", "x1", "y1"),
+                                        (list(c) for c in zip(*rows, strict=True)),
+                                        strict=True)))
+    point, box = boxes.holding(t, xy[:, 0], xy[:, 1])
+    expected = {(i, g) for i in range(t.size) for g, t0, x0, y0, x1, y1 in rows
+                if t0 == t[i] and x0 <= xy[i, 0] <= x1 and y0 <= xy[i, 1] <= y1}
+    assert set(zip(point.tolist(), boxes.group[box].tolist(), strict=True)) == expected
+    assert len(expected) > 30
