@@ -337,7 +337,7 @@ def symmetric_degree(graph: AttackGraph, matching: Ints) -> Ints:
 
 
 def certifying_matching(graph: AttackGraph, matching: Ints, k: int,
-                        max_swaps: int = SWAP_BUDGET) -> Ints:
+                        max_swaps: int = SWAP_BUDGET, core: Ints | None = None) -> Ints:
     """A perfect matching of G, reached from ``matching`` by swaps, under which fewer (best:
     no) persons of degree >= k have fewer than k edges in the symmetric core.
 
@@ -356,24 +356,26 @@ def certifying_matching(graph: AttackGraph, matching: Ints, k: int,
     ----------
     Yarovoy et al. 2009, Definition 3(ii) and Theorem 1.
     """
-    search = _SwapSearch(graph, _ints(matching).copy(), k)
-    return search.run(max_swaps)
+    matching = _ints(matching).copy()
+    core = symmetric_degree(graph, matching) if core is None else _ints(core).copy()
+    return _SwapSearch(graph, matching, k, core).run(max_swaps)
 
 
 class _SwapSearch:
     """State of :func:`certifying_matching`: the matching, its inverse, each person's core."""
 
-    def __init__(self, graph: AttackGraph, matching: Ints, k: int) -> None:
-        self.graph, self.matching, self.k = graph, matching, k
+    def __init__(self, graph: AttackGraph, matching: Ints, k: int, core: Ints) -> None:
+        self.graph, self.matching, self.k, self.core = graph, matching, k, core
         self.inverse = _check_perfect(graph, matching)
         self.codes = graph.codes
         self.p_start, p_len = _spans(graph.person, graph.n_persons)
         self.p_end = self.p_start + p_len
+        # Each object's persons, as 32-bit numbers: tens of millions of edges at 5M fixes.
         by_object = np.argsort(graph.obj, kind="stable")
-        self.o_persons = graph.person[by_object]
+        self.o_persons = graph.person[by_object].astype(np.int32)
         self.o_start, o_len = _spans(graph.obj[by_object], graph.n_objects)
+        del by_object
         self.o_end = self.o_start + o_len
-        self.core = symmetric_degree(graph, matching)
         self.counted = graph.person_degree() >= k
 
     def short(self, persons: Ints) -> int:
@@ -406,7 +408,7 @@ class _SwapSearch:
             yield i, j
         for o, j in zip(objects[usable & ~mirrored].tolist(),
                         holders[usable & ~mirrored].tolist(), strict=True):
-            others = self.o_persons[self.o_start[o]:self.o_end[o]]
+            others = self.o_persons[self.o_start[o]:self.o_end[o]].astype(np.int64)
             others = others[(others != j) & (others != i) & ~graph.universal[others]]
             fits = (self._has_edge(others, np.full(others.size, own))
                     & self._has_edge(np.full(others.size, j), self.matching[others]))
@@ -422,7 +424,7 @@ class _SwapSearch:
         a, b = int(self.matching[i]), int(self.matching[j])
         touched = np.unique(np.concatenate((
             [i, j], self.o_persons[self.o_start[a]:self.o_end[a]],
-            self.o_persons[self.o_start[b]:self.o_end[b]])))
+            self.o_persons[self.o_start[b]:self.o_end[b]]))).astype(np.int64)
         touched = touched[~self.graph.universal[touched]]
         before = self.short(touched)
         self._swap(i, j, a, b)

@@ -309,7 +309,7 @@ def _check_definition_3(graph: AttackGraph, published: Published, release: Relea
     counterparts = np.arange(graph.n_persons)
     core = symmetric_degree(graph, counterparts)
     if np.any((core < k) & (degree >= k)):  # another pairing may certify it
-        counterparts = certifying_matching(graph, counterparts, k)
+        counterparts = certifying_matching(graph, counterparts, k, core=core)
         core = symmetric_degree(graph, counterparts)
     result.checks["definition_3_counterparts_swapped"] = interval_count(
         int(np.count_nonzero(counterparts != np.arange(graph.n_persons))), k,
