@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from anonymizers.verifiers import clustering_support
-from anonymizers.verifiers.clustering_support import Boxes, Positions, group_members
+from anonymizers.verifiers.clustering_support import Boxes, Positions, Support, group_members
 
 
 @st.composite
@@ -82,3 +82,14 @@ def test_rectangles_hold_the_points_of_their_time_point_on_closed_boxes():
                 if t0 == t[i] and x0 <= xy[i, 0] <= x1 and y0 <= xy[i, 1] <= y1}
     assert set(zip(point.tolist(), boxes.group[box].tolist(), strict=True)) == expected
     assert len(expected) > 30
+
+
+def test_members_of_an_unpublished_group_id_support_no_published_group():
+    """Rectangles of group 2, which the groups table does not hold, hold 9 persons: they
+    are not counted for group 3 (the id after it) nor for any other."""
+    empty = np.zeros(0)
+    support = Support(Positions(empty, empty, empty, empty),
+                      Boxes(*(np.zeros(0),) * 6), np.array([1, 3]), [5, 5],
+                      np.array([1, 1, 2, 2, 2, 2, 2, 2, 2, 2, 2, 4]),
+                      np.array([0, 1, 0, 1, 2, 3, 4, 5, 6, 7, 8, 0]))
+    assert support.rows() == [(1, 5, 2), (3, 5, 0)]

@@ -29,8 +29,7 @@ _CHUNK_PAIRS = 4_000_000  # (rectangle, candidate position) pairs tested at once
 
 @dataclass(frozen=True)
 class Positions:
-    """Positions at the published time points: person (0..n-1), t (epoch seconds), x, y;
-    sorted by (t, x) in ``by_time``, with each time point's slice of it."""
+    """Positions at the published time points: person (0..n-1), t (epoch seconds), x, y."""
 
     person: np.ndarray
     t: np.ndarray
@@ -105,9 +104,13 @@ class Support:
     member_person: np.ndarray
 
     def rows(self) -> list[tuple[int, int | None, int]]:
-        """(group_id, published n_persons, support) of every group, by group id."""
+        """(group_id, published n_persons, support) of every group, by group id. Members of
+        a rectangle's group id that names no published group count for no group (a
+        release without the foreign key must not lend them to its neighbour id)."""
         at = np.searchsorted(self.groups, self.member_group)
-        support = np.bincount(at, minlength=self.groups.size)
+        published = at < self.groups.size
+        published[published] = self.groups[at[published]] == self.member_group[published]
+        support = np.bincount(at[published], minlength=self.groups.size)
         return list(zip(self.groups.tolist(), self.n_persons, support.tolist(), strict=True))
 
 
