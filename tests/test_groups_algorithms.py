@@ -20,6 +20,8 @@ from anonymizers.families.groups.interval_filter import (
 from anonymizers.families.groups.trajectory_groups import (
     NonoverlappingGroups,
     TrajectoryGroups,
+    _Candidates,
+    _Pool,
     _sorted_windows,
     group_score,
     nonoverlapping_trajectory_groups,
@@ -86,10 +88,35 @@ class Cand(NamedTuple):
     stop: int
 
 
+def reference_pick(members: list[Cand], alive: list[Cand], k: int,
+                   rng: np.random.Generator) -> list[Cand]:
+    """Up to k live members of distinct persons, each person's first in a random order of all
+    members: a prefix holding about 4k live ones first, the rest of the order only if the
+    prefix holds fewer than k persons (the draws ``_Pool.pick`` makes)."""
+    live = sum(m in alive for m in members)
+    first = rng.choice(len(members), size=min(len(members), -(-4 * k * len(members) // live)),
+                       replace=False).tolist()
+    picked: list[Cand] = []
+
+    def walk(order: list[int]) -> None:
+        for i in order:
+            if (members[i] in alive and members[i].person not in {c.person for c in picked}
+                    and len(picked) < k):
+                picked.append(members[i])
+
+    walk(first)
+    if len(picked) < k and len(first) < len(members):
+        rest = sorted(set(range(len(members))) - set(first))
+        picked.clear()
+        walk(first + [rest[i] for i in rng.permutation(len(rest))])
+    return picked
+
+
 def reference_greedy(cands: list[Cand], weight: dict[int, float], tie: dict[int, tuple],
                      k: int, rng: np.random.Generator) -> list[Cand]:
     """Algorithm 4 as written, recomputing every score at every step."""
-    alive = sorted(cands, key=lambda c: (c.group, c.tid, c.start))
+    every = sorted(cands, key=lambda c: (c.group, c.tid, c.start))
+    alive = list(every)
     published: set[int] = set()
     moved: list[Cand] = []
     while True:
@@ -100,11 +127,7 @@ def reference_greedy(cands: list[Cand], weight: dict[int, float], tie: dict[int,
         if not eligible:
             return moved
         g = min(eligible, key=lambda g: (-(len(persons[g]) * weight[g]), tie[g]))
-        members = [c for c in alive if c.group == g]
-        picked: list[Cand] = []
-        for i in rng.permutation(len(members)):
-            if members[i].person not in {c.person for c in picked} and len(picked) < k:
-                picked.append(members[i])
+        picked = reference_pick([c for c in every if c.group == g], alive, k, rng)
         moved += picked
         published.add(g)
         alive = [c for c in alive if not any(
@@ -335,6 +358,52 @@ def test_nonoverlapping_equals_reference_and_is_private(trips: Trips, k: int,
     assert assignment_rows(result) == reference_nonoverlapping(trips, k, seed)
     check_nonoverlapping(trips, result, k)
     assert set(as_dict(result.groups)) <= set(brute_overlapping(trips, k))
+
+
+class CountingGenerator(np.random.Generator):
+    """A Generator that counts its permutations (the greedy's draws of a whole order)."""
+
+    permutations = 0
+
+    def permutation(self, x, axis=0):  # type: ignore[no-untyped-def]
+        self.permutations += 1
+        return super().permutation(x, axis)
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_nonoverlapping_equals_reference_on_large_groups_of_few_persons(seed: int) -> None:
+    """Groups far larger than 4k, most of their windows one person's: the greedy draws a
+    prefix of the random order first and the rest only when the prefix holds too few
+    persons, and both must pick what the reference picks."""
+    rng = np.random.default_rng(seed)
+    trips = [(int(rng.integers(0, 6)), rng.integers(0, 3, rng.integers(1, 6)).tolist())
+             for _ in range(70)]
+    k = 2 + seed % 2
+    result = nonoverlapping_trajectory_groups(*make_sequences(trips), k=k, seed=seed)
+    assert assignment_rows(result) == reference_nonoverlapping(trips, k, seed)
+    check_nonoverlapping(trips, result, k)
+
+
+def test_a_pick_is_each_person_s_first_in_a_uniformly_random_order() -> None:
+    """One group: person 0 has 40 windows, persons 1-4 one each; k = 2. In a uniformly
+    random order of the 44, person 1 is among the first two persons with probability
+    1/44 + (40/44)(1/4) + (3/44)(1/43) = 0.2516. The greedy draws 8 of the order first and
+    the rest only when those 8 are all person 0's (about half the picks), so both draws
+    are used here."""
+    person = np.r_[np.zeros(40, np.int64), np.arange(1, 5)]
+    size = person.size
+    zeros = np.zeros(size, np.int64)
+    c = _Candidates(group=zeros, traj=np.arange(size), person=person, start=zeros,
+                    stop=zeros + 1)
+    trials = 4000
+    rngs = [CountingGenerator(np.random.PCG64(s)) for s in range(trials)]
+    picks = [_Pool(c, 1, size).pick(0, 2, rng) for rng in rngs]
+    assert 0.3 < sum(rng.permutations for rng in rngs) / trials < 0.6  # C(40,8)/C(44,8)
+    assert all(p.size == 2 and len(set(person[p].tolist())) == 2 for p in picks)
+    share = np.bincount(np.concatenate([person[p] for p in picks]), minlength=5) / trials
+    exact = 1 / 44 + 40 / 44 / 4 + 3 / 44 / 43
+    assert share[0] == pytest.approx(1 - 4 / 44 * 3 / 43, abs=0.01)
+    assert np.abs(share[1:] - exact).max() < 4 * np.sqrt(exact * (1 - exact) / trials)
 
 
 def random_trips(seed: int, n: int = 40, n_places: int = 5) -> Trips:

@@ -77,8 +77,11 @@ groups whose sequences share places (different trips), while no visit is counted
 
 Cost. Overlapping: one sort of the surviving windows per length, O(W log W) in all, W the
 number of windows examined, memory O(n_visits). Nonoverlapping and origin-destination: the
-windows of all frequent sequences are kept; a lazy max-heap of groups (scores only decrease),
-and per move the group's remaining windows and the moved trajectories' windows.
+windows of all frequent sequences are kept (five int32 columns each); a lazy max-heap of
+groups (scores only decrease), and per move a random prefix of about 4k of the group's windows
+(its whole random order only when the prefix holds fewer than k persons) and the moved
+trajectories' windows: linear in the windows, where shuffling a group's live windows at every
+move was quadratic in the largest groups.
 
 References
 ----------
@@ -90,6 +93,7 @@ References
 from __future__ import annotations
 
 import heapq
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -326,8 +330,9 @@ def _dense_codes(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 def _ranges(starts: np.ndarray, stops: np.ndarray) -> np.ndarray:
     """Concatenated ``arange(starts[i], stops[i])``, without a Python loop."""
     counts = stops - starts
-    shift = starts - np.r_[0, np.cumsum(counts)[:-1]]
-    return np.repeat(shift, counts) + np.arange(int(counts.sum()))
+    ends = np.cumsum(counts)
+    total = int(ends[-1]) if ends.size else 0
+    return np.repeat(starts - (ends - counts), counts) + np.arange(total)
 
 
 # --- Algorithms 1-3: all frequent subsequences, one length at a time ------------------------
@@ -513,8 +518,9 @@ def overlapping_group_windows(traj: np.ndarray, person: np.ndarray, place: np.nd
     groups = _groups(seqs, levels)
     c = _window_candidates(seqs, levels) if levels else _empty_candidates()
     return NonoverlappingGroups(groups=groups, assignment=GroupAssignment(
-        group=c.group, traj=seqs.traj_id[c.traj], person=seqs.person_values[c.person],
-        start=c.start, stop=c.stop))
+        group=c.group.astype(np.int64), traj=seqs.traj_id[c.traj],
+        person=seqs.person_values[c.person], start=c.start.astype(np.int64),
+        stop=c.stop.astype(np.int64)))
 
 
 # --- Algorithms 4-5: the greedy over the initial set ----------------------------------------
@@ -545,11 +551,39 @@ class _Candidates:
     stop: np.ndarray
 
 
-def _candidates(group: np.ndarray, traj: np.ndarray, seqs: _Sequences, start: np.ndarray,
-                stop: np.ndarray) -> _Candidates:
-    order = np.lexsort((start, seqs.traj_id[traj], group))
-    return _Candidates(group=group[order], traj=traj[order], person=seqs.person[traj[order]],
-                       start=start[order], stop=stop[order])
+def _candidates(parts: Iterable[tuple[np.ndarray, np.ndarray, np.ndarray]],
+                group_length: np.ndarray, seqs: _Sequences) -> _Candidates:
+    """Candidates from ``parts`` of (group, internal trajectory, start), sorted by group,
+    trajectory id and start; ``stop`` is ``start`` plus the group's length.
+
+    The three keys are packed into one integer and sorted once, which needs a third of the
+    memory of a lexsort of three columns; the columns are int32 when they fit (the 25M-fix
+    city has about 120 million candidates).
+    """
+    n_traj = seqs.traj_id.size
+    bits_s = int(seqs.length.max()).bit_length()
+    bits_t = max(1, (n_traj - 1).bit_length())
+    bits_g = max(1, (group_length.size - 1).bit_length())
+    by_rank = np.argsort(seqs.traj_id)  # internal index of every trajectory id, ascending
+    rank = np.empty(n_traj, np.int64)
+    rank[by_rank] = np.arange(n_traj)
+    dtype = np.int32 if max(group_length.size, n_traj, int(seqs.length.max()) + 1) < 2**31 \
+        else np.int64
+    if bits_g + bits_t + bits_s > 63:
+        group, traj, start = (np.concatenate(a) for a in zip(*parts, strict=True))
+        order = np.lexsort((start, rank[traj], group))
+        group, traj, start = group[order], traj[order], start[order]
+    else:
+        key = np.concatenate([(g << (bits_t + bits_s)) | (rank[t] << bits_s) | s
+                              for g, t, s in parts])
+        key.sort()
+        start = key & ((1 << bits_s) - 1)
+        traj = by_rank[(key >> bits_s) & ((1 << bits_t) - 1)]
+        group = key >> (bits_t + bits_s)
+        del key
+    group, traj, start = group.astype(dtype), traj.astype(dtype), start.astype(dtype)
+    return _Candidates(group=group, traj=traj, person=seqs.person[traj].astype(dtype),
+                       start=start, stop=start + group_length[group].astype(dtype))
 
 
 class _Pool:
@@ -559,43 +593,75 @@ class _Pool:
         self.c = c
         self.alive = np.ones(c.group.size, bool)
         self.group_ptr = np.searchsorted(c.group, np.arange(n_groups + 1))
-        self.by_traj = np.argsort(c.traj, kind="stable")
+        self.by_traj = np.argsort(c.traj, kind="stable").astype(c.traj.dtype)
         self.traj_ptr = np.searchsorted(c.traj[self.by_traj], np.arange(n_trajectories + 1))
         n_persons = int(c.person.max()) + 1 if c.person.size else 1
-        pairs, self.pair = np.unique(c.group * n_persons + c.person, return_inverse=True)
+        pairs, pair = np.unique(c.group.astype(np.int64) * n_persons + c.person,
+                                return_inverse=True)
+        self.pair = pair.astype(np.int32 if pairs.size < 2**31 else np.int64)
+        del pair
         self.pair_group = pairs // n_persons
         self.pair_count = np.bincount(self.pair, minlength=pairs.size)
         self.persons = np.bincount(self.pair_group, minlength=n_groups)
+        self.live = np.diff(self.group_ptr)  # live candidates per group
 
-    def members(self, g: int) -> np.ndarray:
-        idx = np.arange(self.group_ptr[g], self.group_ptr[g + 1])
-        return idx[self.alive[idx]]
+    def pick(self, g: int, k: int, rng: np.random.Generator) -> np.ndarray:
+        """Up to k live candidates of group g of distinct persons: each person's first in a
+        uniformly random order of the group's live candidates (§4.3.3, "at random").
+
+        The order is drawn over all the group's candidates, live or not, and the dead are
+        skipped: restricted to the live ones it is still uniformly random. Only a prefix is
+        drawn, about 4k live candidates long (:func:`_first_draws`); the rest of the order
+        only when the prefix holds fewer than k persons. So a pick costs about O(k) however
+        large the group, where shuffling its live candidates made the greedy quadratic in the
+        largest groups (5M-fix city: one group of 112,726 windows).
+        """
+        lo, size = int(self.group_ptr[g]), int(self.group_ptr[g + 1] - self.group_ptr[g])
+        first = rng.choice(size, size=_first_draws(size, int(self.live[g]), k), replace=False)
+        picked = self._first_of_each_person(lo + first, k)
+        if picked.size < k and first.size < size:
+            undrawn = np.ones(size, bool)
+            undrawn[first] = False
+            rest = np.flatnonzero(undrawn)
+            order = np.concatenate([first, rest[rng.permutation(rest.size)]])
+            picked = self._first_of_each_person(lo + order, k)
+        return picked
+
+    def _first_of_each_person(self, order: np.ndarray, k: int) -> np.ndarray:
+        live = order[self.alive[order]]
+        _, first = np.unique(self.c.person[live], return_index=True)
+        return live[np.sort(first)[:k]]
 
     def siblings(self, moved: np.ndarray) -> np.ndarray:
-        """Live candidates of the moved ones' trajectories that overlap them or share a group."""
+        """Live candidates of the moved ones' trajectories that overlap them or share a group.
+
+        The moved are of distinct persons, so of distinct trajectories: no candidate is
+        found twice.
+        """
         c, t = self.c, self.c.traj[moved]
         lo, hi = self.traj_ptr[t], self.traj_ptr[t + 1]
         idx = self.by_traj[_ranges(lo, hi)]
         owner = np.repeat(moved, hi - lo)
+        live = self.alive[idx]
+        idx, owner = idx[live], owner[live]
         hit = ((c.start[idx] < c.stop[owner]) & (c.stop[idx] > c.start[owner])
                | (c.group[idx] == c.group[owner]))
-        return distinct_values(idx[hit])
+        return idx[hit]
 
     def remove(self, idx: np.ndarray) -> None:
         idx = idx[self.alive[idx]]
         self.alive[idx] = False
+        np.subtract.at(self.live, self.c.group[idx], 1)
         pairs, counts = np.unique(self.pair[idx], return_counts=True)
         self.pair_count[pairs] -= counts
         emptied = pairs[self.pair_count[pairs] == 0]
         np.subtract.at(self.persons, self.pair_group[emptied], 1)
 
 
-def _pick(members: np.ndarray, person: np.ndarray, k: int,
-          rng: np.random.Generator) -> np.ndarray:
-    """Up to k candidates of distinct persons: first of each person in a random order."""
-    shuffled = members[rng.permutation(members.size)]
-    _, first = np.unique(person[shuffled], return_index=True)
-    return shuffled[np.sort(first)[:k]]
+def _first_draws(size: int, live: int, k: int) -> int:
+    """How much of a random order of a group's ``size`` candidates to draw first: enough to
+    hold about 4k of its ``live`` ones (all of them once few are left)."""
+    return min(size, -(-4 * k * size // max(live, 1)))
 
 
 def _greedy(c: _Candidates, weight: np.ndarray, rank: np.ndarray, k: int,
@@ -620,7 +686,7 @@ def _greedy(c: _Candidates, weight: np.ndarray, rank: np.ndarray, k: int,
         if stored != -float(n * weight[g]):
             heapq.heappush(heap, (-float(n * weight[g]), r, g))
             continue
-        picked = _pick(pool.members(g), c.person, k, rng)
+        picked = pool.pick(g, k, rng)
         moved.append(picked)
         published[g] = True
         pool.remove(pool.siblings(picked))
@@ -637,13 +703,18 @@ def _order_rank(*keys: np.ndarray) -> np.ndarray:
 
 
 def _window_candidates(seqs: _Sequences, levels: list[_Level]) -> _Candidates:
-    first_group = np.r_[0, np.cumsum([lv.first_window.size for lv in levels])]
-    pos = np.concatenate([lv.window for lv in levels])
-    group = np.concatenate([lv.window_group + first_group[i] for i, lv in enumerate(levels)])
-    length = np.concatenate([np.full(lv.window.size, lv.length) for lv in levels])
-    traj = seqs.visit_traj[pos]
-    start = pos - seqs.start[traj]
-    return _candidates(group, traj, seqs, start, start + length)
+    """Every window of a frequent sequence as a candidate; empties ``levels`` as it goes,
+    so that the levels' windows and the candidates are not held whole at once."""
+    first_group = np.cumsum([0] + [lv.first_window.size for lv in levels])
+    group_length = np.repeat([lv.length for lv in levels], np.diff(first_group))
+
+    def parts() -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+        for offset in first_group[:-1].tolist():
+            level = levels.pop(0)
+            traj = seqs.visit_traj[level.window]
+            yield level.window_group + offset, traj, level.window - seqs.start[traj]
+
+    return _candidates(parts(), group_length, seqs)
 
 
 def nonoverlapping_trajectory_groups(traj: np.ndarray, person: np.ndarray, place: np.ndarray,
@@ -696,7 +767,7 @@ def nonoverlapping_trajectory_groups(traj: np.ndarray, person: np.ndarray, place
     initial = _groups(seqs, levels)
     if not levels:
         return _published(seqs, initial, _empty_candidates(), np.zeros(0, np.int64))
-    candidates = _window_candidates(seqs, levels)
+    candidates = _window_candidates(seqs, levels)  # empties levels
     length = initial.length
     moved = _greedy(candidates, length.astype(float) ** 2, _order_rank(
         np.arange(length.size), -length), k, rng)
@@ -721,7 +792,8 @@ def _published(seqs: _Sequences, initial: TrajectoryGroups, c: _Candidates,
         n_persons=n_persons, n_trajectories=np.bincount(group, minlength=used.size))
     assignment = GroupAssignment(
         group=group, traj=seqs.traj_id[c.traj[moved]],
-        person=seqs.person_values[c.person[moved]], start=c.start[moved], stop=c.stop[moved])
+        person=seqs.person_values[c.person[moved]], start=c.start[moved].astype(np.int64),
+        stop=c.stop[moved].astype(np.int64))
     return NonoverlappingGroups(groups=groups, assignment=assignment)
 
 
@@ -807,8 +879,10 @@ def _common_groups(seqs: _Sequences, result: NonoverlappingGroups, internal: np.
     n = hood.universe.size
     keys, common = np.unique(result.assignment.group[row] * n + hood.nodes[_ranges(lo, hi)],
                              return_inverse=True)
-    zero = np.zeros(row.size, np.int64)
-    c = _candidates(common, internal[row], seqs, zero, zero + 1)  # one trajectory: siblings
+    # Each candidate spans its whole trajectory (start 0, length 1), so all of one
+    # trajectory's candidates are siblings: it joins one common group at most.
+    c = _candidates([(common, internal[row], np.zeros(row.size, np.int64))],
+                    np.ones(keys.size, np.int64), seqs)
     size = hood.size(keys % n)
     moved = _greedy(c, 1.0 / size, _order_rank(keys // n, keys % n, size), k, rng)
     used, member = np.unique(c.group[moved], return_inverse=True)
