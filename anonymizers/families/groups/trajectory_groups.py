@@ -595,13 +595,7 @@ class _Pool:
         self.group_ptr = np.searchsorted(c.group, np.arange(n_groups + 1))
         self.by_traj = np.argsort(c.traj, kind="stable").astype(c.traj.dtype)
         self.traj_ptr = np.searchsorted(c.traj[self.by_traj], np.arange(n_trajectories + 1))
-        n_persons = int(c.person.max()) + 1 if c.person.size else 1
-        pairs, pair = np.unique(c.group.astype(np.int64) * n_persons + c.person,
-                                return_inverse=True)
-        self.pair = pair.astype(np.int32 if pairs.size < 2**31 else np.int64)
-        del pair
-        self.pair_group = pairs // n_persons
-        self.pair_count = np.bincount(self.pair, minlength=pairs.size)
+        self.pair, self.pair_group, self.pair_count = _group_person_pairs(c)
         self.persons = np.bincount(self.pair_group, minlength=n_groups)
         self.live = np.diff(self.group_ptr)  # live candidates per group
 
@@ -656,6 +650,27 @@ class _Pool:
         self.pair_count[pairs] -= counts
         emptied = pairs[self.pair_count[pairs] == 0]
         np.subtract.at(self.persons, self.pair_group[emptied], 1)
+
+
+def _group_person_pairs(c: _Candidates) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Every candidate's (group, person) pair number, each pair's group and candidates.
+
+    ``np.unique(..., return_inverse=True)`` of the same keys held four arrays of 8 bytes per
+    candidate at once; one argsort and int32 pair numbers hold about half of that.
+    """
+    n_persons = int(c.person.max()) + 1 if c.person.size else 1
+    key = c.group.astype(np.int64) * n_persons + c.person
+    order = np.argsort(key)
+    key = key[order]
+    new = np.empty(key.size, bool)
+    new[:1] = True
+    np.not_equal(key[1:], key[:-1], out=new[1:])
+    pair_group = key[new] // n_persons
+    del key
+    dtype = np.int32 if pair_group.size < 2**31 else np.int64
+    pair = np.empty(order.size, dtype)
+    pair[order] = np.cumsum(new, dtype=dtype) - 1
+    return pair, pair_group, np.diff(np.append(np.flatnonzero(new), new.size))
 
 
 def _first_draws(size: int, live: int, k: int) -> int:
