@@ -26,7 +26,8 @@ from scipy.spatial import Delaunay
 from anonymizers.db.sqlfiles import run_sql_file
 from anonymizers.loading import load_dataset
 from anonymizers.release.fingerprint import input_fingerprint, installation_secret
-from anonymizers.verifiers.groups import verify_groups_release
+from anonymizers.verifiers.base import VerifierResult, read_release
+from anonymizers.verifiers.groups import _derive_visits, _settings, verify_groups_release
 
 SRID = 32633  # UTM 33N
 CELL = 100.0
@@ -476,6 +477,30 @@ def test_a_published_release_has_no_private_checks_and_passes(conn, grid):
         assert result.checks["assignment"].startswith("not available")
         assert result.checks["class_members"].startswith("not available")
         assert result.checks["od_members"].startswith("not available")
+
+
+def test_the_occurrences_of_sequences_of_every_length_are_the_brute_force_ones(conn, grid):
+    """groups_occurrences.sql matches one place, two places, and longer sequences by three
+    different joins: each must find exactly the occurrences a scan of the trajectories finds,
+    also of sequences nobody travelled (reversed, or with a place repeated)."""
+    built = build_overlapping(grid)
+    release = read_release(conn, built.schema)
+    settings = _settings(conn, release, VerifierResult(built.schema, K))
+    travelled = {places[i:j] for _, _, places in inside()
+                 for i in range(len(places)) for j in range(i + 1, min(i + 5, len(places) + 1))}
+    probes = sorted(travelled | {"BA", "CBA", "ED", "DEB", "AA", "ABCDEG", "F"})
+    with conn.transaction():
+        _derive_visits(conn, release, settings)
+        conn.execute("CREATE TEMP TABLE probe_groups (group_id integer, places text[])")
+        with conn.cursor() as cur:
+            cur.executemany("INSERT INTO probe_groups VALUES (%s, %s)",
+                            [(g, grid.places(seq)) for g, seq in enumerate(probes)])
+        run_sql_file(conn, "verify/groups_occurrences.sql", groups=("pg_temp", "probe_groups"))
+        found = conn.execute("SELECT group_id, traj, seq_start FROM tgv_occurrences").fetchall()
+    expected = sorted((g, traj, i) for g, seq in enumerate(probes)
+                      for traj, _, places in inside() for i in occurrences(seq, places))
+    assert sorted(found) == expected
+    assert {len(probes[g]) for g, _, _ in expected} >= {1, 2, 3, 4}
 
 
 # --------------------------------------------------------------------------- plants
