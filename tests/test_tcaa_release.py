@@ -3,15 +3,21 @@ analyst reads them, the independent verifier and what it refuses, and bad parame
 
 from __future__ import annotations
 
+import bisect
+
+import numpy as np
 import psycopg
 import pytest
 from pipeline_helpers import assert_plants_refused, catalog_rows, run_steps
 from psycopg import sql
 
 from anonymizers import cli
+from anonymizers.db.sqlfiles import run_sql_file
 from anonymizers.errors import InputError
 from anonymizers.release.spec import ReleaseSpec
 from anonymizers.verifiers import verify_release
+from anonymizers.verifiers.base import read_release
+from anonymizers.verifiers.clustering import support_window
 
 CITY = {"method": "tcaa", "k": 3, "slice_seconds": 600, "interval": 60}
 
@@ -80,6 +86,37 @@ PLANTS: dict[str, tuple[str, str]] = {
 @pytest.mark.slow
 def test_the_verifier_refuses_each_planted_violation(built, conn):
     assert_plants_refused(conn, built, PLANTS)
+
+
+def test_positions_are_each_segment_s_interpolation_at_the_time_points_it_spans(built, conn):
+    """The verifier's positions (clustering_positions.sql, time points found by binary
+    search) against a plain interpolation of the same projected fixes: between consecutive
+    fixes of a trajectory, both ends included (a fix at a time point gives it twice, from the
+    segments on either side), and the last fix alone."""
+    window = support_window(read_release(conn, built))
+    with conn.transaction():
+        run_sql_file(conn, "verify/clustering_positions.sql", window, release=built)
+        found = conn.execute("SELECT user_id, t, x, y FROM cl_verify_positions").fetchall()
+        times = [t for (t,) in _rows(conn, "SELECT DISTINCT t_start FROM {s}.group_regions "
+                                           "ORDER BY 1", built)]
+        fixes = conn.execute(
+            "SELECT user_id, traj_id, t, ST_X(xy), ST_Y(xy) FROM raw.points, "
+            "ST_Transform(geom, %(srid)s) AS xy WHERE dataset_id = %(dataset_id)s "
+            "AND t >= %(window_start)s AND t < %(window_end)s "
+            "AND lon BETWEEN %(lon_min)s AND %(lon_max)s "
+            "AND lat BETWEEN %(lat_min)s AND %(lat_max)s ORDER BY traj_id, t", window).fetchall()
+    expected = []
+    for (user, traj, t0, x0, y0), after in zip(fixes, [*fixes[1:], None], strict=True):
+        t1, x1, y1 = (after[2], after[3], after[4]) if after and after[1] == traj else (t0, x0, y0)
+        for t in times[bisect.bisect_left(times, t0):bisect.bisect_right(times, t1)]:
+            f = 0.0 if t1 == t0 else (t - t0).total_seconds() / (t1 - t0).total_seconds()
+            expected.append((user, t, x0 + (x1 - x0) * f, y0 + (y1 - y0) * f))
+    found, expected = sorted(found), sorted(expected)
+    assert [row[:2] for row in found] == [row[:2] for row in expected]
+    assert len(found) > len(times)
+    np.testing.assert_allclose([row[2:] for row in found], [row[2:] for row in expected],
+                               rtol=0, atol=1e-6)
+    assert any(t in times for _, _, t, _, _ in fixes)  # some fix lies on a time point
 
 
 BAD_PARAMS: dict[str, tuple[dict[str, object], str]] = {
