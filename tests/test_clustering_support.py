@@ -15,7 +15,10 @@ from anonymizers.verifiers.clustering_support import Boxes, Positions, Support, 
 def positions_and_boxes(draw):
     """Small integer coordinates, so that positions fall on rectangle edges; persons with
     two positions at one time point; groups with two rectangles at one time point; and
-    rectangles at time points where nobody is."""
+    rectangles at time points where nobody is. Coordinates are scaled by a factor, so
+    that the bands of y the search cuts (as high as the median rectangle) do not fall on
+    whole numbers; a point on an edge stays on it (the same product of the same numbers)."""
+    scale = draw(st.sampled_from([1.0, 0.37, 1000.3]))
     n = draw(st.integers(0, 40))
     person = draw(st.lists(st.integers(0, 6), min_size=n, max_size=n))
     t = draw(st.lists(st.integers(0, 3), min_size=n, max_size=n))
@@ -27,12 +30,12 @@ def positions_and_boxes(draw):
                           min_size=m, max_size=m))
     positions = Positions(np.array(sorted(person), dtype=np.int64),
                           np.array(t, dtype=np.float64),
-                          np.array([p[0] for p in xy], dtype=np.float64),
-                          np.array([p[1] for p in xy], dtype=np.float64))
+                          np.array([p[0] * scale for p in xy], dtype=np.float64),
+                          np.array([p[1] * scale for p in xy], dtype=np.float64))
     columns = {"group_id": [b[0] for b in boxes], "t": [float(b[1]) for b in boxes],
-               "x0": [float(b[2]) for b in boxes], "y0": [float(b[3]) for b in boxes],
-               "x1": [float(b[2] + b[4]) for b in boxes],
-               "y1": [float(b[3] + b[5]) for b in boxes]}
+               "x0": [b[2] * scale for b in boxes], "y0": [b[3] * scale for b in boxes],
+               "x1": [(b[2] + b[4]) * scale for b in boxes],
+               "y1": [(b[3] + b[5]) * scale for b in boxes]}
     return positions, Boxes.from_columns(columns)
 
 

@@ -17,6 +17,7 @@ from anonymizers.attacks.adapters.base import AttackInput, KeyCoder, sequence_in
 from anonymizers.attacks.models import MODELS
 from anonymizers.counting import distinct_values
 from anonymizers.db.sqlfiles import run_sql_file
+from anonymizers.sequences import ranges
 from anonymizers.verifiers.groups import derive_place_sequences
 
 __all__ = ["attack_input", "spelling_persons"]
@@ -77,18 +78,11 @@ def _spelled(flat: np.ndarray, sequence_end: np.ndarray, owner: np.ndarray,
     hi = np.searchsorted(sorted_hash, window_hash, side="right")
     # Every group with the window's hash (almost always none or one) is a candidate.
     start = np.repeat(start, hi - lo)
-    candidate = order[_ranges(lo[hi > lo], hi[hi > lo])]
+    candidate = order[ranges(lo, hi - lo)]
     equal = np.ones(start.size, bool)
     for i in range(n):  # the places themselves: equal hashes of different windows never count
         equal &= flat[start + i] == places[candidate, i]
     return members[candidate[equal]], owner[start[equal]]
-
-
-def _ranges(lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
-    """Concatenated ``arange(lo[i], hi[i])``."""
-    counts = hi - lo
-    ends = np.cumsum(counts)
-    return np.repeat(lo - (ends - counts), counts) + np.arange(int(ends[-1]) if ends.size else 0)
 
 
 def _polynomial_hash(columns: list[np.ndarray]) -> np.ndarray:

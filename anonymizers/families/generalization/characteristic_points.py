@@ -34,6 +34,7 @@ from numbers import Real
 
 import numpy as np
 
+from anonymizers.counting import distinct_values
 from anonymizers.errors import InputError
 
 __all__ = ["CharacteristicPointParams", "characteristic_points"]
@@ -227,7 +228,7 @@ def _trajectory_bounds(traj: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     breaks = np.flatnonzero(traj[1:] != traj[:-1]) + 1
     starts = np.concatenate(([0], breaks))
     ends = np.concatenate((breaks, [traj.size]))
-    if starts.size != np.unique(traj).size:
+    if starts.size != distinct_values(traj).size:  # not np.unique: it hashes (8 s at 25M)
         raise InputError("the points of each trajectory must be contiguous (sort by traj, t)")
     return starts, ends
 
