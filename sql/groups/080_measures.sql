@@ -8,12 +8,13 @@ WITH published AS (
            (SELECT count(*) FROM {work}.tg_group_places AS p
             WHERE p.group_index = g.group_index) AS length
     FROM {work}.tg_groups AS g JOIN {work}.tg_group_ids USING (group_index)
-), covered AS (
-    SELECT DISTINCT a.traj_index, v.seq
+), covered AS (  -- DISTINCT ON sorts (a hashed DISTINCT spilled, 046_read_group_persons)
+    SELECT DISTINCT ON (a.traj_index, v.seq) a.traj_index, v.seq
     FROM {work}.tg_assignment AS a
     JOIN {work}.tg_group_ids USING (group_index)
     JOIN {work}.tg_visits AS v
       ON v.traj_index = a.traj_index AND v.seq >= a.seq_start AND v.seq < a.seq_stop
+    ORDER BY a.traj_index, v.seq
 )
 SELECT (SELECT count(*) FROM {work}.tg_visits) AS visits_in,
        (SELECT count(DISTINCT person_index) FROM {work}.tg_trajectories) AS persons_in,
