@@ -557,8 +557,8 @@ def _candidates(parts: Iterable[tuple[np.ndarray, np.ndarray, np.ndarray]],
     trajectory id and start; ``stop`` is ``start`` plus the group's length.
 
     The three keys are packed into one integer and sorted once, which needs a third of the
-    memory of a lexsort of three columns; the columns are int32 when they fit (the 25M-fix
-    city has about 120 million candidates).
+    memory of a lexsort of three columns; the columns are int32 when they fit (the 5M-fix
+    city has 24.5 million candidates).
     """
     n_traj = seqs.traj_id.size
     bits_s = int(seqs.length.max()).bit_length()
