@@ -101,6 +101,7 @@ import numpy as np
 from anonymizers.checks import checked_k, generator
 from anonymizers.counting import distinct_values
 from anonymizers.errors import InputError
+from anonymizers.sequences import ranges
 
 __all__ = [
     "GroupAssignment",
@@ -328,11 +329,9 @@ def _dense_codes(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _ranges(starts: np.ndarray, stops: np.ndarray) -> np.ndarray:
-    """Concatenated ``arange(starts[i], stops[i])``, without a Python loop."""
-    counts = stops - starts
-    ends = np.cumsum(counts)
-    total = int(ends[-1]) if ends.size else 0
-    return np.repeat(starts - (ends - counts), counts) + np.arange(total)
+    """Concatenated ``arange(starts[i], stops[i])`` (:func:`anonymizers.sequences.ranges`
+    by bounds)."""
+    return ranges(starts, stops - starts)
 
 
 # --- Algorithms 1-3: all frequent subsequences, one length at a time ------------------------
