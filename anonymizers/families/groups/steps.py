@@ -19,7 +19,7 @@ import pandas as pd
 import psycopg
 from psycopg import sql
 
-from anonymizers.db.sqlfiles import copy_frame, copy_out, run_sql_file
+from anonymizers.db.sqlfiles import copy_frame, copy_out, fetch_columns, run_sql_file
 from anonymizers.errors import InputError
 from anonymizers.pipeline.steps import step
 from anonymizers.processes import available_processes, map_forked
@@ -178,10 +178,20 @@ def map_places(spec: dict[str, Any]) -> dict[str, Any]:
 # --------------------------------------------------------------------------- group_trajectories
 
 
-def _read_visits(conn: psycopg.Connection, work: str) -> pd.DataFrame:
-    return pd.read_csv(io.BytesIO(copy_out(conn, "groups/030_read_visits.sql", work=work)),
-                       names=["traj", "person", "place"], dtype={"place": str},
-                       keep_default_na=False)
+def _read_visits(conn: psycopg.Connection, work: str
+                 ) -> tuple[tuple[np.ndarray, np.ndarray, np.ndarray], pd.Index]:
+    """Every visit's (trajectory, person, place code) as int64 arrays in trajectory and
+    visit order, and the visited places, the n-th being the place of code n."""
+    import pyarrow as pa
+
+    from anonymizers.db.arrow_reads import read_columns
+
+    columns = read_columns(conn, "groups/030_read_visits.sql",
+                           {"traj_index": pa.int64(), "person_index": pa.int64(),
+                            "place_code": pa.int64()}, work=work)
+    visited = fetch_columns(conn, "groups/031_read_visited_places.sql", work=work)["place_id"]
+    return ((columns["traj_index"], columns["person_index"], columns["place_code"]),
+            pd.Index(visited, dtype=object))
 
 
 def group_trajectories(spec: dict[str, Any]) -> dict[str, int]:
@@ -193,14 +203,11 @@ def group_trajectories(spec: dict[str, Any]) -> dict[str, int]:
         work = release.work_schema
         interval_size(release)  # refuse a bad I_s before the work
         run_sql_file(conn, "groups/040_work_tables.sql", work=work)
-        visits = _read_visits(conn, work)
-        if visits.empty:
+        arrays, visited = _read_visits(conn, work)
+        if arrays[0].size == 0:
             raise InputError("the window has no visits of any place; widen the window, or "
                              "check that places cover the data (places=grid for GPS data)")
-        codes, visited = pd.factorize(visits["place"], sort=True)
-        arrays = (visits["traj"].to_numpy(np.int64), visits["person"].to_numpy(np.int64),
-                  codes.astype(np.int64))
-        neighbours, names = _neighbours(conn, work, pd.Index(visited, dtype=object))
+        neighbours, names = _neighbours(conn, work, visited)
         od = None
         if release.method == "tg_overlapping":
             result = tg.overlapping_group_windows(*arrays, k=release.k)
@@ -212,7 +219,7 @@ def group_trajectories(spec: dict[str, Any]) -> dict[str, int]:
                                                   seed=_seed(release))
                 _write_od(conn, work, od, names)
         _write_groups(conn, work, result, names)
-    return {"visits": len(visits), "groups": result.groups.n_groups,
+    return {"visits": int(arrays[0].size), "groups": result.groups.n_groups,
             "od_groups": 0 if od is None else int(od.group.size)}
 
 
