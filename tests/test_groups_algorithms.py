@@ -13,6 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from anonymizers.errors import InputError
+from anonymizers.families.groups import trajectory_groups
 from anonymizers.families.groups.interval_filter import (
     interval_filter,
     thesis_interval_size,
@@ -382,6 +383,19 @@ def test_nonoverlapping_equals_reference_on_large_groups_of_few_persons(seed: in
     result = nonoverlapping_trajectory_groups(*make_sequences(trips), k=k, seed=seed)
     assert assignment_rows(result) == reference_nonoverlapping(trips, k, seed)
     check_nonoverlapping(trips, result, k)
+
+
+@pytest.mark.parametrize("block", [1, 3, 50])
+def test_pairs_numbered_block_by_block_give_the_reference_groups(
+        block: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """(group, person) pairs are numbered a block of whole groups at a time; blocks
+    smaller than one group, of a few groups and of all of them give the same moves."""
+    trips = random_trips(3, n=120, n_places=4)
+    monkeypatch.setattr(trajectory_groups, "PAIR_BLOCK", block)
+    for k, seed in ((2, 5), (3, 6)):
+        result = nonoverlapping_trajectory_groups(*make_sequences(trips), k=k, seed=seed)
+        assert assignment_rows(result) == reference_nonoverlapping(trips, k, seed)
+        check_nonoverlapping(trips, result, k)
 
 
 def test_a_pick_is_each_person_s_first_in_a_uniformly_random_order() -> None:

@@ -115,6 +115,10 @@ __all__ = [
     "overlapping_trajectory_groups",
 ]
 
+# Candidates whose (group, person) pairs are numbered at once (whole groups): bounds the
+# sort's int64 keys and order to about 100 MB.
+PAIR_BLOCK = 8_000_000
+
 
 # --- Results --------------------------------------------------------------------------------
 
@@ -318,6 +322,8 @@ def _encoded(traj: np.ndarray, person: np.ndarray, place: np.ndarray,
 
 def _dense_codes(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """``np.unique(values, return_inverse=True)``, by a lookup table when the span is small."""
+    if values.size == 0:
+        return values[:0], np.zeros(0, np.int64)
     low, high = int(values.min()), int(values.max())
     if high - low > 4 * values.size:
         return np.unique(values, return_inverse=True)
@@ -378,9 +384,12 @@ def _count_level(seqs: _Sequences, key: np.ndarray, pos: np.ndarray, length: int
     n_persons = _distinct_runs(first, seqs.person[traj], group)
     frequent = n_persons >= k
     member = frequent[group]
+    # The windows are kept until the candidates are made: int32 halves them.
+    dtype = np.int32 if seqs.code.size < 2**31 else np.int64
     return _Level(length=length, first_window=spos[first][frequent],
                   n_persons=n_persons[frequent], n_trajectories=n_traj[frequent],
-                  window=spos[member], window_group=(np.cumsum(frequent) - 1)[group[member]])
+                  window=spos[member].astype(dtype),
+                  window_group=(np.cumsum(frequent, dtype=dtype) - 1)[group[member]])
 
 
 def _sorted_windows(key: np.ndarray, pos: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
@@ -421,7 +430,7 @@ def _by_position(window: np.ndarray, group: np.ndarray,
     # is several times faster than in sequence order, where each access misses the cache.
     bits = max(1, int(group.max()).bit_length())
     if (n - 1).bit_length() + bits <= 63:
-        packed = np.sort((window << bits) | group)
+        packed = np.sort((window.astype(np.int64) << bits) | group)
         return packed >> bits, packed & ((1 << bits) - 1)
     order = np.argsort(window)
     return window[order], group[order]
@@ -550,14 +559,15 @@ class _Candidates:
     stop: np.ndarray
 
 
-def _candidates(parts: Iterable[tuple[np.ndarray, np.ndarray, np.ndarray]],
+def _candidates(parts: Iterable[tuple[np.ndarray, np.ndarray, np.ndarray]], size: int,
                 group_length: np.ndarray, seqs: _Sequences) -> _Candidates:
-    """Candidates from ``parts`` of (group, internal trajectory, start), sorted by group,
-    trajectory id and start; ``stop`` is ``start`` plus the group's length.
+    """The ``size`` candidates of ``parts`` of (group, internal trajectory, start), sorted by
+    group, trajectory id and start; ``stop`` is ``start`` plus the group's length.
 
-    The three keys are packed into one integer and sorted once, which needs a third of the
-    memory of a lexsort of three columns; the columns are int32 when they fit (the 5M-fix
-    city has 24.5 million candidates).
+    The three keys are packed into one integer, written part by part into one array and
+    sorted in place, which needs a third of the memory of a lexsort of three columns; the
+    columns are then taken out one at a time, int32 when they fit (the 5M-fix city has 24.5
+    million candidates).
     """
     n_traj = seqs.traj_id.size
     bits_s = int(seqs.length.max()).bit_length()
@@ -571,18 +581,28 @@ def _candidates(parts: Iterable[tuple[np.ndarray, np.ndarray, np.ndarray]],
     if bits_g + bits_t + bits_s > 63:
         group, traj, start = (np.concatenate(a) for a in zip(*parts, strict=True))
         order = np.lexsort((start, rank[traj], group))
-        group, traj, start = group[order], traj[order], start[order]
+        group, traj, start = (a[order].astype(dtype) for a in (group, traj, start))
     else:
-        key = np.concatenate([(g << (bits_t + bits_s)) | (rank[t] << bits_s) | s
-                              for g, t, s in parts])
+        key = np.empty(size, np.int64)
+        at = 0
+        for g, t, s in parts:
+            part = key[at:at + g.size]
+            part[:] = g  # widened to int64 before the shift
+            part <<= bits_t + bits_s
+            part |= rank[t] << bits_s
+            part |= s
+            at += g.size
         key.sort()
-        start = key & ((1 << bits_s) - 1)
-        traj = by_rank[(key >> bits_s) & ((1 << bits_t) - 1)]
-        group = key >> (bits_t + bits_s)
+        start = (key & ((1 << bits_s) - 1)).astype(dtype)
+        field = key >> bits_s
+        field &= (1 << bits_t) - 1
+        traj = by_rank.astype(dtype)[field]
+        del field
+        key >>= bits_t + bits_s
+        group = key.astype(dtype)
         del key
-    group, traj, start = group.astype(dtype), traj.astype(dtype), start.astype(dtype)
-    return _Candidates(group=group, traj=traj, person=seqs.person[traj].astype(dtype),
-                       start=start, stop=start + group_length[group].astype(dtype))
+    return _Candidates(group=group, traj=traj, person=seqs.person.astype(dtype)[traj],
+                       start=start, stop=start + group_length.astype(dtype)[group])
 
 
 class _Pool:
@@ -654,22 +674,43 @@ class _Pool:
 def _group_person_pairs(c: _Candidates) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Every candidate's (group, person) pair number, each pair's group and candidates.
 
-    ``np.unique(..., return_inverse=True)`` of the same keys held four arrays of 8 bytes per
-    candidate at once; one argsort and int32 pair numbers hold about half of that.
+    The candidates come sorted by group, so the pairs are numbered a block of whole groups
+    at a time: the sort's int64 keys and order exist for one block only. Nearly every pair
+    has one candidate (5M-fix city: 22.7 million pairs of 24.5 million windows), so the
+    pairs' two columns are int32 when they fit, as the candidates' are.
     """
     n_persons = int(c.person.max()) + 1 if c.person.size else 1
-    key = c.group.astype(np.int64) * n_persons + c.person
-    order = np.argsort(key)
-    key = key[order]
-    new = np.empty(key.size, bool)
-    new[:1] = True
-    np.not_equal(key[1:], key[:-1], out=new[1:])
-    pair_group = key[new] // n_persons
-    del key
-    dtype = np.int32 if pair_group.size < 2**31 else np.int64
-    pair = np.empty(order.size, dtype)
-    pair[order] = np.cumsum(new, dtype=dtype) - 1
-    return pair, pair_group, np.diff(np.append(np.flatnonzero(new), new.size))
+    dtype = np.int32 if c.group.size < 2**31 else np.int64
+    pair = np.empty(c.group.size, dtype)
+    pair_group: list[np.ndarray] = []
+    pair_count: list[np.ndarray] = []
+    lo, numbered = 0, 0
+    while lo < c.group.size:
+        hi = int(np.searchsorted(c.group, c.group[min(lo + PAIR_BLOCK, c.group.size) - 1],
+                                 side="right"))
+        key = c.group[lo:hi].astype(np.int64) * n_persons + c.person[lo:hi]
+        order = np.argsort(key)
+        key = key[order]
+        new = np.empty(key.size, bool)
+        new[:1] = True
+        np.not_equal(key[1:], key[:-1], out=new[1:])
+        pair_group.append((key[new] // n_persons).astype(dtype))
+        pair_count.append(np.diff(np.append(np.flatnonzero(new), new.size)).astype(dtype))
+        pair[lo + order] = np.cumsum(new, dtype=dtype) + (numbered - 1)
+        numbered += pair_group[-1].size
+        lo = hi
+    return pair, _joined(pair_group, dtype), _joined(pair_count, dtype)
+
+
+def _joined(parts: list[np.ndarray], dtype: type[np.signedinteger]) -> np.ndarray:
+    """The parts concatenated, each dropped from the list as it is copied."""
+    joined = np.empty(sum(part.size for part in parts), dtype)
+    at = 0
+    while parts:
+        part = parts.pop(0)
+        joined[at:at + part.size] = part
+        at += part.size
+    return joined
 
 
 def _first_draws(size: int, live: int, k: int) -> int:
@@ -728,7 +769,7 @@ def _window_candidates(seqs: _Sequences, levels: list[_Level]) -> _Candidates:
             traj = seqs.visit_traj[level.window]
             yield level.window_group + offset, traj, level.window - seqs.start[traj]
 
-    return _candidates(parts(), group_length, seqs)
+    return _candidates(parts(), sum(lv.window.size for lv in levels), group_length, seqs)
 
 
 def nonoverlapping_trajectory_groups(traj: np.ndarray, person: np.ndarray, place: np.ndarray,
@@ -886,17 +927,8 @@ def _common_groups(seqs: _Sequences, result: NonoverlappingGroups, internal: np.
                    hood: _Neighbourhoods, k: int, rng: np.random.Generator,
                    origin: bool) -> _CommonGroups:
     """The greedy of Algorithm 4 over (trajectory group, N[c]) pairs, score n / |N[c]|."""
-    visit = seqs.start[internal] + (0 if origin else seqs.length[internal] - 1)
-    end = np.searchsorted(hood.universe, seqs.place_values[seqs.code[visit]])
-    lo, hi = hood.ptr[end], hood.ptr[end + 1]
-    row = np.repeat(np.arange(internal.size), hi - lo)  # c in N[end] iff end in N[c]
+    keys, c = _common_candidates(seqs, result, internal, hood, origin)
     n = hood.universe.size
-    keys, common = np.unique(result.assignment.group[row] * n + hood.nodes[_ranges(lo, hi)],
-                             return_inverse=True)
-    # Each candidate spans its whole trajectory (start 0, length 1), so all of one
-    # trajectory's candidates are siblings: it joins one common group at most.
-    c = _candidates([(common, internal[row], np.zeros(row.size, np.int64))],
-                    np.ones(keys.size, np.int64), seqs)
     size = hood.size(keys % n)
     moved = _greedy(c, 1.0 / size, _order_rank(keys // n, keys % n, size), k, rng)
     used, member = np.unique(c.group[moved], return_inverse=True)
@@ -906,6 +938,23 @@ def _common_groups(seqs: _Sequences, result: NonoverlappingGroups, internal: np.
                          n_trajectories=np.bincount(member, minlength=used.size),
                          member_group=member, member_traj=c.traj[moved],
                          member_person=c.person[moved])
+
+
+def _common_candidates(seqs: _Sequences, result: NonoverlappingGroups, internal: np.ndarray,
+                       hood: _Neighbourhoods, origin: bool) -> tuple[np.ndarray, _Candidates]:
+    """Every (trajectory group, N[c]) pair a member's origin (or destination) lies in, as
+    ``group * |universe| + c``, and a candidate per member and pair; the rows behind them
+    are freed on return, before the greedy runs."""
+    visit = seqs.start[internal] + (0 if origin else seqs.length[internal] - 1)
+    end = np.searchsorted(hood.universe, seqs.place_values[seqs.code[visit]])
+    lo, hi = hood.ptr[end], hood.ptr[end + 1]
+    row = np.repeat(np.arange(internal.size), hi - lo)  # c in N[end] iff end in N[c]
+    keys, common = _dense_codes(result.assignment.group[row] * hood.universe.size
+                                + hood.nodes[_ranges(lo, hi)])
+    # Each candidate spans its whole trajectory (start 0, length 1), so all of one
+    # trajectory's candidates are siblings: it joins one common group at most.
+    return keys, _candidates([(common, internal[row], np.zeros(row.size, np.int32))],
+                             row.size, np.ones(keys.size, np.int64), seqs)
 
 
 def origin_destination_groups(traj: np.ndarray, person: np.ndarray, place: np.ndarray,
