@@ -386,16 +386,21 @@ def test_nonoverlapping_equals_reference_on_large_groups_of_few_persons(seed: in
 
 
 @pytest.mark.parametrize("block", [1, 3, 50])
-def test_pairs_numbered_block_by_block_give_the_reference_groups(
+def test_blocks_of_candidates_give_the_reference_groups(
         block: int, monkeypatch: pytest.MonkeyPatch) -> None:
-    """(group, person) pairs are numbered a block of whole groups at a time; blocks
-    smaller than one group, of a few groups and of all of them give the same moves."""
+    """Candidates are unpacked, their (group, person) pairs numbered and the common
+    groups' candidates built a block at a time; blocks smaller than one group, of a few
+    groups and of all of them give the same moves and common groups."""
     trips = random_trips(3, n=120, n_places=4)
+    pairs = [(0, 1), (1, 2), (3, 0)]
     monkeypatch.setattr(trajectory_groups, "PAIR_BLOCK", block)
     for k, seed in ((2, 5), (3, 6)):
-        result = nonoverlapping_trajectory_groups(*make_sequences(trips), k=k, seed=seed)
+        arrays = make_sequences(trips)
+        result = nonoverlapping_trajectory_groups(*arrays, k=k, seed=seed)
         assert assignment_rows(result) == reference_nonoverlapping(trips, k, seed)
         check_nonoverlapping(trips, result, k)
+        od = origin_destination_groups(*arrays, result, k, np.array(pairs), seed=seed)
+        assert od.group.size and od_rows(od) == reference_od(trips, result, k, pairs, seed)
 
 
 def test_a_pick_is_each_person_s_first_in_a_uniformly_random_order() -> None:
@@ -407,8 +412,8 @@ def test_a_pick_is_each_person_s_first_in_a_uniformly_random_order() -> None:
     person = np.r_[np.zeros(40, np.int64), np.arange(1, 5)]
     size = person.size
     zeros = np.zeros(size, np.int64)
-    c = _Candidates(group=zeros, traj=np.arange(size), person=person, start=zeros,
-                    stop=zeros + 1)
+    c = _Candidates(group=zeros, traj=np.arange(size), start=zeros, traj_person=person,
+                    group_length=np.ones(1, np.int64))
     trials = 4000
     rngs = [CountingGenerator(np.random.PCG64(s)) for s in range(trials)]
     picks = [_Pool(c, 1, size).pick(0, 2, rng) for rng in rngs]

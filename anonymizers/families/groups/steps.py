@@ -185,11 +185,13 @@ def _read_visits(conn: psycopg.Connection, work: str
     import pyarrow as pa
 
     from anonymizers.db.arrow_reads import read_columns
+    from anonymizers.memory import give_back
 
     columns = read_columns(conn, "groups/030_read_visits.sql",
                            {"traj_index": pa.int64(), "person_index": pa.int64(),
                             "place_code": pa.int64()}, work=work)
     visited = fetch_columns(conn, "groups/031_read_visited_places.sql", work=work)["place_id"]
+    give_back("the visits")  # the Arrow pool keeps the read's pages for reuse
     return ((columns["traj_index"], columns["person_index"], columns["place_code"]),
             pd.Index(visited, dtype=object))
 

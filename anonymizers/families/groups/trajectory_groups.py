@@ -77,7 +77,9 @@ groups whose sequences share places (different trips), while no visit is counted
 
 Cost. Overlapping: one sort of the surviving windows per length, O(W log W) in all, W the
 number of windows examined, memory O(n_visits). Nonoverlapping and origin-destination: the
-windows of all frequent sequences are kept (five int32 columns each); a lazy max-heap of
+windows of all frequent sequences are kept (group, trajectory and start as int32, a person
+and a stop looked up; with the pool's index by trajectory, (group, person) pair number and
+live flag about 22 bytes a window, built a block at a time); a lazy max-heap of
 groups (scores only decrease), and per move a random prefix of about 4k of the group's windows
 (its whole random order only when the prefix holds fewer than k persons) and the moved
 trajectories' windows: linear in the windows, where shuffling a group's live windows at every
@@ -93,6 +95,7 @@ References
 from __future__ import annotations
 
 import heapq
+import itertools
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, replace
 
@@ -115,8 +118,8 @@ __all__ = [
     "overlapping_trajectory_groups",
 ]
 
-# Candidates whose (group, person) pairs are numbered at once (whole groups): bounds the
-# sort's int64 keys and order to about 100 MB.
+# Candidates whose keys are unpacked, or whose (group, person) pairs are numbered (whole
+# groups), at once: bounds the int64 temporaries to about 100 MB.
 PAIR_BLOCK = 8_000_000
 
 
@@ -311,10 +314,13 @@ def _encoded(traj: np.ndarray, person: np.ndarray, place: np.ndarray,
     order = np.lexsort((traj[first], person_code))
     start = np.r_[0, np.cumsum(length[order])[:-1]]
     rows = _ranges(first[order], first[order] + length[order])
-    visit_traj = np.repeat(np.arange(order.size), length[order])
+    # Per-visit columns as int32 when they fit: they live through the whole greedy.
+    dtype = np.int32 if traj.size < 2**31 else np.int64
+    visit_traj = np.repeat(np.arange(order.size, dtype=dtype), length[order])
+    remaining = np.repeat((start + length[order]).astype(dtype), length[order])
+    remaining -= np.arange(traj.size, dtype=dtype)
     return _Sequences(
-        code=place_code[rows].astype(np.int64), visit_traj=visit_traj,
-        remaining=np.repeat(start + length[order], length[order]) - np.arange(traj.size),
+        code=place_code[rows].astype(dtype), visit_traj=visit_traj, remaining=remaining,
         start=start, length=length[order], traj_id=traj[first][order],
         person=person_code[order].astype(np.int64), person_values=person_values,
         place_values=place_values)
@@ -397,7 +403,7 @@ def _sorted_windows(key: np.ndarray, pos: np.ndarray, n: int) -> tuple[np.ndarra
     bits = max(1, (n - 1).bit_length())
     if int(key.max()).bit_length() + bits <= 63:
         # Sorting packed values is several times faster than an argsort of the keys.
-        packed = np.sort((key << bits) | pos)
+        packed = np.sort((key.astype(np.int64) << bits) | pos)
         return packed >> bits, packed & ((1 << bits) - 1)
     order = np.lexsort((pos, key))
     return key[order], pos[order]
@@ -527,8 +533,8 @@ def overlapping_group_windows(traj: np.ndarray, person: np.ndarray, place: np.nd
     c = _window_candidates(seqs, levels) if levels else _empty_candidates()
     return NonoverlappingGroups(groups=groups, assignment=GroupAssignment(
         group=c.group.astype(np.int64), traj=seqs.traj_id[c.traj],
-        person=seqs.person_values[c.person], start=c.start.astype(np.int64),
-        stop=c.stop.astype(np.int64)))
+        person=seqs.person_values[c.person()], start=c.start.astype(np.int64),
+        stop=c.stop().astype(np.int64)))
 
 
 # --- Algorithms 4-5: the greedy over the initial set ----------------------------------------
@@ -554,9 +560,17 @@ class _Candidates:
 
     group: np.ndarray
     traj: np.ndarray  # internal trajectory index
-    person: np.ndarray
     start: np.ndarray
-    stop: np.ndarray
+    traj_person: np.ndarray  # (T,) dense person code of every internal trajectory
+    group_length: np.ndarray  # (G,) length of every group's sequence
+
+    # A candidate's person and stop are looked up, not stored: two columns fewer of the
+    # hundred million candidates at 25M fixes.
+    def person(self, idx: np.ndarray | slice = slice(None)) -> np.ndarray:
+        return self.traj_person[self.traj[idx]]
+
+    def stop(self, idx: np.ndarray | slice = slice(None)) -> np.ndarray:
+        return self.start[idx] + self.group_length[self.group[idx]]
 
 
 def _candidates(parts: Iterable[tuple[np.ndarray, np.ndarray, np.ndarray]], size: int,
@@ -593,16 +607,25 @@ def _candidates(parts: Iterable[tuple[np.ndarray, np.ndarray, np.ndarray]], size
             part |= s
             at += g.size
         key.sort()
-        start = (key & ((1 << bits_s) - 1)).astype(dtype)
-        field = key >> bits_s
-        field &= (1 << bits_t) - 1
-        traj = by_rank.astype(dtype)[field]
-        del field
-        key >>= bits_t + bits_s
-        group = key.astype(dtype)
+        group, traj, start = _unpacked(key, bits_t, bits_s, by_rank.astype(dtype))
         del key
-    return _Candidates(group=group, traj=traj, person=seqs.person.astype(dtype)[traj],
-                       start=start, stop=start + group_length.astype(dtype)[group])
+    return _Candidates(group=group, traj=traj, start=start,
+                       traj_person=seqs.person.astype(dtype),
+                       group_length=group_length.astype(dtype))
+
+
+def _unpacked(key: np.ndarray, bits_t: int, bits_s: int, traj_of_rank: np.ndarray
+              ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Group, internal trajectory and start of packed candidate keys, a block at a time
+    (an int64 temporary of every key would be as large as the keys)."""
+    dtype = traj_of_rank.dtype
+    group, traj, start = (np.empty(key.size, dtype) for _ in range(3))
+    for lo in range(0, key.size, PAIR_BLOCK):
+        block = key[lo:lo + PAIR_BLOCK]
+        start[lo:lo + block.size] = block & ((1 << bits_s) - 1)
+        traj[lo:lo + block.size] = traj_of_rank[(block >> bits_s) & ((1 << bits_t) - 1)]
+        group[lo:lo + block.size] = block >> (bits_t + bits_s)
+    return group, traj, start
 
 
 class _Pool:
@@ -612,10 +635,8 @@ class _Pool:
         self.c = c
         self.alive = np.ones(c.group.size, bool)
         self.group_ptr = np.searchsorted(c.group, np.arange(n_groups + 1))
-        self.by_traj = np.argsort(c.traj, kind="stable").astype(c.traj.dtype)
-        self.traj_ptr = np.searchsorted(c.traj[self.by_traj], np.arange(n_trajectories + 1))
-        self.pair, self.pair_group, self.pair_count = _group_person_pairs(c)
-        self.persons = np.bincount(self.pair_group, minlength=n_groups)
+        self.by_traj, self.traj_ptr = _stable_order(c.traj, n_trajectories)
+        self.pair, self.pair_count, self.persons = _group_person_pairs(c, n_groups)
         self.live = np.diff(self.group_ptr)  # live candidates per group
 
     def pick(self, g: int, k: int, rng: np.random.Generator) -> np.ndarray:
@@ -642,7 +663,7 @@ class _Pool:
 
     def _first_of_each_person(self, order: np.ndarray, k: int) -> np.ndarray:
         live = order[self.alive[order]]
-        _, first = np.unique(self.c.person[live], return_index=True)
+        _, first = np.unique(self.c.person(live), return_index=True)
         return live[np.sort(first)[:k]]
 
     def siblings(self, moved: np.ndarray) -> np.ndarray:
@@ -657,7 +678,7 @@ class _Pool:
         owner = np.repeat(moved, hi - lo)
         live = self.alive[idx]
         idx, owner = idx[live], owner[live]
-        hit = ((c.start[idx] < c.stop[owner]) & (c.stop[idx] > c.start[owner])
+        hit = ((c.start[idx] < c.stop(owner)) & (c.stop(idx) > c.start[owner])
                | (c.group[idx] == c.group[owner]))
         return idx[hit]
 
@@ -665,41 +686,60 @@ class _Pool:
         idx = idx[self.alive[idx]]
         self.alive[idx] = False
         np.subtract.at(self.live, self.c.group[idx], 1)
-        pairs, counts = np.unique(self.pair[idx], return_counts=True)
+        pairs, first, counts = np.unique(self.pair[idx], return_index=True,
+                                         return_counts=True)
         self.pair_count[pairs] -= counts
-        emptied = pairs[self.pair_count[pairs] == 0]
-        np.subtract.at(self.persons, self.pair_group[emptied], 1)
+        emptied = self.pair_count[pairs] == 0
+        np.subtract.at(self.persons, self.c.group[idx[first[emptied]]], 1)
 
 
-def _group_person_pairs(c: _Candidates) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Every candidate's (group, person) pair number, each pair's group and candidates.
+def _stable_order(values: np.ndarray, n_values: int) -> tuple[np.ndarray, np.ndarray]:
+    """``np.argsort(values, kind="stable")`` in ``values``' own integer type, and where each
+    value's run starts in it; sorted a range of values at a time, so that the argsort's
+    int64 result never exists for all of them at once."""
+    order = np.empty(values.size, values.dtype)
+    ptr = np.r_[0, np.cumsum(np.bincount(values, minlength=n_values))]
+    bounds = distinct_values(np.r_[0, np.searchsorted(
+        ptr, np.arange(PAIR_BLOCK, values.size, PAIR_BLOCK)), n_values])
+    for a, b in itertools.pairwise(bounds.tolist()):
+        idx = np.flatnonzero((values >= a) & (values < b))
+        order[ptr[a]:ptr[b]] = idx[np.argsort(values[idx], kind="stable")]
+    return order, ptr
+
+
+def _group_person_pairs(c: _Candidates, n_groups: int
+                        ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Every candidate's (group, person) pair number, each pair's live candidates, and
+    the persons of each group.
 
     The candidates come sorted by group, so the pairs are numbered a block of whole groups
     at a time: the sort's int64 keys and order exist for one block only. Nearly every pair
-    has one candidate (5M-fix city: 22.7 million pairs of 24.5 million windows), so the
-    pairs' two columns are int32 when they fit, as the candidates' are.
+    has one candidate (25M-fix city: 118.8 million pairs of 127.6 million windows), so the
+    pair numbers are int32 and the counts int16 when they fit; a pair's group is that of
+    any of its candidates, and is not stored.
     """
-    n_persons = int(c.person.max()) + 1 if c.person.size else 1
+    n_persons = int(c.traj_person.max()) + 1 if c.traj_person.size else 1
     dtype = np.int32 if c.group.size < 2**31 else np.int64
     pair = np.empty(c.group.size, dtype)
-    pair_group: list[np.ndarray] = []
-    pair_count: list[np.ndarray] = []
+    counts: list[np.ndarray] = []
+    persons = np.zeros(n_groups, np.int64)
     lo, numbered = 0, 0
     while lo < c.group.size:
         hi = int(np.searchsorted(c.group, c.group[min(lo + PAIR_BLOCK, c.group.size) - 1],
                                  side="right"))
-        key = c.group[lo:hi].astype(np.int64) * n_persons + c.person[lo:hi]
+        key = c.group[lo:hi].astype(np.int64) * n_persons + c.person(slice(lo, hi))
         order = np.argsort(key)
         key = key[order]
         new = np.empty(key.size, bool)
         new[:1] = True
         np.not_equal(key[1:], key[:-1], out=new[1:])
-        pair_group.append((key[new] // n_persons).astype(dtype))
-        pair_count.append(np.diff(np.append(np.flatnonzero(new), new.size)).astype(dtype))
+        persons += np.bincount(key[new] // n_persons, minlength=n_groups)
+        counts.append(np.diff(np.append(np.flatnonzero(new), new.size)).astype(dtype))
         pair[lo + order] = np.cumsum(new, dtype=dtype) + (numbered - 1)
-        numbered += pair_group[-1].size
+        numbered += counts[-1].size
         lo = hi
-    return pair, _joined(pair_group, dtype), _joined(pair_count, dtype)
+    most = max((int(part.max()) for part in counts), default=0)
+    return pair, _joined(counts, np.int16 if most < 2**15 else dtype), persons
 
 
 def _joined(parts: list[np.ndarray], dtype: type[np.signedinteger]) -> np.ndarray:
@@ -839,7 +879,7 @@ def _published(seqs: _Sequences, initial: TrajectoryGroups, c: _Candidates,
     used, group = np.unique(c.group[moved], return_inverse=True)
     order = np.lexsort((c.start[moved], seqs.traj_id[c.traj[moved]], group))
     moved, group = moved[order], group[order]
-    n_persons = np.bincount(distinct_values(group * seqs.person_values.size + c.person[moved])
+    n_persons = np.bincount(distinct_values(group * seqs.person_values.size + c.person(moved))
                             // seqs.person_values.size, minlength=used.size)
     places = initial.places[_ranges(initial.offsets[used], initial.offsets[used + 1])]
     groups = TrajectoryGroups(
@@ -847,8 +887,8 @@ def _published(seqs: _Sequences, initial: TrajectoryGroups, c: _Candidates,
         n_persons=n_persons, n_trajectories=np.bincount(group, minlength=used.size))
     assignment = GroupAssignment(
         group=group, traj=seqs.traj_id[c.traj[moved]],
-        person=seqs.person_values[c.person[moved]], start=c.start[moved].astype(np.int64),
-        stop=c.stop[moved].astype(np.int64))
+        person=seqs.person_values[c.person(moved)], start=c.start[moved].astype(np.int64),
+        stop=c.stop(moved).astype(np.int64))
     return NonoverlappingGroups(groups=groups, assignment=assignment)
 
 
@@ -932,29 +972,46 @@ def _common_groups(seqs: _Sequences, result: NonoverlappingGroups, internal: np.
     size = hood.size(keys % n)
     moved = _greedy(c, 1.0 / size, _order_rank(keys // n, keys % n, size), k, rng)
     used, member = np.unique(c.group[moved], return_inverse=True)
-    n_persons = np.bincount(distinct_values(member * seqs.person_values.size + c.person[moved])
+    n_persons = np.bincount(distinct_values(member * seqs.person_values.size + c.person(moved))
                             // seqs.person_values.size, minlength=used.size)
     return _CommonGroups(group=keys[used] // n, centre=keys[used] % n, n_persons=n_persons,
                          n_trajectories=np.bincount(member, minlength=used.size),
                          member_group=member, member_traj=c.traj[moved],
-                         member_person=c.person[moved])
+                         member_person=c.person(moved))
 
 
 def _common_candidates(seqs: _Sequences, result: NonoverlappingGroups, internal: np.ndarray,
                        hood: _Neighbourhoods, origin: bool) -> tuple[np.ndarray, _Candidates]:
     """Every (trajectory group, N[c]) pair a member's origin (or destination) lies in, as
-    ``group * |universe| + c``, and a candidate per member and pair; the rows behind them
-    are freed on return, before the greedy runs."""
+    ``group * |universe| + c`` in ascending order, and a candidate per member and pair.
+
+    Members are taken a block at a time, twice (the pairs, then the candidates), so that
+    no temporary holds a row per candidate: at 25M fixes 110.9 million candidates, whose
+    rows and keys built at once took the step to 8 GB.
+    """
     visit = seqs.start[internal] + (0 if origin else seqs.length[internal] - 1)
     end = np.searchsorted(hood.universe, seqs.place_values[seqs.code[visit]])
-    lo, hi = hood.ptr[end], hood.ptr[end + 1]
-    row = np.repeat(np.arange(internal.size), hi - lo)  # c in N[end] iff end in N[c]
-    keys, common = _dense_codes(result.assignment.group[row] * hood.universe.size
-                                + hood.nodes[_ranges(lo, hi)])
-    # Each candidate spans its whole trajectory (start 0, length 1), so all of one
-    # trajectory's candidates are siblings: it joins one common group at most.
-    return keys, _candidates([(common, internal[row], np.zeros(row.size, np.int32))],
-                             row.size, np.ones(keys.size, np.int64), seqs)
+    lo, hi = hood.ptr[end], hood.ptr[end + 1]  # c in N[end] iff end in N[c]
+    cut = np.searchsorted(np.cumsum(hi - lo), np.arange(PAIR_BLOCK, int((hi - lo).sum()),
+                                                         PAIR_BLOCK))
+    blocks = list(itertools.pairwise(distinct_values(np.r_[0, cut, internal.size])))
+
+    def rows_and_keys(a: int, b: int) -> tuple[np.ndarray, np.ndarray]:
+        row = np.repeat(np.arange(a, b), hi[a:b] - lo[a:b])
+        return row, (result.assignment.group[row] * hood.universe.size
+                     + hood.nodes[_ranges(lo[a:b], hi[a:b])])
+
+    keys = distinct_values(np.concatenate(
+        [np.zeros(0, np.int64)] + [distinct_values(rows_and_keys(a, b)[1]) for a, b in blocks]))
+
+    def parts() -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+        for a, b in blocks:
+            row, key = rows_and_keys(a, b)
+            # Each candidate spans its whole trajectory (start 0, length 1), so all of one
+            # trajectory's candidates are siblings: it joins one common group at most.
+            yield np.searchsorted(keys, key), internal[row], np.zeros(row.size, np.int32)
+
+    return keys, _candidates(parts(), int((hi - lo).sum()), np.ones(keys.size, np.int64), seqs)
 
 
 def origin_destination_groups(traj: np.ndarray, person: np.ndarray, place: np.ndarray,
