@@ -187,10 +187,12 @@ def _read_visits(conn: psycopg.Connection, work: str
     from anonymizers.db.arrow_reads import read_columns
     from anonymizers.memory import give_back
 
+    # The places first: the step's transaction then holds tg_visits until it ends, so the
+    # codes the second read gives them cannot come from another version of the table.
+    visited = fetch_columns(conn, "groups/031_read_visited_places.sql", work=work)["place_id"]
     columns = read_columns(conn, "groups/030_read_visits.sql",
                            {"traj_index": pa.int64(), "person_index": pa.int64(),
                             "place_code": pa.int64()}, work=work)
-    visited = fetch_columns(conn, "groups/031_read_visited_places.sql", work=work)["place_id"]
     give_back("the visits")  # the Arrow pool keeps the read's pages for reuse
     return ((columns["traj_index"], columns["person_index"], columns["place_code"]),
             pd.Index(visited, dtype=object))
