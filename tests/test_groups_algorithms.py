@@ -393,7 +393,7 @@ def test_blocks_of_candidates_give_the_reference_groups(
     groups and of all of them give the same moves and common groups."""
     trips = random_trips(3, n=120, n_places=4)
     pairs = [(0, 1), (1, 2), (3, 0)]
-    monkeypatch.setattr(trajectory_groups, "PAIR_BLOCK", block)
+    monkeypatch.setattr(trajectory_groups, "BLOCK", block)
     for k, seed in ((2, 5), (3, 6)):
         arrays = make_sequences(trips)
         result = nonoverlapping_trajectory_groups(*arrays, k=k, seed=seed)

@@ -104,6 +104,7 @@ import numpy as np
 from anonymizers.checks import checked_k, generator
 from anonymizers.counting import distinct_values
 from anonymizers.errors import InputError
+from anonymizers.memory import compact_type
 from anonymizers.sequences import ranges
 
 __all__ = [
@@ -118,9 +119,11 @@ __all__ = [
     "overlapping_trajectory_groups",
 ]
 
-# Candidates whose keys are unpacked, or whose (group, person) pairs are numbered (whole
-# groups), at once: bounds the int64 temporaries to about 100 MB.
-PAIR_BLOCK = 8_000_000
+# Rows handled at once where every window's temporaries would not fit: candidates whose
+# keys are unpacked or whose (group, person) pairs are numbered (whole groups), windows
+# sorted by trajectory, rows of origin-destination candidates. Bounds the int64
+# temporaries to about 100 MB.
+BLOCK = 8_000_000
 
 
 # --- Results --------------------------------------------------------------------------------
@@ -315,7 +318,7 @@ def _encoded(traj: np.ndarray, person: np.ndarray, place: np.ndarray,
     start = np.r_[0, np.cumsum(length[order])[:-1]]
     rows = _ranges(first[order], first[order] + length[order])
     # Per-visit columns as int32 when they fit: they live through the whole greedy.
-    dtype = np.int32 if traj.size < 2**31 else np.int64
+    dtype = compact_type(traj.size)
     visit_traj = np.repeat(np.arange(order.size, dtype=dtype), length[order])
     remaining = np.repeat((start + length[order]).astype(dtype), length[order])
     remaining -= np.arange(traj.size, dtype=dtype)
@@ -328,8 +331,6 @@ def _encoded(traj: np.ndarray, person: np.ndarray, place: np.ndarray,
 
 def _dense_codes(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """``np.unique(values, return_inverse=True)``, by a lookup table when the span is small."""
-    if values.size == 0:
-        return values[:0], np.zeros(0, np.int64)
     low, high = int(values.min()), int(values.max())
     if high - low > 4 * values.size:
         return np.unique(values, return_inverse=True)
@@ -391,7 +392,7 @@ def _count_level(seqs: _Sequences, key: np.ndarray, pos: np.ndarray, length: int
     frequent = n_persons >= k
     member = frequent[group]
     # The windows are kept until the candidates are made: int32 halves them.
-    dtype = np.int32 if seqs.code.size < 2**31 else np.int64
+    dtype = compact_type(seqs.code.size)
     return _Level(length=length, first_window=spos[first][frequent],
                   n_persons=n_persons[frequent], n_trajectories=n_traj[frequent],
                   window=spos[member].astype(dtype),
@@ -590,8 +591,7 @@ def _candidates(parts: Iterable[tuple[np.ndarray, np.ndarray, np.ndarray]], size
     by_rank = np.argsort(seqs.traj_id)  # internal index of every trajectory id, ascending
     rank = np.empty(n_traj, np.int64)
     rank[by_rank] = np.arange(n_traj)
-    dtype = np.int32 if max(group_length.size, n_traj, int(seqs.length.max()) + 1) < 2**31 \
-        else np.int64
+    dtype = compact_type(max(group_length.size, n_traj, int(seqs.length.max()) + 1))
     if bits_g + bits_t + bits_s > 63:
         group, traj, start = (np.concatenate(a) for a in zip(*parts, strict=True))
         order = np.lexsort((start, rank[traj], group))
@@ -620,8 +620,8 @@ def _unpacked(key: np.ndarray, bits_t: int, bits_s: int, traj_of_rank: np.ndarra
     (an int64 temporary of every key would be as large as the keys)."""
     dtype = traj_of_rank.dtype
     group, traj, start = (np.empty(key.size, dtype) for _ in range(3))
-    for lo in range(0, key.size, PAIR_BLOCK):
-        block = key[lo:lo + PAIR_BLOCK]
+    for lo in range(0, key.size, BLOCK):
+        block = key[lo:lo + BLOCK]
         start[lo:lo + block.size] = block & ((1 << bits_s) - 1)
         traj[lo:lo + block.size] = traj_of_rank[(block >> bits_s) & ((1 << bits_t) - 1)]
         group[lo:lo + block.size] = block >> (bits_t + bits_s)
@@ -700,7 +700,7 @@ def _stable_order(values: np.ndarray, n_values: int) -> tuple[np.ndarray, np.nda
     order = np.empty(values.size, values.dtype)
     ptr = np.r_[0, np.cumsum(np.bincount(values, minlength=n_values))]
     bounds = distinct_values(np.r_[0, np.searchsorted(
-        ptr, np.arange(PAIR_BLOCK, values.size, PAIR_BLOCK)), n_values])
+        ptr, np.arange(BLOCK, values.size, BLOCK)), n_values])
     for a, b in itertools.pairwise(bounds.tolist()):
         idx = np.flatnonzero((values >= a) & (values < b))
         order[ptr[a]:ptr[b]] = idx[np.argsort(values[idx], kind="stable")]
@@ -719,13 +719,13 @@ def _group_person_pairs(c: _Candidates, n_groups: int
     any of its candidates, and is not stored.
     """
     n_persons = int(c.traj_person.max()) + 1 if c.traj_person.size else 1
-    dtype = np.int32 if c.group.size < 2**31 else np.int64
+    dtype = compact_type(c.group.size)
     pair = np.empty(c.group.size, dtype)
     counts: list[np.ndarray] = []
     persons = np.zeros(n_groups, np.int64)
     lo, numbered = 0, 0
     while lo < c.group.size:
-        hi = int(np.searchsorted(c.group, c.group[min(lo + PAIR_BLOCK, c.group.size) - 1],
+        hi = int(np.searchsorted(c.group, c.group[min(lo + BLOCK, c.group.size) - 1],
                                  side="right"))
         key = c.group[lo:hi].astype(np.int64) * n_persons + c.person(slice(lo, hi))
         order = np.argsort(key)
@@ -739,18 +739,9 @@ def _group_person_pairs(c: _Candidates, n_groups: int
         numbered += counts[-1].size
         lo = hi
     most = max((int(part.max()) for part in counts), default=0)
-    return pair, _joined(counts, np.int16 if most < 2**15 else dtype), persons
-
-
-def _joined(parts: list[np.ndarray], dtype: type[np.signedinteger]) -> np.ndarray:
-    """The parts concatenated, each dropped from the list as it is copied."""
-    joined = np.empty(sum(part.size for part in parts), dtype)
-    at = 0
-    while parts:
-        part = parts.pop(0)
-        joined[at:at + part.size] = part
-        at += part.size
-    return joined
+    counts_dtype = np.int16 if most < 2**15 else dtype
+    return pair, (np.concatenate(counts, dtype=counts_dtype, casting="same_kind") if counts
+                  else np.zeros(0, counts_dtype)), persons
 
 
 def _first_draws(size: int, live: int, k: int) -> int:
@@ -992,8 +983,8 @@ def _common_candidates(seqs: _Sequences, result: NonoverlappingGroups, internal:
     visit = seqs.start[internal] + (0 if origin else seqs.length[internal] - 1)
     end = np.searchsorted(hood.universe, seqs.place_values[seqs.code[visit]])
     lo, hi = hood.ptr[end], hood.ptr[end + 1]  # c in N[end] iff end in N[c]
-    cut = np.searchsorted(np.cumsum(hi - lo), np.arange(PAIR_BLOCK, int((hi - lo).sum()),
-                                                         PAIR_BLOCK))
+    cut = np.searchsorted(np.cumsum(hi - lo), np.arange(BLOCK, int((hi - lo).sum()),
+                                                         BLOCK))
     blocks = list(itertools.pairwise(distinct_values(np.r_[0, cut, internal.size])))
 
     def rows_and_keys(a: int, b: int) -> tuple[np.ndarray, np.ndarray]:
