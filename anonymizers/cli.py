@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from anonymizers.errors import AnonymizerError, InputError, PrivacyViolation
+from anonymizers.release.risks import RISKS
 
 __all__ = ["main", "param_pairs"]
 
@@ -130,12 +131,13 @@ def cmd_release(args: argparse.Namespace) -> int:
     _refuse_unknown_params(args.method, given)
     conf = {"dataset": args.dataset, "method": args.method, "k": args.k,
             "k_counts": args.k_counts, "start": args.start, "end": args.end,
-            "accept_composition_risk": args.accept_composition_risk,
+            **{risk.param: getattr(args, risk.param, None) for risk in RISKS},
             **gate.release_params(args.method, given, args.k)}
     with connect(url) as conn:  # fail fast on a bad dataset/method/window, before Airflow
         spec = gate.resolve_spec(conn, conf, None, "check")
         if not gate.is_published(conn, spec):
             gate.check_composition(conn, spec)
+            gate.check_precision(spec)
     _echo(f"running DAG {family} for {spec.release_name} "
           "(Airflow's log: $AIRFLOW_HOME/logs) ...")
     started = time.monotonic()
@@ -229,7 +231,9 @@ def cmd_attack(args: argparse.Namespace) -> int:
         attack = attack_release(conn, args.release, settings, models)
     print(json.dumps(attack.summaries(), indent=2) if args.json else format_table(attack))
     if breaches := attack.breaches():
-        raise PrivacyViolation(f"{len(breaches)} attack(s) the privacy model covers beat 1/k")
+        covered = sum(1 for breach in breaches if breach["covered"])
+        raise PrivacyViolation(f"{len(breaches)} attack(s) beat 1/k ({covered} of them covered "
+                               "by the privacy model), with no accepted attack risk")
     return 0
 
 
@@ -288,23 +292,23 @@ def cmd_releases(args: argparse.Namespace) -> int:
 
     url = _ensure_database()
     with connect(url) as conn:
-        rows = conn.execute(
-            "SELECT release_name, dataset, method, k, window_start, window_end, "
-            "trajectories_in, trajectories_out, composition_risk, comparison "
-            "FROM catalog.releases "
-            "ORDER BY published_at").fetchall()
+        cur = conn.execute("SELECT * FROM catalog.releases ORDER BY published_at")
+        names = [column.name for column in cur.description or ()]
+        rows = [dict(zip(names, row, strict=True)) for row in cur.fetchall()]
     from anonymizers.families.registry import FAMILIES, METHODS
 
     for row in rows:
-        name, dataset, method, k, start, end, t_in, t_out, risk, comparison = row
+        method, t_in = row["method"], row["trajectories_in"]
         unit = FAMILIES[METHODS[method].family].published_unit if method in METHODS else "items"
-        line = (f"{name}  {dataset} {method} k={k}  {start:%Y-%m-%d %H:%M} .. "
-                f"{end:%Y-%m-%d %H:%M}  {t_out} {unit} published from "
+        line = (f"{row['release_name']}  {row['dataset']} {method} k={row['k']}  "
+                f"{row['window_start']:%Y-%m-%d %H:%M} .. {row['window_end']:%Y-%m-%d %H:%M}  "
+                f"{row['trajectories_out']} {unit} published from "
                 f"{'<k' if t_in is None else t_in} trajectories")
-        if comparison:
-            line += f"  [comparison {comparison}: analyst cannot read it]"
-        elif risk:
-            line += f"  composition risk accepted: {risk}"
+        if row["comparison"]:
+            line += f"  [comparison {row['comparison']}: analyst cannot read it]"
+        for risk in RISKS:
+            if row.get(risk.column) and not (row["comparison"] and risk.name == "composition"):
+                line += f"  {risk.name} risk accepted: {row[risk.column]}"
         print(line)
     if not rows:
         _echo("no releases yet")
@@ -404,10 +408,10 @@ def _parser() -> argparse.ArgumentParser:
     rel.add_argument("--k", type=int, required=True)
     rel.add_argument("--k-counts", default="persons",
                      help="what k counts: distinct persons, the only choice (privacy rule 1)")
-    rel.add_argument("--accept-composition-risk", metavar="REASON",
-                     help="publish although the window overlaps a published release of the "
-                          "dataset or is shorter than min_window_hours; the reason is recorded "
-                          "in the manifest and the catalog")
+    for risk in RISKS:
+        rel.add_argument(risk.flag, metavar="REASON",
+                         help=f"publish although {risk.accepts}; the reason is recorded in "
+                              "the manifest and the catalog")
     rel.add_argument("--start", help="window start, ISO-8601 (default: start of the data)")
     rel.add_argument("--end", help="window end, exclusive (default: end of the data)")
     rel.add_argument("--param", action="append", default=[], metavar="KEY=VALUE")

@@ -84,7 +84,7 @@ def _window(start: str, end: str) -> ReleaseWindow:
     from datetime import datetime
 
     return ReleaseWindow("r", "city", "grid_kam_cut", K, datetime.fromisoformat(start),
-                         datetime.fromisoformat(end), 32632, {}, None)
+                         datetime.fromisoformat(end), 32632, {}, None, "f")
 
 
 @pytest.mark.parametrize(("a", "b", "relation"), [

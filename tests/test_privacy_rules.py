@@ -162,11 +162,13 @@ def test_the_cli_refuses_k_over_trajectories_without_a_traceback(loaded_city, ca
 
 def test_the_fingerprint_is_keyed_by_the_installation_secret(loaded_city, conn):
     spec = ReleaseSpec.from_dict(steps.prepare(window("06:00", "09:00"), None, "fp"))
-    plain = hashlib.sha256(f"{spec.source_sha256}|{spec.dataset_id}|{spec.window_start}|"
+    sha = conn.execute("SELECT source_sha256 FROM raw.datasets WHERE name = 'city'"
+                       ).fetchone()[0]
+    plain = hashlib.sha256(f"{sha}|{spec.dataset_id}|{spec.window_start}|"
                            f"{spec.window_end}".encode()).hexdigest()
     assert spec.input_fingerprint != plain
     secret = bytes(conn.execute("SELECT secret FROM private.installation_secret").fetchone()[0])
-    keyed = hmac.new(secret, f"{spec.source_sha256}|{spec.dataset_id}|{spec.window_start}|"
+    keyed = hmac.new(secret, f"{sha}|{spec.dataset_id}|{spec.window_start}|"
                      f"{spec.window_end}".encode(), hashlib.sha256).hexdigest()
     assert spec.input_fingerprint == keyed
     assert len(secret) >= 32

@@ -109,6 +109,7 @@ class ReleaseWindow:
     srid: int
     parameters: dict[str, Any]
     composition_risk: str | None
+    source_fingerprint: str
 
     @property
     def family(self) -> str:
@@ -230,17 +231,21 @@ def read_window(conn: psycopg.Connection, schema: str) -> ReleaseWindow:
     if exists is None or exists[0] is None:
         raise InputError(f"{schema} is not a release (no manifest table); list them with "
                          "`anonymizers releases`")
-    row = conn.execute(sql.SQL(
+    cur = conn.execute(sql.SQL(
         "SELECT dataset, method, k, window_start, window_end, srid, parameters, "
-        "composition_risk FROM {}.manifest").format(sql.Identifier(schema))).fetchone()
-    if row is None:
+        "composition_risk, source_fingerprint FROM {}.manifest").format(
+            sql.Identifier(schema)))
+    row = cur.fetchone()
+    if row is None or cur.description is None:
         raise InputError(f"{schema} has no manifest row: not a release")
-    dataset, method, k, start, end, srid, parameters, risk = row
-    if method not in METHODS:
-        raise InputError(f"{schema} was made by {method!r}, a method this version does not "
-                         "know")
-    return ReleaseWindow(schema, dataset, method, int(k), start, end, int(srid),
-                         dict(parameters), risk)
+    found = dict(zip([column.name for column in cur.description], row, strict=True))
+    if found["method"] not in METHODS:
+        raise InputError(f"{schema} was made by {found['method']!r}, a method this version "
+                         "does not know")
+    return ReleaseWindow(schema, found["dataset"], found["method"], int(found["k"]),
+                         found["window_start"], found["window_end"], int(found["srid"]),
+                         dict(found["parameters"]), found["composition_risk"],
+                         found["source_fingerprint"])
 
 
 def _items(window: ReleaseWindow) -> sql.Composable:
@@ -351,8 +356,8 @@ def differencing_against_ledger(conn: psycopg.Connection,
     """
     window = read_window(conn, release)
     others = run_sql_file(conn, "release/overlapping_releases.sql", {
-        "dataset": window.dataset, "window_start": window.start, "window_end": window.end,
-        "release_name": window.name})
+        "dataset": window.dataset, "source_fingerprint": window.source_fingerprint,
+        "window_start": window.start, "window_end": window.end, "release_name": window.name})
     return [difference_releases(conn, release, str(row[0])) for row in others]
 
 

@@ -2,8 +2,9 @@
 
 Every release records the result in its metrics (the pipeline's ``metrics`` step), and
 ``anonymizers attack RELEASE`` runs it again, with other settings if asked, on a published
-release. A model the family's privacy model covers must never beat 1/k; a model it does
-not cover is measured and reported, not bounded.
+release. No model may beat 1/k (privacy rule 9): one the family's privacy model covers never, one
+it does not cover only when the operator accepted that risk for the release (recorded in
+its manifest and the catalog as ``attack_risk``).
 """
 
 from __future__ import annotations
@@ -55,15 +56,21 @@ class ReleaseAttack:
     note: str
     covered: tuple[str, ...]
     result: AttackResult
+    # The operator's reason, from the manifest, for publishing despite an attack the model
+    # does not cover (privacy rule 9); None when none was given.
+    attack_risk: str | None = None
 
     def summaries(self) -> list[dict[str, Any]]:
         return [{**s, "covered": s["model"] in self.covered}
                 for s in self.result.summaries()]
 
     def breaches(self) -> list[dict[str, Any]]:
-        """Covered models whose measured risk exceeds 1/k: the release breaks its model."""
+        """Models whose measured risk exceeds 1/k (privacy rule 9): a covered one breaks the
+        release's own model, always; one the model does not cover stops the release too,
+        unless the operator accepted that risk (``attack_risk``)."""
         bound = 1.0 / self.k + _EPSILON
-        return [s for s in self.summaries() if s["covered"] and s["prosecutor_max"] > bound]
+        return [s for s in self.summaries() if s["prosecutor_max"] > bound
+                and (s["covered"] or not self.attack_risk)]
 
 
 def attack_release(conn: psycopg.Connection, schema: str,
@@ -87,7 +94,8 @@ def attack_release(conn: psycopg.Connection, schema: str,
                          max_units=settings.max_targets, max_instances=settings.max_instances,
                          seed=settings.seed)
     result.runs.extend(run for run in given.runs if models is None or run.model in models)
-    return ReleaseAttack(schema, release.k, given.unit, given.note, given.covered, result)
+    return ReleaseAttack(schema, release.k, given.unit, given.note, given.covered, result,
+                         (release.manifest.get("attack_risk") or "").strip() or None)
 
 
 def attack_metrics(attack: ReleaseAttack) -> tuple[list[MetricRow], list[SeriesRow]]:

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from anonymizers.errors import InputError
 from anonymizers.release.params import ParamSpec
+from anonymizers.release.risks import RISKS
 
 __all__ = [
     "FAMILIES",
@@ -74,9 +75,9 @@ RUN_PARAMS: tuple[ParamSpec, ...] = (
     ParamSpec("end", str, None, "Window end, exclusive", nullable=True),
     ParamSpec("srid", int, None, "Metric CRS of the release (default: the UTM zone of the "
               "data)", nullable=True, minimum=1),
-    ParamSpec("accept_composition_risk", str, None,
-              "Reason to publish a window that overlaps a published one or is short "
-              "(recorded in the manifest and the catalog)", nullable=True),
+    *(ParamSpec(risk.param, str, None, f"Reason to publish although {risk.accepts} "
+                "(recorded in the manifest and the catalog)", nullable=True)
+      for risk in RISKS),
 )
 
 # Parameters of the shared machinery, recorded with the method's (privacy rules 3-4).
@@ -111,6 +112,12 @@ def _positive(name: str, default: float, help_text: str) -> ParamSpec:
     return ParamSpec(name, float, default, help_text, minimum=0, exclusive_minimum=True)
 
 
+def _lattice(name: str, default: float, help_text: str) -> ParamSpec:
+    """A length in metres that sets a published precision (privacy rule 7: its floor)."""
+    return ParamSpec(name, float, default, help_text, minimum=0, exclusive_minimum=True,
+                     precision=True)
+
+
 _PREFIX_TREE = (
     ParamSpec("min_continuations", int, 1,
               "Cut published prefixes with fewer distinct continuations (1 = off; issue 7, "
@@ -127,7 +134,7 @@ _TESSELLATION = (
               "MaxDisplacement of a merged area, metres (0: no limit)", minimum=0),
     ParamSpec("max_iterations", int, 50, "Steps of progressive generalization (Algorithm 3)",
               minimum=1),
-    _positive("snap", 50.0, "Lattice (m) of generators and the clip box (privacy rule 2)"),
+    _lattice("snap", 50.0, "Lattice (m) of generators and the clip box (privacy rule 2)"),
 )
 _GRID_STEPS = ("project", "grid_membership", "visits_and_flows", "anonymize", "build_release")
 _VORONOI_STEPS = ("project", "characteristic_points", "cluster", "voronoi",
@@ -135,7 +142,7 @@ _VORONOI_STEPS = ("project", "characteristic_points", "cluster", "voronoi",
 
 _GENERALIZATION_METHODS = (
     MethodEntry("grid_kam_cut", "generalization", "fixed square grid + KAM_CUT (baseline)",
-                (_positive("cell_size", 1000.0, "Grid cell size, metres"), *_PREFIX_TREE),
+                (_lattice("cell_size", 1000.0, "Grid cell size, metres"), *_PREFIX_TREE),
                 _GRID_STEPS),
     MethodEntry("kam_cut", "generalization",
                 "data-driven Voronoi cells + progressive generalization + KAM_CUT (Alg. 4)",
@@ -172,7 +179,7 @@ _GENERALIZATION = FamilyEntry(
 # --------------------------------------------------------------------------- mob
 
 _MOB_PARAMS = (
-    _positive("cell_size", 100.0, "Grid cell size, metres (positions are cells; regions are "
+    _lattice("cell_size", 100.0, "Grid cell size, metres (positions are cells; regions are "
               "rectangles of cells)"),
     ParamSpec("interval", int, 300, "Seconds between time points (from the window start); a "
               "position is the last fix at or before a time point (seed 003 §6.1)", minimum=1),
@@ -232,8 +239,9 @@ _CLUSTERING = FamilyEntry(
     tags=("seed-002",),
 )
 _MLA_PARAMS = (
-    _positive("epsilon", 10.0, "Side (m) of the grid cells, the leaves of the x and y "
-              "hierarchies (seed 001's ε; 10 m in its experiments)"),
+    _lattice("epsilon", 50.0, "Side (m) of the grid cells, the leaves of the x and y "
+             "hierarchies (seed 001's ε; its experiments' 10 m is below the precision floor "
+             "and needs accept_precision_risk)"),
     ParamSpec("time_bin", int, 3600, "Seconds of a time bin, the leaves of the time hierarchy "
               "(from the window start; the paper's hours)", minimum=1),
     ParamSpec("coverage", float, 0.99, "Share of the fixes, central on each axis, the grid "
@@ -255,8 +263,8 @@ _CLUSTERING_METHODS = (
                            minimum=0, maximum=1),
                  ParamSpec("alpha", float, 0.8, "Density-distance weight of the initial seed "
                            "selection (the paper's 0.8)", minimum=0, maximum=1),
-                 _positive("snap", 50.0, "Lattice (m) the group rectangles are snapped "
-                           "outward to (privacy rule 2)")),
+                 _lattice("snap", 50.0, "Lattice (m) the group rectangles are snapped "
+                          "outward to (privacy rule 2)")),
                 _TCAA_STEPS),
     *(MethodEntry(name, "clustering", description, _MLA_PARAMS, _MLA_STEPS)
       for name, description in (
@@ -302,7 +310,7 @@ _GROUPS_COMMON = (
     ParamSpec("places_release", str, None, "With places=voronoi: the published "
               "generalization release (kam_cut, kam_rec, grid_kam_cut) whose cells are the "
               "places", nullable=True),
-    _positive("cell_size", 500.0, "Side (m) of the grid cells when places=grid"),
+    _lattice("cell_size", 500.0, "Side (m) of the grid cells when places=grid"),
     ParamSpec("interval_size", int, None, "Interval filter size I_s of the groups' and "
               "classes' counts (seed 004 §4.2; default k; tg_overlapping needs at least "
               "ceil(k/2), and k with demographic classes, §4.5.1)", minimum=1, nullable=True),

@@ -28,6 +28,7 @@ from anonymizers.families.registry import SHARED_STEPS_AFTER, method_entry
 from anonymizers.memory import give_back
 from anonymizers.processes import forked_call
 from anonymizers.release import gate
+from anonymizers.release.risks import ATTACK
 from anonymizers.release.spec import ReleaseSpec
 
 __all__ = [
@@ -106,6 +107,7 @@ def prepare(params: dict[str, Any], interval: tuple[datetime, datetime] | None,
             log.info("%s is already published: nothing to do", release.release_name)
             return None
         gate.check_composition(conn, release)
+        gate.check_precision(release)
         gate.check_enough_owners(conn, release)
         gate.prepare_work_schema(conn, release)
         _injected_fault("prepare")
@@ -145,7 +147,7 @@ def manifest(spec: dict[str, Any]) -> None:
 
 def metrics(spec: dict[str, Any]) -> None:
     """The family's utility and risk measures and the attack suite's measured risk, stored
-    by the shared writer; a covered attack beating 1/k stops the release here.
+    by the shared writer; an attack beating 1/k stops the release here (privacy rule 9).
 
     The attack suite reads only what earlier steps committed (the build schema, the raw
     window), so it runs on a forked process with a connection of its own while this one
@@ -181,7 +183,7 @@ def _attack_beside(release: ReleaseSpec, _: None) -> tuple[list[Any], list[Any]]
 
 def _attack(conn: psycopg.Connection, build: str, work: str) -> tuple[list[Any], list[Any]]:
     """The attack suite on the build schema (reading what the run made in ``work`` where
-    its adapter can); raises PrivacyViolation on a covered breach."""
+    its adapter can); raises PrivacyViolation when an attack beats 1/k (privacy rule 9)."""
     from anonymizers.attacks.release import AT_RELEASE, attack_metrics, attack_release
 
     started = time.monotonic()
@@ -193,8 +195,17 @@ def _attack(conn: psycopg.Connection, build: str, work: str) -> tuple[list[Any],
         raise PrivacyViolation(
             f"the {worst['model']} attack with {worst['knowledge_length']} known points "
             f"re-identifies with probability {worst['prosecutor_max']:.3f} > 1/k = "
-            f"{1 / attack.k:.3f}; not published")
+            f"{1 / attack.k:.3f}; not published. " + _breach_advice(worst["covered"]))
     return attack_metrics(attack)
+
+
+def _breach_advice(covered: bool) -> str:
+    if covered:
+        return "The method's own privacy model covers this attacker: this is a bug."
+    return ("The method's privacy model does not cover this attacker. Choose parameters "
+            "that publish less (see the method's documentation), or accept the risk with "
+            f"{ATTACK.param}=\"<reason>\" in the run's conf ({ATTACK.flag} on the command "
+            "line), recorded in the manifest and the catalog.")
 
 
 def verify(spec: dict[str, Any]) -> dict[str, Any]:

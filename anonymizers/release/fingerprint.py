@@ -16,7 +16,7 @@ import psycopg
 
 from anonymizers.errors import DatabaseSetupError
 
-__all__ = ["input_fingerprint", "installation_secret", "keyed_digest"]
+__all__ = ["input_fingerprint", "installation_secret", "keyed_digest", "source_fingerprint"]
 
 
 def installation_secret(conn: psycopg.Connection) -> bytes:
@@ -39,3 +39,9 @@ def keyed_digest(secret: bytes, name: str, digest: str) -> str:
     """HMAC-SHA256 of another input of a release (e.g. the QID set of a MOB release), named
     so that two inputs with equal text never share a fingerprint."""
     return hmac.new(secret, f"{name}|{digest}".encode(), hashlib.sha256).hexdigest()
+
+
+def source_fingerprint(secret: bytes, source_sha256: str) -> str:
+    """HMAC-SHA256 of the source file's digest: the key of the ledger (the same data loaded
+    under two dataset names is one ledger), safe to record where the plain digest is not."""
+    return keyed_digest(secret, "source", source_sha256)

@@ -19,8 +19,14 @@ from psycopg import sql
 from anonymizers.db.sqlfiles import run_sql_file
 from anonymizers.errors import InputError, ReleaseError
 from anonymizers.families.registry import FAMILIES, MACHINERY_PARAMS, RUN_PARAMS, method_entry
-from anonymizers.release.fingerprint import input_fingerprint, installation_secret, keyed_digest
+from anonymizers.release.fingerprint import (
+    input_fingerprint,
+    installation_secret,
+    keyed_digest,
+    source_fingerprint,
+)
 from anonymizers.release.params import parse_params
+from anonymizers.release.risks import PRECISION, PRECISION_FLOOR_M, accepted_risks
 from anonymizers.release.spec import MIN_WINDOW_HOURS, ReleaseSpec, utm_srid
 
 __all__ = [
@@ -92,11 +98,12 @@ def resolve_spec(conn: psycopg.Connection, params: dict[str, Any],
     chosen = {**release_params(params["method"], params, run["k"]),
               **_keyed_inputs(conn, secret, params["method"], dataset_id)}
     return ReleaseSpec(
-        dataset=run["dataset"], dataset_id=dataset_id, source_sha256=sha,
+        dataset=run["dataset"], dataset_id=dataset_id,
+        source_fingerprint=source_fingerprint(secret, sha),
         method=params["method"], k=run["k"], k_counts=params.get("k_counts") or "persons",
         window_start=start, window_end=end, srid=srid, params=chosen, run_token=token,
         input_fingerprint=input_fingerprint(secret, sha, dataset_id, start, end),
-        composition_risk=(run["accept_composition_risk"] or "").strip() or None,
+        risks=accepted_risks(run),
     )
 
 
@@ -112,7 +119,7 @@ def _keyed_inputs(conn: psycopg.Connection, secret: bytes, method: str,
 
 
 def _run_params(params: dict[str, Any]) -> dict[str, Any]:
-    """dataset, k, start, end, srid, accept_composition_risk: parsed and checked."""
+    """dataset, k, start, end, srid and the accepted risks: parsed and checked."""
     if "method" not in params:
         raise InputError("no method given; choose one with --method (see release --help)")
     for required in ("dataset", "k"):
@@ -154,17 +161,41 @@ def check_composition(conn: psycopg.Connection, spec: ReleaseSpec) -> None:
                          f"{floor:g}: next to other releases a short window isolates people. "
                          "Widen it, or give --accept-composition-risk \"<reason>\".")
     overlapping = run_sql_file(conn, "release/overlapping_releases.sql", {
-        "dataset": spec.dataset, "window_start": spec.window_start,
-        "window_end": spec.window_end, "release_name": spec.release_name})
+        "dataset": spec.dataset, "source_fingerprint": spec.source_fingerprint,
+        "window_start": spec.window_start, "window_end": spec.window_end,
+        "release_name": spec.release_name})
     if overlapping:
-        shown = "; ".join(f"{name} ({method}, {start:%Y-%m-%d %H:%M} .. {end:%Y-%m-%d %H:%M})"
-                          for name, method, start, end, _ in overlapping[:3])
+        shown = "; ".join(f"{name} ({dataset}, {method}, {start:%Y-%m-%d %H:%M} .. "
+                          f"{end:%Y-%m-%d %H:%M})"
+                          for name, dataset, method, start, end, _ in overlapping[:3])
         raise InputError(
             f"the window {spec.window_start} .. {spec.window_end} overlaps {len(overlapping)} "
-            f"published release(s) of dataset {spec.dataset!r}: {shown}. Releases of "
+            f"published release(s) of the data of dataset {spec.dataset!r} (under this or "
+            f"another dataset name): {shown}. Releases of "
             "overlapping windows can be differenced into facts about fewer than k people. "
             "Choose a window that does not overlap them, or give "
             "--accept-composition-risk \"<reason>\" (recorded in the manifest and catalog).")
+
+
+def check_precision(spec: ReleaseSpec) -> None:
+    """Refuse a published precision below the floor, unless the operator accepts the risk.
+
+    Every parameter that sets a published precision (a lattice step, cell size or grid
+    side; ``precision`` in the registry) is at least PRECISION_FLOOR_M metres: a finer
+    lattice puts edges on individual fixes (DESIGN, privacy rule 7).
+    """
+    if spec.risks.get(PRECISION.column):
+        return
+    below = [(param.name, float(spec.params[param.name]))
+             for param in method_entry(spec.method).params
+             if param.precision and float(spec.params[param.name]) < PRECISION_FLOOR_M]
+    if below:
+        shown = ", ".join(f"{name}={value:g}" for name, value in below)
+        raise InputError(
+            f"{shown} m is finer than the {PRECISION_FLOOR_M:g} m floor of every published "
+            "precision: the edges of so fine a lattice can place single persons. Choose at "
+            f"least {PRECISION_FLOOR_M:g}, or give {PRECISION.flag} \"<reason>\" (recorded in "
+            "the manifest and the catalog).")
 
 
 def is_published(conn: psycopg.Connection, spec: ReleaseSpec) -> bool:

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from anonymizers.errors import InputError
+from anonymizers.release.risks import PRECISION, PRECISION_FLOOR_M
 
 __all__ = ["ParamSpec", "parse_params"]
 
@@ -25,7 +26,10 @@ class ParamSpec:
 
     ``minimum``/``maximum`` are inclusive unless ``exclusive_minimum``; ``nullable`` lets
     the value be None (``default`` None then means "derived", e.g. from k); ``choices``
-    restricts a string to a list.
+    restricts a string to a list; ``precision`` marks a length in metres that sets a
+    published precision (a lattice step, cell size or grid side): below the machinery's
+    floor (:data:`anonymizers.release.risks.PRECISION_FLOOR_M`) it needs the operator's
+    accepted precision risk (privacy rule 7).
     """
 
     name: str
@@ -37,6 +41,7 @@ class ParamSpec:
     exclusive_minimum: bool = False
     choices: tuple[str, ...] | None = None
     nullable: bool = False
+    precision: bool = False
 
     def parse(self, value: Any) -> Any:
         """``value`` converted to the parameter's type and checked; None/"" gives the default."""
@@ -83,7 +88,9 @@ class ParamSpec:
         kind = _JSON_TYPES.get(self.kind, self.kind.__name__)
         default = "derived" if self.default is None else f"{self.default!r}"
         limits = f"; {self.range_text}" if self.range_text else ""
-        return f"{self.name} ({kind}, default {default}{limits}): {self.help}"
+        floor = (f"; below {PRECISION_FLOOR_M:g} m needs {PRECISION.flag}"
+                 if self.precision else "")
+        return f"{self.name} ({kind}, default {default}{limits}{floor}): {self.help}"
 
     def json_schema(self) -> dict[str, Any]:
         """Keyword arguments of Airflow's ``Param`` (JSON Schema) for this parameter."""

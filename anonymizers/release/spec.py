@@ -1,10 +1,10 @@
 """What one release is: dataset, method, parameters and window, and the names derived from them.
 
 A release's identity is a hash of everything that determines its content (dataset and
-its source digest, method, k, what k counts, parameters, window). Re-running the same
-release therefore targets the same schema names: a failed run is completed by a re-run,
-and a published release is never published twice. Which methods exist and what their
-parameters are is the registry's (:mod:`anonymizers.families.registry`).
+the keyed fingerprint of its source, method, k, what k counts, parameters, window).
+Re-running the same release therefore targets the same schema names: a failed run is
+completed by a re-run, and a published release is never published twice. Which methods
+exist and what their parameters are is the registry's (:mod:`anonymizers.families.registry`).
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from typing import Any
 from anonymizers import __version__
 from anonymizers.errors import InputError
 from anonymizers.families.registry import FAMILIES, method_entry
+from anonymizers.release.risks import COMPOSITION, RISKS
 
 __all__ = [
     "MIN_WINDOW_HOURS",
@@ -59,7 +60,11 @@ class ReleaseSpec:
 
     dataset: str
     dataset_id: int
-    source_sha256: str
+    # The keyed fingerprint of the source file (HMAC under the installation secret): the key
+    # of the ledger, so the same data loaded under two names is one ledger. The plain digest
+    # stays in raw.datasets: the spec travels by XCom, which the owner's database does not
+    # guard (privacy rule 10).
+    source_fingerprint: str
     method: str
     k: int
     k_counts: str
@@ -70,8 +75,9 @@ class ReleaseSpec:
     # HMAC of the source digest and window under the installation secret (keyed: a plain
     # hash would let anyone holding a candidate file confirm it); set by the gate.
     input_fingerprint: str = ""
-    # The operator's reason for publishing despite an overlapping / short window (rule 4).
-    composition_risk: str | None = None
+    # The operator's reasons for publishing despite a rule (anonymizers.release.risks):
+    # ``{column: reason}``, e.g. {"composition_risk": "..."} for an overlapping window.
+    risks: dict[str, str] = field(default_factory=dict)
     run_token: str = "manual"  # names this run's scratch schemas; not part of the identity
     code_version: str = __version__
 
@@ -93,7 +99,7 @@ class ReleaseSpec:
     def digest(self) -> str:
         identity = {key: value for key, value in asdict(self).items()
                     if key not in ("code_version", "run_token", "input_fingerprint",
-                                   "composition_risk")}
+                                   "risks")}
         text = json.dumps(identity, sort_keys=True, default=str)
         return hashlib.sha256(text.encode()).hexdigest()[:10]
 
@@ -114,6 +120,10 @@ class ReleaseSpec:
     @property
     def family(self) -> str:
         return method_entry(self.method).family
+
+    @property
+    def composition_risk(self) -> str | None:
+        return self.risks.get(COMPOSITION.column)
 
     @property
     def count_interval(self) -> int:
@@ -139,8 +149,9 @@ class ReleaseSpec:
             "k_counts": self.k_counts, "privacy_model": self.privacy_model,
             "window_start": self.window_start, "window_end": self.window_end,
             "srid": self.srid, "input_fingerprint": self.input_fingerprint,
-            "count_interval": self.count_interval, "composition_risk": self.composition_risk,
+            "count_interval": self.count_interval, "source_fingerprint": self.source_fingerprint,
             "code_version": self.code_version,
+            **{risk.column: self.risks.get(risk.column) for risk in RISKS},
         }
 
     def to_dict(self) -> dict[str, Any]:

@@ -8,6 +8,8 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
+from anonymizers.release.risks import PRECISION_FLOOR_M, RISKS
+
 __all__ = ["checks_rows", "count_text", "manifest_sentences"]
 
 
@@ -52,14 +54,17 @@ def _verifier_sentence(result: dict[str, Any] | None) -> str:
             f"{len(checks)} checks, listed below.")
 
 
-def _composition_sentence(manifest: dict[str, Any]) -> str:
-    risk = (manifest.get("composition_risk") or "").strip()
-    if risk:
-        return ("Composition risk was ACCEPTED by the operator (the window overlaps a "
-                "published window of this dataset, or is shorter than the minimum), for "
-                f"this reason: {risk}")
-    return ("No composition risk was accepted: the window overlaps no published window of "
-            "this dataset and is not shorter than the minimum (privacy rule 4).")
+def _risks_sentence(manifest: dict[str, Any]) -> str:
+    """Every rule the operator overrode for this release, with the recorded reason."""
+    accepted = [(risk, str(manifest.get(risk.column) or "").strip()) for risk in RISKS]
+    accepted = [(risk, reason) for risk, reason in accepted if reason]
+    if not accepted:
+        return ("None. The window overlaps no published window of the same data and is not "
+                "shorter than the minimum; every published precision is at least "
+                f"{PRECISION_FLOOR_M:g} m; no attack of the suite re-identifies anyone with a "
+                "probability above 1/k.")
+    return " ".join(f"ACCEPTED by the operator: publishing although {risk.accepts}, for this "
+                    f"reason: {reason}." for risk, reason in accepted)
 
 
 def manifest_sentences(manifest: dict[str, Any], family_title: str) -> list[tuple[str, str]]:
@@ -75,7 +80,7 @@ def manifest_sentences(manifest: dict[str, Any], family_title: str) -> list[tupl
         ("Privacy model", str(manifest["privacy_model"])),
         ("Published and suppressed", _counts_sentence(manifest)),
         ("Verifier", _verifier_sentence(manifest.get("verifier_result"))),
-        ("Composition risk", _composition_sentence(manifest)),
+        ("Accepted risks", _risks_sentence(manifest)),
         ("Provenance", f"Input fingerprint {manifest['input_fingerprint']} (keyed HMAC: it "
                        "identifies the input to this installation only); code version "
                        f"{manifest['code_version']}."),

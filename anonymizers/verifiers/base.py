@@ -33,7 +33,12 @@ from psycopg import sql
 
 from anonymizers.db.sqlfiles import run_sql_file
 from anonymizers.errors import InputError
-from anonymizers.release.fingerprint import input_fingerprint, installation_secret
+from anonymizers.families.registry import METHODS
+from anonymizers.release.fingerprint import (
+    input_fingerprint,
+    installation_secret,
+    source_fingerprint,
+)
 
 __all__ = [
     "ALLOWED_ORDER_STATISTICS",
@@ -47,8 +52,14 @@ __all__ = [
 ]
 
 SHOWN = 10  # violations quoted in the result
-# The verifier's own floor (not the gate's constant: a bug there must not move it).
+# The verifier's own floors (not the gate's constants: a bug there must not move them).
 MIN_WINDOW_HOURS = 1.0
+PRECISION_FLOOR_M = 50.0
+# Slack for floating point in "risk <= 1/k".
+_RISK_EPSILON = 1e-9
+# Every published figure of the attack suite that is a largest re-identification
+# probability (anonymizers.attacks.release): scalars per model and series per length.
+ATTACK_MAXIMUM = re.compile(r"^attack(_[a-z_]+_prosecutor_max|\.[a-z_]+\.max)$")
 # Names that betray an order statistic of individual values (rule 3).
 ORDER_STATISTIC = re.compile(r"(^|[._])(max|min|maximum|minimum|quantile|percentile|median)"
                              r"($|[._])")
@@ -160,6 +171,8 @@ def check_shared_rules(conn: psycopg.Connection, release: ReleaseUnderTest, latt
     _check_lattice(conn, release, lattice_m, result)
     _check_metrics(conn, release, result)
     _check_window(conn, release, result)
+    _check_precision(release, result)
+    _check_measured_risk(conn, release, result)
     _check_identifiers_and_time(conn, release, time_lattice_s, result)
     return True
 
@@ -170,8 +183,14 @@ def check_shared_rules(conn: psycopg.Connection, release: ReleaseUnderTest, latt
 def _check_fingerprint(conn: psycopg.Connection, release: ReleaseUnderTest,
                        result: VerifierResult) -> bool:
     manifest = release.manifest
+    secret = installation_secret(conn)
+    if manifest["source_fingerprint"] != source_fingerprint(secret, release.source_sha256):
+        result.violations.append("the source fingerprint is not this installation's keyed "
+                                 "fingerprint of the dataset's source file: the ledger would "
+                                 "not find the release's overlaps (rule 4)")
+        return False
     expected = input_fingerprint(
-        installation_secret(conn), release.source_sha256, release.dataset_id,
+        secret, release.source_sha256, release.dataset_id,
         manifest["window_start"].astimezone(UTC).isoformat(),
         manifest["window_end"].astimezone(UTC).isoformat())
     if manifest["input_fingerprint"] != expected:
@@ -330,7 +349,8 @@ def _check_window(conn: psycopg.Connection, release: ReleaseUnderTest,
         result.violations.append(f"the window lasts {hours * 60:.0f} min, shorter than "
                                  f"{MIN_WINDOW_HOURS:g} h, and no composition risk was accepted")
     overlapping = run_sql_file(conn, "verify/ledger_overlaps.sql", {
-        "dataset": manifest["dataset"], "window_start": manifest["window_start"],
+        "dataset": manifest["dataset"], "source_fingerprint": manifest["source_fingerprint"],
+        "window_start": manifest["window_start"],
         "window_end": manifest["window_end"], "release_name": manifest["release_name"]})
     result.checks["overlapping_releases"] = len(overlapping)
     for name, risk in overlapping:
@@ -339,3 +359,49 @@ def _check_window(conn: psycopg.Connection, release: ReleaseUnderTest,
                                      "neither release records an accepted composition risk")
     if release.count_interval < 1:
         result.violations.append(f"count_interval {release.count_interval} is not an interval")
+
+
+# --------------------------------------------------------------------------- rule 7
+
+
+def _check_precision(release: ReleaseUnderTest, result: VerifierResult) -> None:
+    """Every parameter the registry declares a published precision is at least the floor
+    in the manifest's own parameters, unless the operator accepted the risk."""
+    method = METHODS.get(release.manifest["method"])
+    declared = [spec.name for spec in (method.params if method else ()) if spec.precision]
+    accepted = bool((release.manifest.get("precision_risk") or "").strip())
+    result.checks["precision_parameters"] = len(declared)
+    result.checks["precision_risk_accepted"] = accepted
+    for name in declared:
+        value = release.parameters.get(name)
+        if value is None:
+            result.violations.append(f"the manifest records no {name}: the release's published "
+                                     "precision cannot be checked (rule 7)")
+        elif float(value) < PRECISION_FLOOR_M and not accepted:
+            result.violations.append(f"{name}={float(value):g} m is below the "
+                                     f"{PRECISION_FLOOR_M:g} m floor of published precision and "
+                                     "no precision risk was accepted (rule 7)")
+
+
+# --------------------------------------------------------------------------- rule 9
+
+
+def _check_measured_risk(conn: psycopg.Connection, release: ReleaseUnderTest,
+                         result: VerifierResult) -> None:
+    """No attack of the suite beats 1/k, covered by the privacy model or not, unless the
+    operator accepted the attack risk (the metrics step stops such a run first; this reads
+    what it recorded, so a release without the figures cannot pass either)."""
+    accepted = bool((release.manifest.get("attack_risk") or "").strip())
+    bound = 1.0 / release.k + _RISK_EPSILON
+    maxima = [(name, value) for name, unit, value
+              in run_sql_file(conn, "verify/metric_values.sql", release=release.schema)
+              if ATTACK_MAXIMUM.match(name) and unit == "probability" and value is not None]
+    above = [(name, value) for name, value in maxima if value > bound]
+    result.checks["attack_maxima"] = len(maxima)
+    result.checks["attack_risk_accepted"] = accepted
+    if accepted:
+        return
+    for name, value in above[:SHOWN]:
+        result.violations.append(f"{name} = {value:.3f} > 1/k = {1 / release.k:.3f}: an attack "
+                                 "of the suite re-identifies above 1/k and no attack risk was "
+                                 "accepted (rule 9)")

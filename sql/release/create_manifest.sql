@@ -23,6 +23,9 @@ CREATE TABLE {build}.manifest (
     input_fingerprint text NOT NULL,
     count_interval    integer NOT NULL,
     composition_risk  text,
+    precision_risk    text,
+    attack_risk       text,
+    source_fingerprint text NOT NULL,
     trajectories_in   bigint,
     persons_in        bigint,
     points_in         bigint,
@@ -35,7 +38,8 @@ CREATE TABLE {build}.manifest (
 INSERT INTO {build}.manifest
 SELECT %(release_name)s, %(dataset)s, %(method)s, %(parameters)s, %(k)s, %(k_counts)s,
        %(privacy_model)s, %(window_start)s, %(window_end)s, %(srid)s, %(input_fingerprint)s,
-       %(count_interval)s, %(composition_risk)s,
+       %(count_interval)s, %(composition_risk)s, %(precision_risk)s, %(attack_risk)s,
+       %(source_fingerprint)s,
        catalog.interval_count(%(trajectories_in)s, %(k)s, %(count_interval)s),
        catalog.interval_count(%(persons_in)s, %(k)s, %(count_interval)s),
        catalog.interval_count(%(points_in)s, %(k)s, %(count_interval)s),
@@ -64,6 +68,9 @@ COMMENT ON COLUMN {build}.manifest.srid IS 'SRID of every geometry in this relea
 COMMENT ON COLUMN {build}.manifest.input_fingerprint IS 'HMAC-SHA256 (installation secret) over the source file digest, dataset and window: identifies the input to this installation only.';
 COMMENT ON COLUMN {build}.manifest.count_interval IS 'Interval size of the interval filter (seed 004 §4.2) every published count went through: a count c >= k is published as the lower end of the interval [k + count_interval i, k + count_interval (i + 1)) holding it; 1 means exact counts (asked for by the operator).';
 COMMENT ON COLUMN {build}.manifest.composition_risk IS 'NULL, or the operator''s reason for publishing although the window overlaps a published release of the dataset or is shorter than the minimum (privacy rule 4).';
+COMMENT ON COLUMN {build}.manifest.precision_risk IS 'NULL, or the operator''s reason for publishing although a parameter that sets a published precision (lattice, cell size, epsilon) is below the 50 m floor (privacy rule 7).';
+COMMENT ON COLUMN {build}.manifest.attack_risk IS 'NULL, or the operator''s reason for publishing although an attack of the suite (see metrics attack_*) measured a re-identification risk above 1/k that the method''s privacy model does not cover (privacy rule 9).';
+COMMENT ON COLUMN {build}.manifest.source_fingerprint IS 'HMAC-SHA256 (installation secret) of the source file''s digest: the ledger''s key, the same for every release of the same file under any dataset name.';
 COMMENT ON COLUMN {build}.manifest.trajectories_in IS 'Trajectories in the window before anonymization (interval-filtered: lower end of an interval of size count_interval; NULL below k).';
 COMMENT ON COLUMN {build}.manifest.persons_in IS 'Distinct persons in the window before anonymization (interval-filtered).';
 COMMENT ON COLUMN {build}.manifest.points_in IS 'GPS fixes in the window before anonymization (interval-filtered).';

@@ -8,8 +8,8 @@ ALTER SCHEMA {build} RENAME TO {release};
 INSERT INTO catalog.releases (release_name, dataset, method, k, k_counts, privacy_model,
                               window_start, window_end, parameters, trajectories_in,
                               trajectories_out, code_version, composition_risk,
-                              comparison)
+                              precision_risk, attack_risk, source_fingerprint, comparison)
 SELECT release_name, dataset, method, k, k_counts, privacy_model, window_start, window_end,
        parameters, trajectories_in, trajectories_out, code_version, composition_risk,
-       parameters ->> 'comparison'
+       precision_risk, attack_risk, source_fingerprint, parameters ->> 'comparison'
 FROM {release}.manifest;
