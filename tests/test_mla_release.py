@@ -125,7 +125,7 @@ PLANTS: dict[str, tuple[str, str]] = {
     "a region off the lattice": (
         "UPDATE {s}.group_regions SET geom = ST_Translate(geom, 1, 0) "
         "WHERE (group_id, seq) = (SELECT group_id, seq FROM {s}.group_regions LIMIT 1)",
-        "off the 10 m lattice"),
+        "off the 50 m lattice"),
     "a region its group never visited": (
         "UPDATE {s}.group_regions SET geom = ST_Translate(geom, 0, 50000) "
         "WHERE (group_id, seq) = (SELECT group_id, seq FROM {s}.group_regions LIMIT 1)",
