@@ -45,7 +45,9 @@ def _tcaa_strips(rect: np.ndarray, snap: float) -> list[tuple[float, ...]]:
 
 
 def _built(params: dict, loaded_city: str) -> ReleaseSpec:
-    return ReleaseSpec.from_dict(run_steps({"dataset": loaded_city, **params}, until="metrics"))
+    spec = run_steps({"dataset": loaded_city, **params}, until="metrics")
+    assert spec is not None
+    return ReleaseSpec.from_dict(spec)
 
 
 @pytest.mark.slow

@@ -43,4 +43,23 @@ def measure_release(conn: psycopg.Connection, release: Any) -> Metrics:
          "count", "Demographic classes not published: boundary hiding (§4.4.5) left fewer "
          "than k of the group's persons in their box, which the thesis would publish"),
     ]
-    return Metrics(rows)
+    return Metrics([*rows, _homogeneity_row(conn, release)])
+
+
+def _homogeneity_row(conn: psycopg.Connection, release: Any) -> MetricRow:
+    """The share of published prefixes followed by a single place, as the generalization
+    family measures its sequences: whoever knows a target travelled such a prefix learns
+    where they went next, although k persons did (the homogeneity attack of l-diversity)."""
+    from anonymizers.families.generalization.homogeneity import homogeneity
+
+    codes: dict[str, int] = {}
+    sequences = [[codes.setdefault(place, len(codes)) for place in places]
+                 for places in fetch_columns(conn, "groups/085_group_sequences.sql",
+                                             build=release.build_schema)["places"]]
+    found = homogeneity(sequences)
+    return ("homogeneous_prefix_share", share(found.homogeneous, found.continued), "ratio",
+            "Share of the published groups' prefixes (a group's first places, as a prefix "
+            "tree of all published sequences) followed by exactly one place, among those "
+            "followed by at least one: knowing that a target travelled such a prefix tells "
+            "where they went next")
+
