@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from typing import Any
 
 import psycopg
 import pytest
@@ -41,9 +42,16 @@ def city_conn(published_city_db: str) -> Iterator[psycopg.Connection]:
         yield conn
 
 
+def _one(conn: psycopg.Connection, query: sql.Composed | str,
+         params: dict[str, Any] | None = None) -> tuple[Any, ...]:
+    row = conn.execute(query, params).fetchone()
+    assert row is not None
+    return row
+
+
 def _manifest(conn: psycopg.Connection, schema: str) -> dict:
-    row = conn.execute(sql.SQL("SELECT parameters, srid, dataset, window_start, window_end "
-                               "FROM {}.manifest").format(sql.Identifier(schema))).fetchone()
+    row = _one(conn, sql.SQL("SELECT parameters, srid, dataset, window_start, window_end "
+                             "FROM {}.manifest").format(sql.Identifier(schema)))
     params = row[0] if isinstance(row[0], dict) else json.loads(row[0])
     return {"params": params, "srid": row[1], "dataset": row[2], "start": row[3],
             "end": row[4]}
@@ -59,12 +67,12 @@ def _fix_extent(conn: psycopg.Connection, manifest: dict) -> tuple[float, ...]:
     window = {"srid": manifest["srid"], "dataset": manifest["dataset"],
               "start": manifest["start"], "end": manifest["end"],
               **area_of_use(manifest["srid"])}
-    return conn.execute(
-        "SELECT min(ST_X(xy)), min(ST_Y(xy)), max(ST_X(xy)), max(ST_Y(xy)) "
+    return _one(
+        conn, "SELECT min(ST_X(xy)), min(ST_Y(xy)), max(ST_X(xy)), max(ST_Y(xy)) "
         "FROM raw.points JOIN raw.datasets USING (dataset_id), "
         "ST_Transform(geom, %(srid)s) AS xy WHERE name = %(dataset)s "
         "AND t >= %(start)s AND t < %(end)s AND lon BETWEEN %(lon_min)s AND %(lon_max)s "
-        "AND lat BETWEEN %(lat_min)s AND %(lat_max)s", window).fetchone()
+        "AND lat BETWEEN %(lat_min)s AND %(lat_max)s", window)
 
 
 def data_extent_sides(conn: psycopg.Connection, schema: str) -> list[str]:
@@ -76,10 +84,10 @@ def data_extent_sides(conn: psycopg.Connection, schema: str) -> list[str]:
                            if isinstance(value, int | float) and not isinstance(value, bool)}}
     found = []
     for table, column in _geometry_columns(conn, schema):
-        sides = conn.execute(sql.SQL(
+        sides = _one(conn, sql.SQL(
             "SELECT ST_XMin(e), ST_YMin(e), ST_XMax(e), ST_YMax(e) "
             "FROM (SELECT ST_Extent({c}) AS e FROM {t}) AS x").format(
-            c=sql.Identifier(column), t=sql.Identifier(schema, table))).fetchone()
+            c=sql.Identifier(column), t=sql.Identifier(schema, table)))
         if sides[0] is None:
             continue
         for side, value, fix, outward in zip(("west", "south", "east", "north"), sides,
@@ -93,12 +101,12 @@ def off_lattice_vertices(conn: psycopg.Connection, schema: str, lattice: float) 
     """Published vertices (every geometry column) with a coordinate off the lattice."""
     off = 0
     for table, column in _geometry_columns(conn, schema):
-        off += conn.execute(sql.SQL(
+        off += _one(conn, sql.SQL(
             "SELECT count(*) FROM {t}, ST_DumpPoints({c}) AS d, "
             "unnest(ARRAY[ST_X(d.geom), ST_Y(d.geom)]) AS v "
             "WHERE abs(v / %(l)s - round(v / %(l)s)) * %(l)s > %(tol)s").format(
             c=sql.Identifier(column), t=sql.Identifier(schema, table)),
-            {"l": lattice, "tol": TOLERANCE_M}).fetchone()[0]
+            {"l": lattice, "tol": TOLERANCE_M})[0]
     return off
 
 
