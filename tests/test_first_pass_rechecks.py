@@ -189,3 +189,38 @@ def test_the_shared_clip_rule_reads_polygons_of_any_geometry_column(published_ci
         result = verify_release(city_conn, schema)
     assert any("east edge of places" in v and "500 m lattice" in v
                for v in result.violations), result.violations
+
+
+@pytest.mark.slow
+def test_a_tcaa_group_pins_its_members_to_its_next_rectangles(published_city, city_conn):
+    """Homogeneity on TCAA is the model: whoever knows where a published target was at one
+    time point of a slice, and finds one group's rectangle there, learns the target's
+    rectangles for the rest of the slice (every member is in all of them). Replayed on the
+    members' positions the verifier derives: most lie in exactly one group's rectangle,
+    and that group has k members (what the model promises, all it promises)."""
+    from anonymizers.verifiers.base import read_release
+    from anonymizers.verifiers.clustering import support_window
+    from anonymizers.verifiers.clustering_support import derive_support
+
+    schema = published_city["tcaa"]
+    release = read_release(city_conn, schema)
+    support = derive_support(city_conn, schema, support_window(release))
+    boxes, positions = support.boxes, support.positions
+    last_t = {}  # each group's last time point: no rectangle follows it
+    for group, t in zip(boxes.group.tolist(), boxes.t.tolist(), strict=True):
+        last_t[group] = max(last_t.get(group, t), t)
+    point, box = boxes.holding(positions.t, positions.x, positions.y)
+    holding: dict[int, set[int]] = {}
+    for p, b in zip(point.tolist(), box.tolist(), strict=True):
+        holding.setdefault(p, set()).add(int(boxes.group[b]))
+    members = set(zip(support.member_group.tolist(), support.member_person.tolist(),
+                      strict=True))
+    pinned = followed = 0
+    for p, groups in holding.items():
+        mine = [g for g in groups if (g, int(positions.person[p])) in members]
+        if mine and positions.t[p] < last_t[mine[0]]:
+            followed += 1
+            pinned += len(groups) == 1
+    sizes = {group: n for group, _, n in support.rows()}
+    assert followed and pinned / followed > 0.5
+    assert min(sizes.values()) >= release.k
