@@ -224,3 +224,36 @@ def test_a_tcaa_group_pins_its_members_to_its_next_rectangles(published_city, ci
     sizes = {group: n for group, _, n in support.rows()}
     assert followed and pinned / followed > 0.5
     assert min(sizes.values()) >= release.k
+
+
+@pytest.mark.slow
+def test_voronoi_places_are_a_published_release_s_cells_with_no_data_extent(loaded_city,
+                                                                           conn):
+    """Trajectory groups with places=voronoi publish the Voronoi cells of a kam_cut
+    release (first half of the day; the groups on the second half): no extent of either
+    release is its window's own, every place is exactly one of the cells, and each cell's
+    generator is on the snap lattice (its k persons the generalization verifier checks)."""
+    from pipeline_helpers import catalog_rows, run_steps
+
+    t_min, t_max = _one(conn, "SELECT t_min, t_max FROM raw.datasets WHERE name = %(n)s",
+                        {"n": loaded_city})
+    middle = (t_min + (t_max - t_min) / 2).isoformat()
+    run_steps({"dataset": loaded_city, "method": "kam_cut", "k": 3, "radius": 300.0,
+               "end": middle})
+    cells = catalog_rows(conn)[0][0]
+    run_steps({"dataset": loaded_city, "method": "tg_nonoverlapping", "k": 3,
+               "places": "voronoi", "places_release": cells, "demographics": "none",
+               "start": middle})
+    groups = next(name for (name,) in catalog_rows(conn) if name != cells)
+    assert data_extent_sides(conn, cells) == [] and data_extent_sides(conn, groups) == []
+    snap = float(_manifest(conn, cells)["params"]["snap"])
+    faults = _one(conn, sql.SQL(
+        "SELECT count(*) FILTER (WHERE c.cell_id IS NULL), "
+        "       count(*) FILTER (WHERE abs(v / %(s)s - round(v / %(s)s)) * %(s)s > %(t)s), "
+        "       count(*) "
+        "FROM {p} AS p LEFT JOIN {c} AS c "
+        "  ON c.cell_id::text = p.place_id AND ST_Equals(c.geom, p.geom) "
+        "LEFT JOIN LATERAL unnest(ARRAY[ST_X(c.centroid), ST_Y(c.centroid)]) AS v ON true"
+    ).format(p=sql.Identifier(groups, "places"), c=sql.Identifier(cells, "cells")),
+        {"s": snap, "t": TOLERANCE_M})
+    assert faults[0] == 0 and faults[1] == 0 and faults[2] > 0
