@@ -31,7 +31,7 @@ WITH rectangles AS (
         (r.x0, r.y0, r.x1, least(r.y0 + %(snap)s::float8, r.y1)),
         (r.x0, greatest(r.y1 - %(snap)s::float8, r.y0), r.x1, r.y1)
     ) AS e (sx0, sy0, sx1, sy1)
-), counted AS (
+), counted AS MATERIALIZED (  -- once per strip, not once per use below
     SELECT (SELECT count(DISTINCT p.user_id)
             FROM cl_strip_positions AS p
             WHERE p.xys &&& ST_MakeLine(ST_MakePoint(e.sx0, e.sy0, e.s),

@@ -4,7 +4,8 @@
 -- each half: the half next to an edge is what that edge says of the members (a region
 -- one cell wide says it of the whole cell). Counts, over every edge of every published
 -- region, the edges whose half (or cell) holds fixes of exactly one person of the window
--- during the region's time interval, and of fewer than k. Persons of the window are
+-- during the region's time interval, and of fewer than k (persons are counted up to k).
+-- Persons of the window are
 -- everyone with a fix in it ({work}.cl_fixes), not only the group members.
 -- Cells are half-open ([x0, x0 + epsilon)), as the anonymizer's; so are the halves.
 -- Params: window_start, epsilon (metres), k. Identifiers: work, build.
@@ -32,14 +33,28 @@ WITH regions AS (
     CROSS JOIN LATERAL (VALUES (h.x0, h.y0, h.xw, h.y1), (h.xe, h.y0, h.x1, h.y1),
                                (h.x0, h.y0, h.x1, h.ys), (h.x0, h.yn, h.x1, h.y1)
     ) AS e (sx0, sy0, sx1, sy1)
-), counted AS (
-    SELECT (SELECT count(DISTINCT f.person_index)
-            FROM ml_strip_fixes AS f
-            WHERE f.xys &&& ST_MakeLine(ST_MakePoint(e.sx0, e.sy0, e.s0),
-                                        ST_MakePoint(e.sx1, e.sy1, e.s1))
-              -- the index compares single-precision boxes: the exact, half-open test
-              AND f.s >= e.s0 AND f.s < e.s1 AND f.x >= e.sx0 AND f.x < e.sx1
-              AND f.y >= e.sy0 AND f.y < e.sy1) AS persons
+), counted AS MATERIALIZED (  -- once per strip, not once per use below
+    -- Distinct persons up to k, one new person at a time (an index probe that stops at
+    -- its first fix): a half holds thousands of fixes, and only 1 and below k matter.
+    SELECT (WITH RECURSIVE seen (persons, n) AS (
+                SELECT ARRAY[]::integer[], 0
+                UNION ALL
+                SELECT s.persons || f.person_index, s.n + 1
+                FROM seen AS s
+                CROSS JOIN LATERAL (
+                    SELECT f.person_index
+                    FROM ml_strip_fixes AS f
+                    WHERE f.xys &&& ST_MakeLine(ST_MakePoint(e.sx0, e.sy0, e.s0),
+                                                ST_MakePoint(e.sx1, e.sy1, e.s1))
+                      -- the index compares single-precision boxes: the exact, half-open test
+                      AND f.s >= e.s0 AND f.s < e.s1 AND f.x >= e.sx0 AND f.x < e.sx1
+                      AND f.y >= e.sy0 AND f.y < e.sy1
+                      AND f.person_index <> ALL (s.persons)
+                    LIMIT 1
+                ) AS f
+                WHERE s.n < %(k)s
+            )
+            SELECT max(n) FROM seen) AS persons
     FROM strips AS e
 )
 SELECT count(*) AS edges,
