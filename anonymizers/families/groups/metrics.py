@@ -48,8 +48,11 @@ def measure_release(conn: psycopg.Connection, release: Any) -> Metrics:
 
 def _homogeneity_row(conn: psycopg.Connection, release: Any) -> MetricRow:
     """The share of published prefixes followed by a single place, as the generalization
-    family measures its sequences: whoever knows a target travelled such a prefix learns
-    where they went next, although k persons did (the homogeneity attack of l-diversity)."""
+    family measures its sequences (the homogeneity attack of l-diversity): the published
+    groups through such a prefix all go on one way, so whoever knows a target is among
+    their travellers learns where the target went next, although k persons did. An upper
+    bound for a target known only to have travelled the prefix: travellers whose
+    continuation was not published are not in the tree."""
     from anonymizers.families.generalization.homogeneity import homogeneity
 
     codes: dict[str, int] = {}
@@ -60,6 +63,6 @@ def _homogeneity_row(conn: psycopg.Connection, release: Any) -> MetricRow:
     return ("homogeneous_prefix_share", share(found.homogeneous, found.continued), "ratio",
             "Share of the published groups' prefixes (a group's first places, as a prefix "
             "tree of all published sequences) followed by exactly one place, among those "
-            "followed by at least one: knowing that a target travelled such a prefix tells "
-            "where they went next")
+            "followed by at least one: the published groups through such a prefix all go on "
+            "one way, which tells where a target among their travellers went next")
 
