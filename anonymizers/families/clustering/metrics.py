@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 import psycopg
 
-from anonymizers.db.sqlfiles import copy_out, fetch_columns
+from anonymizers.db.sqlfiles import copy_out, fetch_columns, run_sql_file
 from anonymizers.families.base import MetricRow, Metrics
 from anonymizers.metrics.shares import share
 
@@ -63,7 +63,21 @@ def _measure_aligned(conn: psycopg.Connection, release: Any) -> Metrics:
         ("mla_suppressed_clusters", int(found["suppressed_clusters"]), "count",
          "Clusters not published (below k with nothing to merge into, or no region of k)"),
     ]
-    return Metrics(rows + _published_rows(found))
+    return Metrics(rows + _published_rows(found) + _aligned_edge_rows(conn, release))
+
+
+def _aligned_edge_rows(conn: psycopg.Connection, release: Any) -> list[MetricRow]:
+    """What the regions' edges reveal on the epsilon lattice: a region is a node of dyadic
+    hierarchies, so its members have points in each half of it (the node is their lowest
+    common ancestor), not within epsilon of its edges; the shares are of edges whose half
+    holds one person of the window, or fewer than k, during the region's interval. Fixes
+    are the window's own (every person of it, as the verifier reads them from raw)."""
+    found = {name: values[0] for name, values in fetch_columns(
+        conn, "clustering/068_aligned_edge_strips.sql",
+        {"window_start": release.window_start, "epsilon": float(release.params["epsilon"]),
+         "k": release.k}, work=release.work_schema, build=release.build_schema).items()}
+    return _strip_rows(found, "the half of the region next to the edge (the whole region "
+                              "when it is one epsilon cell wide), during its time interval")
 
 
 def _published_rows(found: dict[str, Any]) -> list[MetricRow]:
@@ -90,7 +104,38 @@ def _measure_synchronized(conn: psycopg.Connection, release: Any) -> Metrics:
                  "published group (what the group's rectangles stand for)"))
     rows.append(("tcaa_pieces", int(found["pieces"]), "count",
                  "Synchronized pieces (one person over one time slice) that were clustered"))
-    return Metrics(rows)
+    return Metrics(rows + _edge_rows(conn, release))
+
+
+def _edge_rows(conn: psycopg.Connection, release: Any) -> list[MetricRow]:
+    """What the rectangles' edges reveal at the snap lattice: the share of edges whose
+    outermost strip (snap wide) holds exactly one person of the window, and fewer than k.
+
+    Positions are the verifier's derivation from raw fixes (every person of the window at
+    each published time point), not the family's synchronized pieces, which leave out the
+    persons without a piece in that slice: they are there for an attacker too."""
+    snap = float(release.params["snap"])
+    with conn.transaction():  # the positions' temporary tables live until its commit
+        run_sql_file(conn, "verify/clustering_positions.sql", release.window_params(),
+                     release=release.build_schema)
+        found = {name: values[0] for name, values in fetch_columns(
+            conn, "clustering/067_edge_strips.sql",
+            {"window_start": release.window_start, "snap": snap, "k": release.k},
+            build=release.build_schema).items()}
+    return _strip_rows(found, f"the outermost {snap:g} m (snap) inside the edge, at the "
+                              "rectangle's time point")
+
+
+def _strip_rows(found: dict[str, Any], strip: str) -> list[MetricRow]:
+    """The two edge shares, each a ratio of two counts of edges."""
+    return [("region_edges_one_person_share",
+             share(found["edges_one_person"], found["edges"]), "ratio",
+             f"Share of the published regions' edges with exactly one person of the window in "
+             f"{strip}: such an edge places one group member within that strip (a coarser "
+             "lattice lowers it)"),
+            ("region_edges_below_k_share", share(found["edges_below_k"], found["edges"]),
+             "ratio", f"Share of the published regions' edges with fewer than k persons of the "
+             f"window in {strip}")]
 
 
 def _float(value: Any) -> float:

@@ -43,4 +43,26 @@ def measure_release(conn: psycopg.Connection, release: Any) -> Metrics:
          "count", "Demographic classes not published: boundary hiding (§4.4.5) left fewer "
          "than k of the group's persons in their box, which the thesis would publish"),
     ]
-    return Metrics(rows)
+    return Metrics([*rows, _homogeneity_row(conn, release)])
+
+
+def _homogeneity_row(conn: psycopg.Connection, release: Any) -> MetricRow:
+    """The share of published prefixes followed by a single place, as the generalization
+    family measures its sequences (the homogeneity attack of l-diversity): the published
+    groups through such a prefix all go on one way, so whoever knows a target is among
+    their travellers learns where the target went next, although k persons did. An upper
+    bound for a target known only to have travelled the prefix: travellers whose
+    continuation was not published are not in the tree."""
+    from anonymizers.families.generalization.homogeneity import homogeneity
+
+    codes: dict[str, int] = {}
+    sequences = [[codes.setdefault(place, len(codes)) for place in places]
+                 for places in fetch_columns(conn, "groups/085_group_sequences.sql",
+                                             build=release.build_schema)["places"]]
+    found = homogeneity(sequences)
+    return ("homogeneous_prefix_share", share(found.homogeneous, found.continued), "ratio",
+            "Share of the published groups' prefixes (a group's first places, as a prefix "
+            "tree of all published sequences) followed by exactly one place, among those "
+            "followed by at least one: the published groups through such a prefix all go on "
+            "one way, which tells where a target among their travellers went next")
+

@@ -1,0 +1,47 @@
+-- What the edges of a TCAA release's rectangles reveal: a rectangle is its group's
+-- members' extent snapped outward to the lattice of snap metres, so each edge has at
+-- least one member within snap metres inside it (its outermost strip: snap wide, along
+-- the whole edge, at the rectangle's time point). Counts, over every edge of every
+-- published rectangle, the edges whose strip holds exactly one person of the window (that
+-- edge places one member to within snap metres) and fewer than k persons. Persons of the
+-- window are everyone with a position at that time (pg_temp.cl_verify_positions, made in
+-- this transaction by verify/clustering_positions.sql from raw fixes), not only the
+-- group members. A rectangle one step wide has its strips on both sides equal to itself.
+-- Params: window_start, snap (metres), k. Identifiers: build.
+DROP TABLE IF EXISTS pg_temp.cl_strip_positions;
+-- Time as seconds from the window start: the n-D index keeps single precision, which
+-- holds these exactly (epoch seconds would round to minutes).
+CREATE TEMP TABLE cl_strip_positions ON COMMIT DROP AS
+SELECT user_id, x, y, s, ST_MakePoint(x, y, s) AS xys
+FROM cl_verify_positions
+CROSS JOIN LATERAL (SELECT extract(epoch FROM t - %(window_start)s::timestamptz)::float8 AS s) AS a;
+CREATE INDEX ON cl_strip_positions USING gist (xys gist_geometry_ops_nd);
+ANALYZE cl_strip_positions;
+
+WITH rectangles AS (
+    SELECT extract(epoch FROM t_start - %(window_start)s::timestamptz)::float8 AS s,
+           ST_XMin(geom) AS x0, ST_YMin(geom) AS y0, ST_XMax(geom) AS x1, ST_YMax(geom) AS y1
+    FROM {build}.group_regions
+), strips AS (  -- west, east, south, north
+    SELECT r.s, e.*
+    FROM rectangles AS r
+    CROSS JOIN LATERAL (VALUES
+        (r.x0, r.y0, least(r.x0 + %(snap)s::float8, r.x1), r.y1),
+        (greatest(r.x1 - %(snap)s::float8, r.x0), r.y0, r.x1, r.y1),
+        (r.x0, r.y0, r.x1, least(r.y0 + %(snap)s::float8, r.y1)),
+        (r.x0, greatest(r.y1 - %(snap)s::float8, r.y0), r.x1, r.y1)
+    ) AS e (sx0, sy0, sx1, sy1)
+), counted AS MATERIALIZED (  -- once per strip, not once per use below
+    SELECT (SELECT count(DISTINCT p.user_id)
+            FROM cl_strip_positions AS p
+            WHERE p.xys &&& ST_MakeLine(ST_MakePoint(e.sx0, e.sy0, e.s),
+                                        ST_MakePoint(e.sx1, e.sy1, e.s))
+              -- the index compares single-precision boxes: the exact test
+              AND p.s = e.s AND p.x BETWEEN e.sx0 AND e.sx1
+              AND p.y BETWEEN e.sy0 AND e.sy1) AS persons
+    FROM strips AS e
+)
+SELECT count(*) AS edges,
+       count(*) FILTER (WHERE persons = 1) AS edges_one_person,
+       count(*) FILTER (WHERE persons < %(k)s) AS edges_below_k
+FROM counted
