@@ -66,6 +66,8 @@ from anonymizers.verifiers.base import (
 
 __all__ = ["MOB_METHODS", "verify_mob_release", "verify_release"]
 
+# When a person has a position (sql/verify/mob_person_cells.sql): the verifier's own list.
+POSITION_SCOPES = ("trajectory", "person")
 # The methods this verifier judges (its own list: it never reads the anonymizer's registry).
 MOB_METHODS = frozenset({"mob_symmetric", "mob_extreme_union"})
 # Fault bits of sql/verify/mob_regions.sql, and what a row with each one is.
@@ -89,6 +91,8 @@ class TimeGrid:
     window_start: datetime
     window_end: datetime
     srid: int
+    position_scope: str = "trajectory"
+    position_lookback_s: int | None = None
 
     @property
     def n_times(self) -> int:
@@ -99,7 +103,8 @@ class TimeGrid:
     def params(self) -> dict[str, Any]:
         return {"cell_size": self.cell_size, "interval_s": self.interval_s,
                 "window_start": self.window_start, "window_end": self.window_end,
-                "srid": self.srid}
+                "srid": self.srid, "position_scope": self.position_scope,
+                "position_lookback_s": self.position_lookback_s}
 
 
 def _time_grid(release: ReleaseUnderTest, result: VerifierResult) -> TimeGrid | None:
@@ -115,9 +120,33 @@ def _time_grid(release: ReleaseUnderTest, result: VerifierResult) -> TimeGrid | 
         result.violations.append(f"cell_size {cell_size:g} m and interval {interval_s:g} s "
                                  "must both be positive")
         return None
+    rule = _position_rule(params, result)
+    if rule is None:
+        return None
     manifest = release.manifest
     return TimeGrid(cell_size, interval_s, manifest["window_start"], manifest["window_end"],
-                    int(manifest["srid"]))
+                    int(manifest["srid"]), *rule)
+
+
+def _position_rule(params: dict[str, Any],
+                   result: VerifierResult) -> tuple[str, int | None] | None:
+    """The manifest's rule of when a person has a position (absent: the only rule releases
+    had before it was a parameter: the running trajectory's last fix, no limit)."""
+    scope = params.get("position_scope") or "trajectory"
+    lookback = params.get("position_lookback")
+    if scope not in POSITION_SCOPES:
+        result.violations.append(f"the manifest's position_scope {scope!r} is none of "
+                                 f"{', '.join(POSITION_SCOPES)}: positions cannot be derived")
+        return None
+    try:
+        lookback_s = None if lookback is None else int(lookback)
+    except (TypeError, ValueError):
+        lookback_s = 0
+    if lookback_s is not None and lookback_s <= 0:
+        result.violations.append(f"the manifest's position_lookback {lookback!r} is not a "
+                                 "positive number of seconds: positions cannot be derived")
+        return None
+    return str(scope), lookback_s
 
 
 # --------------------------------------------------------------------------- reading
