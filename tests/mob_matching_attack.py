@@ -67,8 +67,10 @@ def matching_attack(conn: psycopg.Connection, schema: str) -> MatchingAttack:
 
 
 def _manifest(conn: psycopg.Connection, schema: str) -> dict[str, Any]:
-    row = conn.execute(sql.SQL("SELECT dataset_id, window_start, window_end, srid, parameters "
-                               "FROM {}.manifest").format(sql.Identifier(schema))).fetchone()
+    row = conn.execute(sql.SQL(
+        "SELECT d.dataset_id, m.window_start, m.window_end, m.srid, m.parameters "
+        "FROM {}.manifest AS m JOIN raw.datasets AS d ON d.name = m.dataset").format(
+        sql.Identifier(schema))).fetchone()
     assert row is not None
     dataset_id, start, end, srid, params = row
     return {"dataset_id": dataset_id, "start": start, "end": end, "srid": srid,
