@@ -8,8 +8,9 @@ Yarovoy et al. (EDBT 2009):
 1. every published region is a rectangle of whole grid cells at a time point of the
    release's grid (no coordinate off the lattice: privacy rule 2);
 2. every object is the distorted version of one person that "never lies" (§3): the
-   verifier re-derives each person's cell at each time point itself
-   (sql/verify/mob_person_cells.sql) and pairs persons with the objects that are present
+   verifier re-derives each person's cell at each time point itself, by the position rule
+   the manifest records (position_scope, position_lookback;
+   sql/verify/mob_person_cells.sql), and pairs persons with the objects that are present
    exactly when they are and contain their cell every time (a maximum matching of that
    "full match" graph). An object nobody matches is a violation; the persons nobody
    matches are the suppressed ones;
