@@ -230,3 +230,59 @@ def test_the_city_matches_a_brute_force_oracle(
     expected = oracle_positions(points, start, counts["time_points"], interval, srid)
     assert len(expected) > 1000  # a real test: many persons and time points
     assert positions(conn) == expected
+
+
+# --------------------------------------------------------------------------- position rule
+
+# Scope "person": a fix lasts until the person's next fix, of any trajectory, the last one
+# to the window's end; u7's 08:19 fix now reaches 08:20 and 08:25.
+EXPECTED_PERSON_SCOPE = {
+    **EXPECTED,
+    ("u1", 3): fix("a", "08:12:00"),  # across the gap between a and b
+    ("u2", 3): fix("c", "08:14:00"), ("u2", 4): fix("c", "08:14:00"),
+    ("u2", 5): fix("c", "08:14:00"),
+    **{("u3", i): fix("e", "08:09:00") for i in (2, 3, 4, 5)},
+    **{("u4", i): fix("g", "08:07:00") for i in (2, 3, 4, 5)},
+    **{("u5", i): fix("h", "08:10:00") for i in (3, 4, 5)},
+    ("u7", 4): fix("j", "08:19:00"), ("u7", 5): fix("j", "08:19:00"),
+}
+# A lookback of 300 s: u1's 08:04 fix is too old at 08:10.
+EXPECTED_LOOKBACK_300 = {key: where for key, where in EXPECTED.items() if key != ("u1", 2)}
+RULES = [({"position_scope": "trajectory", "position_lookback": None}, EXPECTED),
+         ({"position_scope": "person", "position_lookback": None}, EXPECTED_PERSON_SCOPE),
+         ({"position_scope": "trajectory", "position_lookback": 300}, EXPECTED_LOOKBACK_300)]
+
+
+@pytest.mark.parametrize(("params", "expected"), RULES)
+def test_the_position_rule_is_a_parameter(conn: psycopg.Connection, hand_made: int, work: str,
+                                          params: dict[str, Any],
+                                          expected: dict[tuple[str, int], tuple[float, float]]
+                                          ) -> None:
+    from anonymizers.families.mob.preparation import PositionRule
+
+    prepare_positions(conn, work, window(hand_made), CELL, INTERVAL, PositionRule.of(params))
+    assert positions(conn) == {key: cell(*where) for key, where in expected.items()}
+
+
+@pytest.mark.parametrize(("params", "expected"), RULES)
+def test_the_verifier_and_an_outside_recount_follow_the_same_rule(
+        conn: psycopg.Connection, hand_made: int, params: dict[str, Any],
+        expected: dict[tuple[str, int], tuple[float, float]]) -> None:
+    """The verifier's SQL and the brute-force attacker's Python derive the anonymizer's
+    positions from the rule's parameters alone (what a manifest publishes)."""
+    from mob_matching_attack import _person_cells
+
+    from anonymizers.db.sqlfiles import copy_out
+
+    cells = {key: cell(*where) for key, where in expected.items()}
+    grid = {**window(hand_made), "cell_size": CELL, "interval_s": INTERVAL,
+            "position_scope": params["position_scope"],
+            "position_lookback_s": params["position_lookback"]}
+    rows = [line.split(",") for line in copy_out(conn, "verify/mob_person_cells.sql",
+                                                 grid).decode().split()]
+    assert {(u, int(i)): (int(x), int(y)) for u, i, x, y in rows} == cells
+    manifest = {"dataset_id": hand_made, "start": START, "end": END, "srid": SRID,
+                "cell": CELL, "interval": float(INTERVAL), "scope": params["position_scope"],
+                "lookback": params["position_lookback"]}
+    recount = _person_cells(conn, manifest)
+    assert {(u, i): c for u, by_t in recount.items() for i, c in by_t.items()} == cells

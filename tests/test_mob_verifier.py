@@ -187,7 +187,8 @@ def test_the_verifier_derives_positions_on_the_grid_without_interpolation(conn, 
     path.write_text("\n".join(lines) + "\n")
     dataset_id = load_dataset(path, "grid", url=_url(conn)).dataset_id
     params = {"dataset_id": dataset_id, "window_start": START, "window_end": END,
-              "srid": SRID, "cell_size": CELL, "interval_s": INTERVAL, **area_of_use(SRID)}
+              "srid": SRID, "cell_size": CELL, "interval_s": INTERVAL, **area_of_use(SRID),
+              "position_scope": "trajectory", "position_lookback_s": None}
     rows = copy_out(conn, "verify/mob_person_cells.sql", params).decode().split()
     got = {(r.split(",")[0], int(r.split(",")[1])): (int(r.split(",")[2]) - BASE[0])
            for r in rows}

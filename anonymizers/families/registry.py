@@ -183,6 +183,19 @@ _MOB_PARAMS = (
               "rectangles of cells)"),
     ParamSpec("interval", int, 300, "Seconds between time points (from the window start); a "
               "position is the last fix at or before a time point (seed 003 §6.1)", minimum=1),
+    ParamSpec("position_scope", str, "trajectory", "Whose last fix is a person's position at a "
+              "time point: of a trajectory running then (trajectory) or of the person, up to "
+              "the window's end (person)", choices=("trajectory", "person")),
+    ParamSpec("position_lookback", int, None, "Oldest fix, seconds before a time point, that "
+              "may still be the position there (empty: no limit)", minimum=1, nullable=True),
+    ParamSpec("outside_qids", str, "hiding_set", "What an object's position is at a time point "
+              "outside every quasi-identifier: the smallest cell rectangle of its hiding set "
+              "there, at least k persons (hiding_set), a cell of the coarse lattice "
+              "(coarse), no location (withheld: the CRS's area of use), or its own cell, as "
+              "in the paper (cell: re-identifiable from a few positions, the release needs "
+              "accept_attack_risk)", choices=("hiding_set", "coarse", "withheld", "cell")),
+    _positive("coarse_cell_size", 1000.0, "Side (m) of the coarse lattice of outside_qids="
+              "coarse, a multiple of cell_size"),
 )
 _MOB_STEPS = ("prepare_objects", "anonymize_objects", "build_objects")
 

@@ -8,8 +8,9 @@ Yarovoy et al. (EDBT 2009):
 1. every published region is a rectangle of whole grid cells at a time point of the
    release's grid (no coordinate off the lattice: privacy rule 2);
 2. every object is the distorted version of one person that "never lies" (§3): the
-   verifier re-derives each person's cell at each time point itself
-   (sql/verify/mob_person_cells.sql) and pairs persons with the objects that are present
+   verifier re-derives each person's cell at each time point itself, by the position rule
+   the manifest records (position_scope, position_lookback;
+   sql/verify/mob_person_cells.sql), and pairs persons with the objects that are present
    exactly when they are and contain their cell every time (a maximum matching of that
    "full match" graph). An object nobody matches is a violation; the persons nobody
    matches are the suppressed ones;
@@ -66,6 +67,8 @@ from anonymizers.verifiers.base import (
 
 __all__ = ["MOB_METHODS", "verify_mob_release", "verify_release"]
 
+# When a person has a position (sql/verify/mob_person_cells.sql): the verifier's own list.
+POSITION_SCOPES = ("trajectory", "person")
 # The methods this verifier judges (its own list: it never reads the anonymizer's registry).
 MOB_METHODS = frozenset({"mob_symmetric", "mob_extreme_union"})
 # Fault bits of sql/verify/mob_regions.sql, and what a row with each one is.
@@ -89,6 +92,8 @@ class TimeGrid:
     window_start: datetime
     window_end: datetime
     srid: int
+    position_scope: str = "trajectory"
+    position_lookback_s: int | None = None
 
     @property
     def n_times(self) -> int:
@@ -99,7 +104,8 @@ class TimeGrid:
     def params(self) -> dict[str, Any]:
         return {"cell_size": self.cell_size, "interval_s": self.interval_s,
                 "window_start": self.window_start, "window_end": self.window_end,
-                "srid": self.srid}
+                "srid": self.srid, "position_scope": self.position_scope,
+                "position_lookback_s": self.position_lookback_s}
 
 
 def _time_grid(release: ReleaseUnderTest, result: VerifierResult) -> TimeGrid | None:
@@ -115,9 +121,33 @@ def _time_grid(release: ReleaseUnderTest, result: VerifierResult) -> TimeGrid | 
         result.violations.append(f"cell_size {cell_size:g} m and interval {interval_s:g} s "
                                  "must both be positive")
         return None
+    rule = _position_rule(params, result)
+    if rule is None:
+        return None
     manifest = release.manifest
     return TimeGrid(cell_size, interval_s, manifest["window_start"], manifest["window_end"],
-                    int(manifest["srid"]))
+                    int(manifest["srid"]), *rule)
+
+
+def _position_rule(params: dict[str, Any],
+                   result: VerifierResult) -> tuple[str, int | None] | None:
+    """The manifest's rule of when a person has a position (absent: the only rule releases
+    had before it was a parameter: the running trajectory's last fix, no limit)."""
+    scope = params.get("position_scope") or "trajectory"
+    lookback = params.get("position_lookback")
+    if scope not in POSITION_SCOPES:
+        result.violations.append(f"the manifest's position_scope {scope!r} is none of "
+                                 f"{', '.join(POSITION_SCOPES)}: positions cannot be derived")
+        return None
+    try:
+        lookback_s = None if lookback is None else int(lookback)
+    except (TypeError, ValueError):
+        lookback_s = 0
+    if lookback_s is not None and lookback_s <= 0:
+        result.violations.append(f"the manifest's position_lookback {lookback!r} is not a "
+                                 "positive number of seconds: positions cannot be derived")
+        return None
+    return str(scope), lookback_s
 
 
 # --------------------------------------------------------------------------- reading

@@ -10,6 +10,12 @@
 -- trajectory running at t_i; of several running trajectories, the latest such fix (ties:
 -- the larger traj_id in byte order); none when no trajectory runs then (no carrying
 -- across the gap between two trajectories).
+-- That is the default position rule (position_scope 'trajectory', position_lookback
+-- NULL). With position_scope 'person' a fix lasts until the person's next fix, of any
+-- trajectory, and the person's last fix of the window until the window's end; with
+-- position_lookback L (seconds) a fix is nobody's position more than L after its time.
+-- The rule is a release parameter, recorded in the manifest: the verifier re-derives
+-- positions with the same rule (sql/verify/mob_person_cells.sql).
 --
 -- Set-based, no join with the time points: the fixes of a trajectory split its span into
 -- [t, t_next) pieces, so each fix is the position at the time points
@@ -23,7 +29,8 @@
 -- a release draws fresh random ids.
 -- Re-running replaces the tables (tasks are idempotent).
 -- Params: dataset_id, window_start, window_end (half-open), srid, lon_min, lon_max, lat_min,
--- lat_max, cell_size (metres, > 0), interval_s (seconds, > 0).
+-- lat_max, cell_size (metres, > 0), interval_s (seconds, > 0), position_scope ('trajectory'
+-- or 'person'), position_lookback_s (seconds > 0, or NULL: no limit).
 -- Identifiers: work (the run's work schema).
 DROP TABLE IF EXISTS {work}.mob_cells;
 DROP TABLE IF EXISTS {work}.mob_objects;
@@ -38,7 +45,12 @@ WITH fixes AS (
            p.t,
            ST_Transform(p.geom, %(srid)s) AS xy,
            extract(epoch FROM p.t - %(window_start)s::timestamptz) AS s,
-           extract(epoch FROM lead(p.t) OVER (PARTITION BY p.user_id, p.traj_id ORDER BY p.t)
+           -- scope 'person': one partition per person (the traj_id term is NULL); ties in
+           -- t go to the larger traj_id, as in DISTINCT ON below
+           extract(epoch FROM lead(p.t) OVER (
+               PARTITION BY p.user_id,
+                            CASE WHEN %(position_scope)s = 'trajectory' THEN p.traj_id END
+               ORDER BY p.t, p.traj_id COLLATE "C")
                               - %(window_start)s::timestamptz) AS s_next
     FROM raw.points AS p
     WHERE p.dataset_id = %(dataset_id)s
@@ -54,8 +66,15 @@ pieces AS (
            floor(ST_X(xy) / %(cell_size)s)::integer AS cx,
            floor(ST_Y(xy) / %(cell_size)s)::integer AS cy,
            ceil(s / %(interval_s)s)::integer AS first_index,
-           (CASE WHEN s_next IS NULL THEN floor(s / %(interval_s)s)
-                 ELSE ceil(s_next / %(interval_s)s) - 1 END)::integer AS last_index
+           -- LEAST ignores a NULL lookback (no limit)
+           LEAST(CASE WHEN s_next IS NOT NULL THEN ceil(s_next / %(interval_s)s) - 1
+                      WHEN %(position_scope)s = 'person'
+                      THEN ceil(extract(epoch FROM %(window_end)s::timestamptz
+                                                   - %(window_start)s::timestamptz)
+                                / %(interval_s)s) - 1
+                      ELSE floor(s / %(interval_s)s) END,
+                 floor((s + %(position_lookback_s)s::numeric) / %(interval_s)s))::integer
+               AS last_index
     FROM fixes
 )
 SELECT DISTINCT ON (user_id, t_index)

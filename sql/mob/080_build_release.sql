@@ -2,7 +2,8 @@
 -- objects: one row per published person-object, a fresh random uuid (nothing joins to raw
 -- data or to another release); positions: the region of each object at each time point
 -- where its person has a position: the least upper bound of its equivalence class (a
--- rectangle of whole grid cells) or, outside every class, its own cell. Rows in random
+-- rectangle of whole grid cells) or, outside every class, what the release's outside_qids
+-- rule gives (anonymizers/families/mob/outside_qids.py). Rows in random
 -- order. Inputs: {work}.mob_published (object_index), {work}.mob_regions (object_index,
 -- t_index, x0, y0, x1, y1: inclusive cell ranges), {work}.mob_time_points (t_index, t).
 -- Params: srid, cell_size. Identifiers: work, build.
@@ -40,7 +41,7 @@ COMMENT ON TABLE {build}.objects IS
     'One row per published moving object (a person of the window): a fresh random id, not a person''s id, not shared with any other release. Persons who could not be hidden among k are not published.';
 COMMENT ON COLUMN {build}.objects.object_id IS 'Random id of the object, new in every release.';
 COMMENT ON TABLE {build}.positions IS
-    'Where each object was at each time point of the release''s grid (manifest.parameters: interval seconds from window_start): a rectangle of whole grid cells (cell_size metres, anchored at the CRS origin). At the times an attacker may know (quasi-identifiers), the object shares its rectangle with at least k - 1 others so that the attack graph is k-anonymous and symmetric (seed 003 Definition 3); at other times it is its own grid cell. No row: the person had no trajectory running then.';
+    'Where each object was at each time point of the release''s grid (manifest.parameters: interval seconds from window_start): a rectangle of whole grid cells (cell_size metres, anchored at the CRS origin). At the times an attacker may know (quasi-identifiers), the object shares its rectangle with at least k - 1 others so that the attack graph is k-anonymous and symmetric (seed 003 Definition 3); at other times it is what manifest.parameters.outside_qids says: the smallest rectangle of cells holding the cells of at least k objects of its hiding set (hiding_set; the area of use where fewer are present), a cell of the coarse lattice (coarse, coarse_cell_size), the CRS''s area of use, that is no location (withheld), or its own cell (cell). No row: the person had no position then (manifest.parameters: position_scope, position_lookback).';
 COMMENT ON COLUMN {build}.positions.object_id IS 'The object (objects.object_id).';
-COMMENT ON COLUMN {build}.positions.t IS 'A time point of the release: window_start + i * interval; the position is the last fix at or before it (carried forward within a trajectory, no interpolation).';
-COMMENT ON COLUMN {build}.positions.geom IS 'The published region: a grid cell or the smallest rectangle of cells holding the cells of its equivalence class at t (least upper bound, seed 003 Algorithm 4).';
+COMMENT ON COLUMN {build}.positions.t IS 'A time point of the release: window_start + i * interval; the position is the last fix at or before it (no interpolation), of the trajectory running then or of the person (manifest.parameters.position_scope), at most position_lookback seconds old when that is set.';
+COMMENT ON COLUMN {build}.positions.geom IS 'The published region, a rectangle of whole grid cells: at a quasi-identifier time the smallest one holding the cells of its equivalence class at t (least upper bound, seed 003 Algorithm 4); at other times as manifest.parameters.outside_qids says.';

@@ -3,7 +3,11 @@
 -- t <= t_i of a trajectory of the person that runs at t_i (its first fix in the window
 -- <= t_i <= its last fix in the window); of several such trajectories, the latest fix
 -- (ties: the larger traj_id in byte order, COLLATE "C", as Python compares text). No
--- interpolation (seed 003 §6.1). Cells are anchored at the CRS origin:
+-- interpolation (seed 003 §6.1). That is the default position rule; the release's manifest
+-- names its own: position_scope 'person' lets a fix last until the person's next fix, of
+-- any trajectory, and the person's last fix of the window until the window's end;
+-- position_lookback L (seconds) ends a fix's time points L after its time.
+-- Cells are anchored at the CRS origin:
 -- (floor(x / cell_size), floor(y / cell_size)). Fixes outside the CRS's area of use are
 -- not used, as in derive_sequences.sql.
 --
@@ -14,7 +18,8 @@
 -- ("shared") go through DISTINCT ON; the others stream out in index order: sorting every
 -- (person, time point) spilled 0.7 GB to disk for 45,000 persons x 288 time points.
 -- Reads raw.points only. Params: dataset_id, window_start, window_end, srid, cell_size,
--- interval_s, lon_min, lon_max, lat_min, lat_max.
+-- interval_s, lon_min, lon_max, lat_min, lat_max, position_scope ('trajectory' or 'person'),
+-- position_lookback_s (seconds, or NULL: no limit).
 COPY (
     WITH windowed AS NOT MATERIALIZED (
         SELECT traj_id, user_id, t, geom
@@ -39,9 +44,16 @@ COPY (
                floor(ST_Y(g) / %(cell_size)s)::bigint AS cy,
                extract(epoch FROM t - %(window_start)s::timestamptz)
                    / %(interval_s)s::numeric AS at,
-               extract(epoch FROM lead(t) OVER (PARTITION BY traj_id ORDER BY t)
+               -- scope 'person': the next fix of the person, whichever trajectory (ties
+               -- in t: the larger traj_id owns the time points)
+               extract(epoch FROM lead(t) OVER (
+                   PARTITION BY CASE WHEN %(position_scope)s = 'trajectory' THEN traj_id
+                                     ELSE user_id END
+                   ORDER BY t, traj_id COLLATE "C")
                                   - %(window_start)s::timestamptz)
-                   / %(interval_s)s::numeric AS next_at
+                   / %(interval_s)s::numeric AS next_at,
+               (extract(epoch FROM t - %(window_start)s::timestamptz)
+                + %(position_lookback_s)s::numeric) / %(interval_s)s::numeric AS stale_at
         FROM (SELECT traj_id, user_id, t, ST_Transform(geom, %(srid)s) AS g
               FROM windowed) AS p
     ), owned AS NOT MATERIALIZED (
@@ -49,8 +61,13 @@ COPY (
         FROM fixes AS f
         CROSS JOIN LATERAL generate_series(
             ceil(f.at)::integer,
-            CASE WHEN f.next_at IS NULL THEN floor(f.at)::integer
-                 ELSE ceil(f.next_at)::integer - 1 END) AS i
+            LEAST(CASE WHEN f.next_at IS NOT NULL THEN ceil(f.next_at)::integer - 1
+                       WHEN %(position_scope)s = 'person'
+                       THEN ceil(extract(epoch FROM %(window_end)s::timestamptz
+                                                    - %(window_start)s::timestamptz)
+                                 / %(interval_s)s::numeric)::integer - 1
+                       ELSE floor(f.at)::integer END,
+                  floor(f.stale_at)::integer)) AS i
     )
     SELECT user_id, i, cx, cy
     FROM owned

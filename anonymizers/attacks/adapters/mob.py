@@ -17,7 +17,8 @@ MOB's privacy model bounds one attacker: the one of Definition 2, who knows ever
 published person's positions at their QID times and discards every edge of the attack
 graph in no perfect matching (``yarovoy_matching``: 1 / the person's candidate objects).
 An attacker who knows positions at other times is not bounded by it (positions outside
-every QID are published as lattice cells, §5): skmob's models measure that risk and report
+every QID are published by the release's ``outside_qids`` rule,
+:mod:`anonymizers.families.mob.outside_qids`): skmob's models measure that risk and report
 it without a bound.
 """
 

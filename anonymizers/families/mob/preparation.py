@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import psycopg
@@ -9,8 +10,8 @@ import psycopg
 from anonymizers.db.sqlfiles import run_sql_file
 from anonymizers.errors import InputError
 
-__all__ = ["DEFAULT_CELL_SIZE", "DEFAULT_INTERVAL_S", "POSITION_FILES", "QID_FILE",
-           "prepare_mob_tables", "prepare_positions"]
+__all__ = ["DEFAULT_CELL_SIZE", "DEFAULT_INTERVAL_S", "POSITION_FILES", "POSITION_SCOPES",
+           "QID_FILE", "PositionRule", "prepare_mob_tables", "prepare_positions"]
 
 DEFAULT_CELL_SIZE = 100.0  # metres
 DEFAULT_INTERVAL_S = 300  # one time point every 5 minutes, as in the paper (§6.1)
@@ -18,11 +19,44 @@ DEFAULT_INTERVAL_S = 300  # one time point every 5 minutes, as in the paper (§6
 # In order: each reads what the previous ones wrote in the work schema.
 POSITION_FILES = ("mob/010_time_points.sql", "mob/020_positions.sql")
 QID_FILE = "mob/030_qids.sql"
+# Which fixes may stand for a person at a time point: those of the trajectory running then
+# (the paper's carried-forward position within a trajectory), or the person's last fix.
+POSITION_SCOPES = ("trajectory", "person")
+
+
+@dataclass(frozen=True)
+class PositionRule:
+    """When a person has a position at a time point, and which: the last fix at or before
+    it of a trajectory running then (``scope`` "trajectory") or of the person ("person":
+    the last fix lasts to the window's end), at most ``lookback_s`` seconds old (None: no
+    limit). The release records both (``position_scope``, ``position_lookback``) so that
+    an outside recount of the attack graph derives the same positions."""
+
+    scope: str = "trajectory"
+    lookback_s: int | None = None
+
+    def __post_init__(self) -> None:
+        if self.scope not in POSITION_SCOPES:
+            raise InputError(f"position_scope {self.scope!r} must be one of "
+                             f"{', '.join(POSITION_SCOPES)}")
+        if self.lookback_s is not None and self.lookback_s <= 0:
+            raise InputError(f"position_lookback ({self.lookback_s} s) must be positive; "
+                             "leave it empty for no limit")
+
+    @classmethod
+    def of(cls, params: dict[str, Any]) -> PositionRule:
+        """The rule of a release's parameters (absent: the default rule)."""
+        lookback = params.get("position_lookback")
+        return cls(str(params.get("position_scope") or "trajectory"),
+                   None if lookback is None else int(lookback))
+
+    def sql_params(self) -> dict[str, Any]:
+        return {"position_scope": self.scope, "position_lookback_s": self.lookback_s}
 
 
 def prepare_mob_tables(conn: psycopg.Connection, work_schema: str,
                        window_params: dict[str, Any], cell_size: float,
-                       interval_s: int) -> dict[str, int]:
+                       interval_s: int, rule: PositionRule = PositionRule()) -> dict[str, int]:
     """Build the MOB tables of one window in ``work_schema``.
 
     ``mob_time_points`` (t_index, t), ``mob_objects`` (object_index, user_id),
@@ -43,6 +77,8 @@ def prepare_mob_tables(conn: psycopg.Connection, work_schema: str,
         Side of a grid cell in metres of the CRS; the grid is anchored at its origin.
     interval_s
         Seconds between time points, which start at ``window_start``.
+    rule
+        Which fix is a person's position at a time point (:class:`PositionRule`).
 
     Returns
     -------
@@ -57,14 +93,15 @@ def prepare_mob_tables(conn: psycopg.Connection, work_schema: str,
     Crowd? EDBT 2009. §3 (a MOD over time points, positions as grid cells, QIDs), §6.1
     (constant sampling rate, no interpolation, the last observed position carried forward).
     """
-    counts = prepare_positions(conn, work_schema, window_params, cell_size, interval_s)
-    counts.update(_run(conn, QID_FILE, work_schema, window_params, cell_size, interval_s))
+    counts = prepare_positions(conn, work_schema, window_params, cell_size, interval_s, rule)
+    counts.update(_run(conn, QID_FILE, work_schema, window_params, cell_size, interval_s,
+                       rule))
     return counts
 
 
 def prepare_positions(conn: psycopg.Connection, work_schema: str,
                       window_params: dict[str, Any], cell_size: float,
-                      interval_s: int) -> dict[str, int]:
+                      interval_s: int, rule: PositionRule = PositionRule()) -> dict[str, int]:
     """The first part of :func:`prepare_mob_tables`: time points, objects and cells, no QIDs.
 
     Returns ``time_points``, ``objects`` and ``cells``. QID generation uses it to know
@@ -75,13 +112,15 @@ def prepare_positions(conn: psycopg.Connection, work_schema: str,
                          "positive. Pass e.g. cell_size=100 and interval=300.")
     counts: dict[str, int] = {}
     for name in POSITION_FILES:
-        counts.update(_run(conn, name, work_schema, window_params, cell_size, interval_s))
+        counts.update(_run(conn, name, work_schema, window_params, cell_size, interval_s,
+                           rule))
     return counts
 
 
 def _run(conn: psycopg.Connection, name: str, work_schema: str, window_params: dict[str, Any],
-         cell_size: float, interval_s: int) -> dict[str, int]:
+         cell_size: float, interval_s: int, rule: PositionRule) -> dict[str, int]:
     """One preparation file; the counts it ends with (a json object: by name, not position)."""
-    params = {**window_params, "cell_size": float(cell_size), "interval_s": int(interval_s)}
+    params = {**window_params, "cell_size": float(cell_size), "interval_s": int(interval_s),
+              **rule.sql_params()}
     [(counts,)] = run_sql_file(conn, name, params, work=work_schema)
     return {key: int(value) for key, value in counts.items()}

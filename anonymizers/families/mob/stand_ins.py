@@ -34,6 +34,7 @@ import numpy as np
 from anonymizers.families.mob.anonymity import MobSets, Suppression
 from anonymizers.families.mob.generalize import Generalization, generalize
 from anonymizers.families.mob.moving_objects import MovingObjects
+from anonymizers.families.mob.outside_qids import OutsideQids, publish_outside_qids
 
 __all__ = ["UnambiguousRelease", "anonymize_without_stand_ins", "stand_in_targets"]
 
@@ -56,8 +57,10 @@ class UnambiguousRelease:
 
 
 def anonymize_without_stand_ins(objects: MovingObjects, k: int, anonymize: Anonymization,
+                                outside: OutsideQids | None = None,
                                 **options: object) -> UnambiguousRelease:
-    """Run ``anonymize`` (with ``options``) and Generalize, suppressing the objects that a
+    """Run ``anonymize`` (with ``options``), Generalize and publish the rows outside every
+    QID by ``outside`` (None: own cells, as in the paper), suppressing the objects that a
     suppressed object could pass for, until there are none."""
     suppression = Suppression(objects, k)
     excluded = np.zeros(objects.n_objects, dtype=bool)
@@ -66,6 +69,8 @@ def anonymize_without_stand_ins(objects: MovingObjects, k: int, anonymize: Anony
         rounds += 1
         sets = anonymize(objects, k, suppression=suppression, **options)
         regions = generalize(objects, sets)
+        if outside is not None:
+            regions = publish_outside_qids(objects, sets, regions, outside)
         targets = stand_in_targets(objects, sets.suppressed, regions)
         if not targets.size:
             return UnambiguousRelease(sets, regions, int(excluded.sum()), rounds)

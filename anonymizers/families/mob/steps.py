@@ -18,6 +18,7 @@ import psycopg
 from psycopg import sql
 
 from anonymizers.db.sqlfiles import copy_out, run_sql_file
+from anonymizers.errors import InputError
 from anonymizers.pipeline.steps import step
 from anonymizers.processes import available_processes
 
@@ -28,12 +29,13 @@ log = logging.getLogger(__name__)
 
 def prepare_objects(spec: dict[str, Any]) -> dict[str, int]:
     """Time points, one object per person, carried-forward grid cells and QIDs (PostGIS)."""
-    from anonymizers.families.mob.preparation import prepare_mob_tables
+    from anonymizers.families.mob.preparation import PositionRule, prepare_mob_tables
 
     with step("prepare_objects", spec) as (release, conn):
         counts = prepare_mob_tables(conn, release.work_schema, release.window_params(),
                                     float(release.params["cell_size"]),
-                                    int(release.params["interval"]))
+                                    int(release.params["interval"]),
+                                    PositionRule.of(release.params))
     log.info("MOB preparation of %s: %s", release.release_name, counts)
     return counts
 
@@ -78,7 +80,9 @@ def anonymize_objects(spec: dict[str, Any]) -> dict[str, int]:
             anonymize = extreme_union
         else:  # its rankings carry over the rounds (extreme union's groups do not)
             anonymize, options["rankings"] = symmetric_anonymization, Rankings(lists, release.k)
-        unambiguous = anonymize_without_stand_ins(objects, release.k, anonymize, **options)
+        outside = _outside_qids(conn, release)
+        unambiguous = anonymize_without_stand_ins(objects, release.k, anonymize, outside,
+                                                  **options)
         sets, regions = unambiguous.sets, unambiguous.regions
         run_sql_file(conn, "mob/050_anonymized_tables.sql", work=release.work_schema)
         _copy(conn, release.work_schema, "mob_published",
@@ -87,6 +91,22 @@ def anonymize_objects(spec: dict[str, Any]) -> dict[str, int]:
               null_below_zero=("class_id",))
     return {"objects": objects.n_objects, "suppressed": int(sets.n_suppressed),
             "suppressed_for_stand_ins": unambiguous.excluded, "rounds": unambiguous.rounds}
+
+
+def _outside_qids(conn: psycopg.Connection, release: Any) -> Any:
+    """The release's rule for positions outside every QID (:mod:`..outside_qids`)."""
+    from anonymizers.families.mob.outside_qids import OutsideQids
+
+    params = release.params
+    cell, coarse = float(params["cell_size"]), float(params.get("coarse_cell_size") or 1000.0)
+    factor = round(coarse / cell)
+    if factor < 1 or abs(factor * cell - coarse) > 1e-6 * coarse:
+        raise InputError(f"coarse_cell_size ({coarse:g} m) must be a whole multiple of "
+                         f"cell_size ({cell:g} m), e.g. {10 * cell:g}")
+    [(x0, y0, x1, y1)] = run_sql_file(conn, "mob/055_area_of_use_cells.sql",
+                                      {**release.window_params(), "cell_size": cell})
+    return OutsideQids(str(params.get("outside_qids") or "hiding_set"), factor,
+                       (int(x0), int(y0), int(x1), int(y1)))
 
 
 def _copy(conn: psycopg.Connection, work: str, table: str, columns: dict[str, np.ndarray],

@@ -1,0 +1,159 @@
+"""What a MOB release publishes of an object at the time points outside every QID.
+
+Algorithm 4 of seed 003 generalizes an object only at the time points of the sets it is
+in; everywhere else the paper publishes its own cell ("free" rows: class -1 of
+:class:`~anonymizers.families.mob.generalize.Generalization`). Its privacy model only
+covers attackers who know positions at QID times, and an attacker who knows a few of a
+person's positions at other times finds the person's object among all others: on a 6-hour
+T-Drive window, the location attack of the suite measures risk 1 for nearly every person.
+So the free rows are published by one of these rules (``outside_qids``):
+
+``hiding_set`` (the default)
+    The least upper bound, at the time point, of the cells of the object's hiding set:
+    the object and every unsuppressed object it shares a MOB set with, either way
+    (S(O), and the O' with O in S(O')), that is present then, when they are at least k;
+    withheld (below) when fewer are present. The hiding set is the same at every time
+    point, so an attacker who knows several positions of a person still finds every
+    member of the set that is present at all of them holding each of those positions.
+``coarse``
+    The cell of a coarser lattice (``coarse_cell_size``, a multiple of ``cell_size``,
+    anchored at the CRS origin as the fine one) holding the object's cell.
+``withheld``
+    No location: the region is the lattice rectangle holding the CRS's area of use, the
+    same for every object and time point. The row stays, so an object is still present
+    exactly when its person is (which the verifier's pairing of objects and persons, and
+    the paper's model, rely on).
+``cell``
+    The paper's behaviour: the object's own cell. Re-identifiable by the suite's
+    attacks; a release needs the operator's explicit acceptance of that risk.
+
+References
+----------
+.. [1] Yarovoy, Bonchi, Lakshmanan, Wang. Anonymizing Moving Objects: How to Hide a MOB in a
+   Crowd? EDBT 2009, §5.1.3 (hiding sets), §5.2 (Algorithm 4), §7 (stronger attack models
+   left open).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from anonymizers.errors import InputError
+from anonymizers.families.mob.anonymity import MobSets
+from anonymizers.families.mob.generalize import Generalization
+from anonymizers.families.mob.moving_objects import MovingObjects
+from anonymizers.sequences import ranges, sized_runs
+
+__all__ = ["OUTSIDE_QIDS", "OutsideQids", "hiding_groups", "publish_outside_qids"]
+
+OUTSIDE_QIDS = ("hiding_set", "coarse", "withheld", "cell")
+_PAIRS = 4_000_000  # (row, group member) pairs expanded at once
+
+
+@dataclass(frozen=True)
+class OutsideQids:
+    """The rule for free rows, and what it needs.
+
+    Attributes
+    ----------
+    rule
+        One of :data:`OUTSIDE_QIDS`.
+    coarse_factor
+        Fine cells per side of a coarse cell (``coarse``).
+    box
+        Inclusive cell ranges (x0, y0, x1, y1) of the withheld region (``withheld``, and
+        ``hiding_set`` where fewer than k members are present).
+    """
+
+    rule: str = "hiding_set"
+    coarse_factor: int = 10
+    box: tuple[int, int, int, int] = (0, 0, 0, 0)
+
+    def __post_init__(self) -> None:
+        if self.rule not in OUTSIDE_QIDS:
+            raise InputError(f"outside_qids {self.rule!r} must be one of "
+                             f"{', '.join(OUTSIDE_QIDS)}")
+        if self.coarse_factor < 1:
+            raise InputError("coarse_cell_size must be at least cell_size")
+
+
+def publish_outside_qids(objects: MovingObjects, sets: MobSets, regions: Generalization,
+                         policy: OutsideQids) -> Generalization:
+    """``regions`` with every free row (class -1) published by ``policy``.
+
+    Rows in a class are left as Algorithm 4 made them; so are the row order and class ids.
+    """
+    free = regions.cls < 0
+    if policy.rule == "cell" or not free.any():
+        return regions
+    x0, y0, x1, y1 = (a.copy() for a in (regions.x0, regions.y0, regions.x1, regions.y1))
+    if policy.rule == "coarse":
+        f = policy.coarse_factor
+        x0[free], y0[free] = (regions.x0[free] // f) * f, (regions.y0[free] // f) * f
+        x1[free], y1[free] = x0[free] + f - 1, y0[free] + f - 1
+    else:
+        bounds = np.tile(np.asarray(policy.box, dtype=np.int64), (int(free.sum()), 1))
+        if policy.rule == "hiding_set":
+            rows = np.flatnonzero(free)
+            lub, enough = _hiding_set_lubs(objects, sets, regions.obj[rows], regions.t[rows])
+            bounds[enough] = lub[enough]
+        x0[free], y0[free], x1[free], y1[free] = (bounds[:, i] for i in range(4))
+    return replace(regions, x0=x0, y0=y0, x1=x1, y1=y1)
+
+
+def hiding_groups(sets: MobSets) -> tuple[np.ndarray, np.ndarray]:
+    """Pairs (object, member) of every object's hiding group: itself, the members of its
+    MOB set and the objects whose set holds it (made symmetric: Extreme Union's groups
+    are not), unsuppressed objects only, sorted, each pair once."""
+    n = sets.n_objects
+    owner = np.repeat(np.arange(n, dtype=np.int64), np.diff(sets.set_indptr))
+    member = sets.set_members.astype(np.int64)
+    live = np.flatnonzero(~sets.suppressed)
+    a = np.concatenate([owner, member, live])
+    b = np.concatenate([member, owner, live])
+    pairs = np.unique(a * n + b)
+    return pairs // n, pairs % n
+
+
+def _hiding_set_lubs(objects: MovingObjects, sets: MobSets, obj: np.ndarray,
+                     t: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """For each (object, time point): the cell ranges holding the cells of its hiding
+    group's members present then, and whether they are at least k."""
+    owner, member = hiding_groups(sets)
+    start = np.searchsorted(owner, np.arange(sets.n_objects + 1))
+    size = start[obj + 1] - start[obj]
+    lub = np.empty((obj.size, 4), dtype=np.int64)
+    enough = np.empty(obj.size, dtype=bool)
+    for first, last in sized_runs(size, _PAIRS):
+        part = slice(first, last)
+        lub[part], enough[part] = _lubs(objects, member, start[obj[part]], size[part],
+                                        t[part], sets.k)
+    return lub, enough
+
+
+def _lubs(objects: MovingObjects, member: np.ndarray, start: np.ndarray, size: np.ndarray,
+          t: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`_hiding_set_lubs` of one chunk of rows (groups ``member[start:start+size]``)."""
+    n_rows = t.size
+    row = np.repeat(np.arange(n_rows), size)
+    at = np.repeat(t, size)
+    others = member[ranges(start, size)]
+    here = objects.present[others, at]
+    row, at, others = row[here], at[here], others[here]
+    x, y = objects.cx[others, at].astype(np.int64), objects.cy[others, at].astype(np.int64)
+    lub = np.empty((n_rows, 4), dtype=np.int64)
+    for column, (values, ufunc) in enumerate(((x, np.minimum), (y, np.minimum),
+                                              (x, np.maximum), (y, np.maximum))):
+        lub[:, column] = _reduce(ufunc, values, row, n_rows)
+    return lub, np.bincount(row, minlength=n_rows) >= k
+
+
+def _reduce(ufunc: np.ufunc, values: np.ndarray, label: np.ndarray, n: int) -> np.ndarray:
+    """``ufunc`` (minimum / maximum) of ``values`` per label; 0 for labels without one."""
+    info = np.iinfo(np.int64)
+    out = np.full(n, info.max if ufunc is np.minimum else info.min, dtype=np.int64)
+    ufunc.at(out, label, values)
+    out[np.bincount(label, minlength=n) == 0] = 0
+    return out
