@@ -13,7 +13,7 @@ import pytest
 from pipeline_helpers import release_params, run_steps
 
 from anonymizers import cli
-from anonymizers.errors import InputError
+from anonymizers.errors import InputError, PrivacyViolation
 from anonymizers.families.registry import METHODS
 from anonymizers.loading import load_dataset
 from anonymizers.pipeline import steps
@@ -155,3 +155,43 @@ def test_the_verifier_refuses_an_attack_above_one_over_k_unless_accepted(loaded_
                    for v in result.violations), result.violations
         conn.execute(f"UPDATE {build}.manifest SET attack_risk = 'a test'")
         assert verify_release(conn, build).passed
+
+
+@pytest.fixture
+def city_with_qids(loaded_city: str, db_url: str) -> str:
+    from anonymizers.loading.qids import generate_and_store_qids
+
+    generate_and_store_qids(loaded_city, "graph", 6, seed=1, url=db_url)
+    return loaded_city
+
+
+def _mob_paper(**extra) -> dict:
+    """MOB as the paper publishes it: every object its own cell outside its QIDs, so one
+    known position outside them finds it (the review: 544 of 560 T-Drive persons)."""
+    return {"dataset": "city", "method": "mob_symmetric", "k": K, "outside_qids": "cell",
+            **extra}
+
+
+def test_an_uncovered_attack_above_one_over_k_stops_the_release(city_with_qids, db_url,
+                                                                 monkeypatch, conn):
+    monkeypatch.setenv("DATABASE_URL", db_url)
+    with pytest.raises(PrivacyViolation, match=r"location.* > 1/k = 0.333; not published\. "
+                                               r"The method's privacy model does not cover"
+                                               r".*accept_attack_risk"):
+        run_steps(_mob_paper())
+    assert conn.execute("SELECT count(*) FROM catalog.releases").fetchone()[0] == 0
+
+
+def test_an_accepted_attack_risk_is_recorded_and_shown(city_with_qids, db_url, monkeypatch,
+                                                        conn, capsys):
+    monkeypatch.setenv("DATABASE_URL", db_url)
+    reason = "the paper's behaviour, for a comparison with its figures"
+    name = ReleaseSpec.from_dict(run_steps(_mob_paper(accept_attack_risk=reason))).release_name
+    assert conn.execute(f"SELECT attack_risk FROM {name}.manifest").fetchone()[0] == reason
+    location = conn.execute(f"SELECT value FROM {name}.metrics WHERE name = "
+                            "'attack_location_prosecutor_max'").fetchone()[0]
+    assert location > 1 / K  # published although above 1/k: the operator's decision
+    assert conn.execute("SELECT attack_risk FROM catalog.releases WHERE release_name = %s",
+                        (name,)).fetchone()[0] == reason
+    assert cli.main(["releases"]) == 0
+    assert f"attack risk accepted: {reason}" in capsys.readouterr().out
