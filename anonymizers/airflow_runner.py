@@ -2,9 +2,11 @@
 
 Airflow needs ``AIRFLOW_HOME`` before it is first imported and an initialised metadata
 database; both are set up here on first use (under the project's home unless the user
-set AIRFLOW_HOME). ``dag.test()`` returns a failed run rather than raising, so the
-state is checked and the error of the task that failed is raised: ours as it was raised
-(its message says what to do), any other in a ReleaseError naming that task.
+set AIRFLOW_HOME), readable by the user only: the home is made 0700 (an older one is
+tightened), and Airflow runs under the umask 0077, here and in its ``db migrate``
+(:mod:`anonymizers.private_files`). ``dag.test()`` returns a failed run rather than
+raising, so the state is checked and the error of the task that failed is raised: ours as
+it was raised (its message says what to do), any other in a ReleaseError naming that task.
 """
 
 from __future__ import annotations
@@ -19,8 +21,14 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from anonymizers.db.cluster import default_home
+from anonymizers.db.cluster import default_home, secure_home
 from anonymizers.errors import AnonymizerError, ReleaseError
+from anonymizers.private_files import (
+    AIRFLOW_FILE_SETTINGS,
+    PRIVATE_UMASK,
+    make_private,
+    private_umask,
+)
 
 __all__ = ["configure_airflow", "dags_folder", "run_dag"]
 
@@ -34,19 +42,25 @@ def dags_folder() -> Path:
 
 
 def configure_airflow() -> Path:
-    """Set Airflow's environment (idempotent) and migrate its metadata DB once."""
+    """Set Airflow's environment (idempotent) and migrate its metadata DB once. The home
+    (and the project's, if it lies there) is the user's only."""
+    if "AIRFLOW_HOME" not in os.environ:
+        secure_home(default_home())
     home = Path(os.environ.setdefault("AIRFLOW_HOME", str(default_home() / "airflow")))
     os.environ.setdefault("AIRFLOW__CORE__DAGS_FOLDER", str(dags_folder()))
     os.environ.setdefault("AIRFLOW__CORE__LOAD_EXAMPLES", "False")
     os.environ.setdefault("AIRFLOW__CORE__UNIT_TEST_MODE", "False")
-    home.mkdir(parents=True, exist_ok=True)
+    for name, value in AIRFLOW_FILE_SETTINGS.items():
+        os.environ.setdefault(name, value)
+    make_private(home)
     marker = home / ".migrated"
     if not marker.exists():
         result = subprocess.run([sys.executable, "-m", "airflow", "db", "migrate"],
-                                capture_output=True, text=True, check=False)
+                                capture_output=True, text=True, check=False,
+                                umask=PRIVATE_UMASK)
         if result.returncode != 0:
             raise ReleaseError(f"`airflow db migrate` failed:\n{result.stderr[-2000:]}")
-        marker.touch()
+        marker.touch(mode=0o600)
     return home
 
 
@@ -119,8 +133,14 @@ def _airflow_output_to(log_file: Path) -> Iterator[None]:
 
 
 def run_dag(dag_id: str, conf: dict[str, Any], log_file: Path | None = None) -> str:
-    """Run ``dag_id`` once with ``conf``; returns the run's final state or raises."""
+    """Run ``dag_id`` once with ``conf``; returns the run's final state or raises.
+    Whatever Airflow writes meanwhile (airflow.cfg, airflow.db, logs) is the user's only."""
     home = configure_airflow()
+    with private_umask():
+        return _run_dag(home, dag_id, conf, log_file)
+
+
+def _run_dag(home: Path, dag_id: str, conf: dict[str, Any], log_file: Path | None) -> str:
     dag = _load_dag(dag_id)
     from airflow.sdk.listener import get_listener_manager
 

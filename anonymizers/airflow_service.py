@@ -24,7 +24,11 @@ descendants are collected before anything is signalled). What the service uses:
   simple auth manager and one user, ``admin``, whose password the api-server generates
   into ``simple_auth_manager_passwords.json.generated`` in the Airflow home;
 * secrets every component must share (JWT, API and Fernet keys), generated once into
-  ``secrets.json`` (mode 0600) and handed over in the environment, not on command lines.
+  ``secrets.json`` (mode 0600) and handed over in the environment, not on command lines;
+* files for the user's eyes only: both homes are made 0700 and tightened on every ``up``
+  (an older install's too), and every component (and ``airflow db migrate``) runs under
+  the umask 0077 with Airflow's task log modes 0600/0700 (:mod:`anonymizers.private_files`),
+  so the password file, logs and pid files Airflow or ``up`` writes are 0600.
 """
 
 from __future__ import annotations
@@ -51,8 +55,14 @@ import psycopg
 from psycopg import sql
 from psycopg.conninfo import conninfo_to_dict, make_conninfo
 
-from anonymizers.db.cluster import default_home
+from anonymizers.db.cluster import default_home, secure_home
 from anonymizers.errors import AnonymizerError
+from anonymizers.private_files import (
+    AIRFLOW_FILE_SETTINGS,
+    PRIVATE_UMASK,
+    make_private,
+    private_umask,
+)
 
 __all__ = ["COMPONENTS", "AirflowService", "ServiceError", "cmd_airflow", "sqlalchemy_url"]
 
@@ -102,12 +112,14 @@ class AirflowService:
     host: str = "127.0.0.1"
     metadata_sqlalchemy: str | None = None  # the user's own, used as it is
     extra_env: dict[str, str] = field(default_factory=dict)
+    project_home: Path | None = None  # the project's .anonymizers, where ``home`` lies
 
     @classmethod
     def from_environment(cls, data_url: str) -> AirflowService:
         home = default_home() / "airflow-service"
         airflow_home = Path(os.environ.get("AIRFLOW_HOME") or home / "home")
         return cls(home=home, airflow_home=airflow_home, data_url=data_url,
+                   project_home=default_home(),
                    metadata_db=os.environ.get("ANONYMIZERS_AIRFLOW_DB", DEFAULT_METADATA_DB),
                    port=int(os.environ.get("ANONYMIZERS_AIRFLOW_PORT", DEFAULT_PORT)),
                    metadata_sqlalchemy=os.environ.get("AIRFLOW__DATABASE__SQL_ALCHEMY_CONN"))
@@ -157,6 +169,7 @@ class AirflowService:
             # A task killed with its worker, or cut off from the database, runs again.
             "ANONYMIZERS_TASK_RETRIES": env.get("ANONYMIZERS_TASK_RETRIES") or "2",
             "PYTHONPATH": os.pathsep.join(p for p in (repo, env.get("PYTHONPATH", "")) if p),
+            **AIRFLOW_FILE_SETTINGS,
         })
         env.update(self._secrets())
         env.update(self.extra_env)
@@ -168,7 +181,7 @@ class AirflowService:
         if not path.exists():
             from cryptography.fernet import Fernet
 
-            self.home.mkdir(parents=True, exist_ok=True)
+            make_private(self.home)
             values = {"AIRFLOW__API_AUTH__JWT_SECRET": secrets.token_urlsafe(32),
                       "AIRFLOW__API__SECRET_KEY": secrets.token_urlsafe(32),
                       "AIRFLOW__CORE__FERNET_KEY": Fernet.generate_key().decode()}
@@ -180,14 +193,17 @@ class AirflowService:
     # -- lifecycle ---------------------------------------------------------------------------
     def up(self, log: Log = print) -> dict[str, int]:
         """Start what is not running; return every component's pid once the UI answers.
-        Two ``up`` at once start each component once (a lock in the service's home)."""
-        self.home.mkdir(parents=True, exist_ok=True)
-        with (self.home / "up.lock").open("a") as lock:
+        Two ``up`` at once start each component once (a lock in the service's home).
+        Both homes are the user's only, also what an older version left in them."""
+        if self.project_home is not None:
+            secure_home(self.project_home)
+        make_private(self.home)
+        make_private(self.airflow_home)
+        with private_umask(), (self.home / "up.lock").open("a") as lock:
             fcntl.flock(lock, fcntl.LOCK_EX)
             return self._up(log)
 
     def _up(self, log: Log) -> dict[str, int]:
-        self.airflow_home.mkdir(parents=True, exist_ok=True)
         if self.metadata_sqlalchemy is None:
             self._create_metadata_database(log)
         if self.pid("api-server") is None and not _port_free(self.host, self.port):
@@ -260,7 +276,8 @@ class AirflowService:
     def airflow(self, *args: str, timeout: float = 300) -> subprocess.CompletedProcess[str]:
         """Run an ``airflow`` command against this service's metadata database."""
         return subprocess.run([sys.executable, "-m", "airflow", *args], env=self.environment(),
-                              capture_output=True, text=True, timeout=timeout, check=False)
+                              capture_output=True, text=True, timeout=timeout, check=False,
+                              umask=PRIVATE_UMASK)
 
     # -- files and processes -------------------------------------------------------------------
     def pid_file(self, component: str) -> Path:
@@ -308,7 +325,7 @@ class AirflowService:
             sink.flush()
             child = subprocess.Popen(command, env=env, stdin=subprocess.DEVNULL, stdout=sink,
                                      stderr=subprocess.STDOUT, start_new_session=True,
-                                     cwd=self.home)
+                                     cwd=self.home, umask=PRIVATE_UMASK)
         record = {"pid": child.pid, "create_time": psutil.Process(child.pid).create_time(),
                   "command": command[1:]}
         self.pid_file(component).write_text(json.dumps(record) + "\n")
@@ -326,7 +343,8 @@ class AirflowService:
     def _migrate(self, env: dict[str, str], log: Log) -> None:
         started = time.monotonic()
         result = subprocess.run([sys.executable, "-m", "airflow", "db", "migrate"], env=env,
-                                capture_output=True, text=True, check=False)
+                                capture_output=True, text=True, check=False,
+                                umask=PRIVATE_UMASK)
         if result.returncode != 0:
             raise ServiceError(f"`airflow db migrate` failed:\n{result.stderr[-2000:]}")
         log(f"metadata database migrated ({time.monotonic() - started:.0f} s)")

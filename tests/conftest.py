@@ -52,26 +52,32 @@ os.environ.setdefault("AIRFLOW__CORE__LOAD_EXAMPLES", "False")
 def airflow_home() -> Iterator[Path]:
     """This process's Airflow home, with a copy of the template's migrated metadata DB (the
     template is migrated on first use, under a lock); removed at the end of the session."""
+    from anonymizers.private_files import PRIVATE_UMASK, make_private, private_umask
+
     home = Path(os.environ["AIRFLOW_HOME"])
     if home != AIRFLOW_PROCESS_HOME:  # the user's own AIRFLOW_HOME: used as it is
         yield home
         return
-    AIRFLOW_TEMPLATE_HOME.mkdir(parents=True, exist_ok=True)
-    with (AIRFLOW_TEMPLATE_HOME / "lock").open("a") as lock:
+    # The test runs' logs and metadata are the runner's only, as the CLI's are.
+    # (Of the folder shared with other sessions, its own mode only.)
+    AIRFLOW_TEST_HOME.mkdir(mode=0o700, parents=True, exist_ok=True)
+    AIRFLOW_TEST_HOME.chmod(0o700)
+    for folder in (AIRFLOW_TEMPLATE_HOME, home):
+        make_private(folder)
+    with private_umask(), (AIRFLOW_TEMPLATE_HOME / "lock").open("a") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         if not (AIRFLOW_TEMPLATE_HOME / ".migrated").exists():
             env = {**os.environ, "AIRFLOW_HOME": str(AIRFLOW_TEMPLATE_HOME)}
             subprocess.run([sys.executable, "-m", "airflow", "db", "migrate"], env=env,
-                           capture_output=True, check=True)
+                           capture_output=True, check=True, umask=PRIVATE_UMASK)
             (AIRFLOW_TEMPLATE_HOME / ".migrated").touch()
-        home.mkdir(parents=True, exist_ok=True)
         source, copy = (sqlite3.connect(AIRFLOW_TEMPLATE_HOME / "airflow.db"),
                         sqlite3.connect(home / "airflow.db"))
         source.backup(copy)
         source.close()
         copy.close()
+        (home / ".migrated").touch()  # configure_airflow() migrates no further
         fcntl.flock(lock, fcntl.LOCK_UN)
-    (home / ".migrated").touch()  # configure_airflow() migrates no further
     yield home
     shutil.rmtree(home, ignore_errors=True)
 

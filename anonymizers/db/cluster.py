@@ -23,6 +23,11 @@ transfer_ownership.sql say how.
 
 initdb refuses to run as root, so when we are root the server runs as the unprivileged
 ``postgres`` system user that Debian's postgresql package creates.
+
+The home itself is 0710 (:func:`secure_home`): its group (the server's OS user's when we
+are root) may pass through to the socket directory, nobody else may list or enter it. What
+lies in it is private (pgdata 0700, the passfile, logs and lock 0600; Airflow's homes
+0700: anonymizers.private_files).
 """
 
 from __future__ import annotations
@@ -47,7 +52,7 @@ from anonymizers.errors import DatabaseSetupError
 from anonymizers.system_packages import apt_install
 
 __all__ = ["ADMIN", "ANALYST", "DATABASE", "OWNER", "EmbeddedCluster", "default_home",
-           "passfile_beside"]
+           "passfile_beside", "secure_home"]
 
 PG_MAJOR = "15"
 DEFAULT_PORT = 54329
@@ -57,6 +62,7 @@ ANALYST = "analyst"  # reads releases and the catalog; password in the passfile
 DATABASE = "anonymizers"
 SERVER_USER_WHEN_ROOT = "postgres"
 SOCKET_DIR_MODE = 0o770
+HOME_MODE = 0o710  # the socket directory's group passes through; nobody lists it
 PASSFILE = "analyst.pgpass"  # in the cluster's home, beside the socket directory "run"
 APT_PACKAGES = (f"postgresql-{PG_MAJOR}", f"postgresql-{PG_MAJOR}-postgis-3")
 
@@ -106,6 +112,21 @@ def default_home() -> Path:
     if (repo / "pyproject.toml").exists():
         return repo / ".anonymizers"
     return Path.home() / ".anonymizers"
+
+
+def secure_home(home: Path) -> Path:
+    """``home`` (made if missing) with mode 0710; when we are root, its group is the server's
+    OS user's, which must pass through it to the data and socket directories."""
+    home.mkdir(parents=True, exist_ok=True)
+    if home.stat().st_uid != os.geteuid():
+        return home  # another user's folder: theirs to set
+    home.chmod(HOME_MODE)
+    if _is_root():
+        try:
+            shutil.chown(home, group=pwd.getpwnam(SERVER_USER_WHEN_ROOT).pw_gid)
+        except KeyError:  # no server user on this machine: no embedded cluster either
+            home.chmod(0o700)
+    return home
 
 
 @dataclass
@@ -199,7 +220,8 @@ class EmbeddedCluster:
 
     # -- internals: files and processes ---------------------------------------------------
     def _prepare_dirs(self) -> None:
-        for path in (self.home, self.data_dir, self.socket_dir):
+        secure_home(self.home)
+        for path in (self.data_dir, self.socket_dir):
             path.mkdir(parents=True, exist_ok=True)
         self.data_dir.chmod(0o700)
         self.socket_dir.chmod(SOCKET_DIR_MODE)
@@ -409,8 +431,9 @@ class EmbeddedCluster:
 
 @contextmanager
 def _exclusive(lock: Path) -> Iterator[None]:
-    """Hold an exclusive lock on the file ``lock`` (made if missing)."""
-    with lock.open("a") as stream:
+    """Hold an exclusive lock on the file ``lock`` (made if missing, mode 0600)."""
+    with os.fdopen(os.open(lock, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600), "a") as stream:
+        os.fchmod(stream.fileno(), 0o600)  # an older version's 0644
         fcntl.flock(stream, fcntl.LOCK_EX)
         try:
             yield

@@ -168,7 +168,7 @@ def _default_args() -> dict[str, Any]:
 def _prepare_task() -> Any:
     """``prepare``: the window is the mapped ``window`` ([start, end), ISO) of a windows run,
     else the params' start/end, the scheduled data interval or the whole dataset."""
-    @task.short_circuit(task_id="prepare")
+    @task.short_circuit(task_id="prepare", show_return_value_in_logs=False)
     def prepare(window: list[str] | None = None) -> dict[str, Any] | None:
         from anonymizers.pipeline import steps
 
@@ -203,7 +203,8 @@ def _release_tasks(family: str, spec: Any) -> None:
 
 
 def _step_task(name: str, family_step: bool) -> Any:
-    @task(task_id=name, trigger_rule="none_failed")
+    # The spec travels by XCom; the task log need not repeat it after every step.
+    @task(task_id=name, trigger_rule="none_failed", show_return_value_in_logs=False)
     def run(spec: dict[str, Any] | None) -> Any:
         from airflow.sdk.exceptions import AirflowSkipException
 
