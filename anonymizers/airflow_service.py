@@ -195,10 +195,7 @@ class AirflowService:
         """Start what is not running; return every component's pid once the UI answers.
         Two ``up`` at once start each component once (a lock in the service's home).
         Both homes are the user's only, also what an older version left in them."""
-        if self.project_home is not None:
-            secure_home(self.project_home)
-        make_private(self.home)
-        make_private(self.airflow_home)
+        self.make_private()
         with private_umask(), (self.home / "up.lock").open("a") as lock:
             fcntl.flock(lock, fcntl.LOCK_EX)
             return self._up(log)
@@ -220,6 +217,14 @@ class AirflowService:
             started[component] = pid
         self._wait_until_healthy(log)
         return started
+
+    def make_private(self) -> None:
+        """Both homes made if missing, 0700, and everything in them the user's only (what
+        an older version or Airflow under another umask left readable is tightened)."""
+        if self.project_home is not None:
+            secure_home(self.project_home)
+        make_private(self.home)
+        make_private(self.airflow_home)
 
     def down(self, log: Log = print) -> list[int]:
         """Stop the components ``up`` started (their process groups and descendants)."""

@@ -14,11 +14,14 @@ import os
 import shutil
 import subprocess
 import sys
+import uuid
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 import psycopg
 import pytest
+from conftest import TEMPLATE, with_database
 from file_access import (
     assert_another_user_can_read_a_planted_file,
     carriers,
@@ -33,48 +36,156 @@ from file_access import (
 REPO = Path(__file__).resolve().parents[1]
 
 
-@pytest.fixture
-def project_home() -> Iterator[Path]:
-    """ANONYMIZERS_HOME of a CLI run: in a folder every OS user can reach."""
-    require_another_user()
-    folder = scratch_folder("anonymizers-files-")
-    try:
-        yield folder / "home"
-    finally:
-        shutil.rmtree(folder, ignore_errors=True)
-
-
-def _cli(home: Path, db_url: str, *args: str) -> subprocess.CompletedProcess[str]:
-    """``anonymizers ...`` as a user runs it: its Airflow home is the project's default."""
+def _cli_env(home: Path, db_url: str) -> dict[str, str]:
+    """The environment of ``anonymizers ...`` as a user runs it: no AIRFLOW_HOME (the
+    project's default), the project's home ``home``."""
     env = {name: value for name, value in os.environ.items()
            if not name.startswith(("AIRFLOW", "ANONYMIZERS_TEST"))}
     env.update(ANONYMIZERS_HOME=str(home), DATABASE_URL=db_url,
                PYTHONPATH=os.pathsep.join([str(REPO), env.get("PYTHONPATH", "")]))
-    return subprocess.run([sys.executable, "-m", "anonymizers", *args], env=env,
-                          capture_output=True, text=True, check=False, cwd=home.parent)
+    return env
 
 
-def test_a_cli_release_leaves_its_airflow_home_private_and_free_of_digest_and_raw_ids(
-        db_url: str, conn: psycopg.Connection, small_city: tuple[Path, Path],
-        project_home: Path, tmp_path: Path) -> None:
+@dataclass
+class CliRelease:
+    project_home: Path  # ANONYMIZERS_HOME
+    source_sha256: str
+    raw_ids: set[str]
+    said: str  # the CLI's output, both streams
+
+    @property
+    def airflow_home(self) -> Path:
+        return self.project_home / "airflow"
+
+
+@pytest.fixture(scope="module")
+def cli_release(server_url: str, template_db: str, small_city: tuple[Path, Path],
+                tmp_path_factory: pytest.TempPathFactory) -> Iterator[CliRelease]:
+    """The small city with random ids, loaded into a database of its own and released by
+    ``anonymizers release`` in a child process (grid_kam_cut, k=3)."""
     from anonymizers.loading import load_dataset
 
-    points, persons, raw_ids = with_random_ids(*small_city, tmp_path)
-    load_dataset(points, "city", persons=persons, url=db_url)
-    row = conn.execute("SELECT source_sha256 FROM raw.datasets WHERE name = 'city'").fetchone()
-    assert row is not None
-    released = _cli(project_home, db_url, "release", "--dataset", "city", "--method",
-                    "grid_kam_cut", "--k", "3", "--param", "cell_size=500")
-    assert released.returncode == 0, released.stderr[-3000:]
+    require_another_user()
+    folder = scratch_folder("anonymizers-files-")
+    name = f"test_files_{uuid.uuid4().hex[:10]}"
+    with psycopg.connect(server_url, autocommit=True) as conn:
+        conn.execute(f"CREATE DATABASE {name} TEMPLATE {TEMPLATE}")
+    url = with_database(server_url, name)
+    try:
+        points, persons, raw_ids = with_random_ids(*small_city, tmp_path_factory.mktemp("ids"))
+        load_dataset(points, "city", persons=persons, url=url)
+        with psycopg.connect(url) as conn:
+            row = conn.execute("SELECT source_sha256 FROM raw.datasets").fetchone()
+        assert row is not None
+        home = folder / "home"
+        released = subprocess.run(
+            [sys.executable, "-m", "anonymizers", "release", "--dataset", "city", "--method",
+             "grid_kam_cut", "--k", "3", "--param", "cell_size=500"],
+            env=_cli_env(home, url), capture_output=True, text=True, check=False, cwd=folder)
+        assert released.returncode == 0, released.stderr[-3000:]
+        yield CliRelease(home, row[0], raw_ids, released.stdout + released.stderr)
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+        with psycopg.connect(server_url, autocommit=True) as conn:
+            conn.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
 
-    airflow_home = project_home / "airflow"
-    assert (airflow_home / "airflow.db").is_file()
-    assert list(airflow_home.glob("logs/*-test-runs.log"))
-    assert_another_user_can_read_a_planted_file(project_home)
-    needles = needles_of(row[0], raw_ids)
-    said = released.stdout + released.stderr
-    found = {"readable by another user": readable_by_another_user(every_path(project_home)),
-             "carriers": carriers(airflow_home, needles),
-             "CLI output": [label for label, needle in needles.items() if needle in said]}
-    assert found == {"readable by another user": [], "carriers": [], "CLI output": []}, \
-        "\n".join(f"{kind}: {path}" for kind, paths in found.items() for path in paths)
+
+def test_another_user_can_read_nothing_of_the_cli_s_airflow_home(
+        cli_release: CliRelease) -> None:
+    home = cli_release.airflow_home
+    assert (home / "airflow.db").is_file() and (home / "airflow.cfg").is_file()
+    assert list(home.glob("logs/*-test-runs.log"))
+    assert_another_user_can_read_a_planted_file(cli_release.project_home)
+    assert readable_by_another_user(every_path(cli_release.project_home)) == []
+
+
+def test_airflow_s_database_and_logs_carry_no_plain_digest_and_no_raw_id(
+        cli_release: CliRelease) -> None:
+    """Every row of every table of airflow.db (XCom, rendered fields, run conf, ...;
+    compressed values decompressed) and every file of the home, as the owner reads them."""
+    needles = needles_of(cli_release.source_sha256, cli_release.raw_ids)
+    assert carriers(cli_release.airflow_home, needles) == []
+
+
+def test_the_cli_s_output_carries_no_plain_digest_and_no_raw_id(
+        cli_release: CliRelease) -> None:
+    needles = needles_of(cli_release.source_sha256, cli_release.raw_ids)
+    assert [label for label, needle in needles.items() if needle in cli_release.said] == []
+
+
+# -- an older install: what it left readable is tightened before Airflow runs ---------------------
+
+def _old_style(root: Path, files: list[str]) -> list[Path]:
+    """``files`` (relative to ``root``) as an older version left them: folders 0755, files
+    0644, readable by every user."""
+    made = []
+    for relative in files:
+        path = root / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text("left by an older version\n")
+        made.append(path)
+    for path in every_path(root):
+        path.chmod(0o755 if path.is_dir() else 0o644)
+    return made
+
+
+@pytest.fixture
+def reachable_folder() -> Iterator[Path]:
+    require_another_user()
+    folder = scratch_folder("anonymizers-old-")
+    try:
+        yield folder
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def test_an_old_cli_airflow_home_is_made_private_before_airflow_runs(
+        reachable_folder: Path) -> None:
+    home = reachable_folder / "home"
+    _old_style(home, ["airflow/airflow.db", "airflow/airflow.cfg", "airflow/.migrated",
+                      "airflow/logs/generalization-test-runs.log",
+                      "airflow/logs/dag_processor/latest/generalization.py.log"])
+    assert len(readable_by_another_user(every_path(home))) == len(every_path(home))
+    configured = subprocess.run(
+        [sys.executable, "-c", "from anonymizers.airflow_runner import configure_airflow; "
+         "print(configure_airflow())"], env=_cli_env(home, "postgresql:///unused"),
+        capture_output=True, text=True, check=False)
+    assert configured.stdout.strip() == str(home / "airflow"), configured.stderr[-2000:]
+    assert readable_by_another_user(every_path(home)) == []
+
+
+def test_an_old_service_home_is_made_private_by_up(reachable_folder: Path) -> None:
+    """What ``up`` does before it starts anything (AirflowService.make_private)."""
+    from anonymizers.airflow_service import PASSWORDS_FILE, AirflowService
+
+    project = reachable_folder / "home"
+    service = AirflowService(home=project / "airflow-service",
+                             airflow_home=project / "airflow-service" / "home",
+                             data_url="postgresql:///unused", project_home=project)
+    _old_style(project, [
+        "airflow-service/secrets.json", "airflow-service/api-server.log",
+        "airflow-service/scheduler.pid", "airflow-service/up.lock",
+        f"airflow-service/home/{PASSWORDS_FILE}", "airflow-service/home/airflow.cfg",
+        "airflow-service/home/logs/dag_id=generalization/run_id=r/task_id=prepare/attempt=1.log",
+    ])
+    assert str(service.passwords_file) in readable_by_another_user([service.passwords_file])
+    service.make_private()
+    assert readable_by_another_user(every_path(project)) == []
+    assert all((path.stat().st_mode & 0o777) in (0o700, 0o600)
+               for path in every_path(service.home))
+
+
+def test_the_project_home_lets_the_server_user_through_and_nobody_else(
+        reachable_folder: Path) -> None:
+    """0710 (the embedded cluster's socket lies under it): the server's OS user may pass,
+    another user may not even list it."""
+    from anonymizers.db.cluster import SERVER_USER_WHEN_ROOT, secure_home
+
+    home = reachable_folder / "home"
+    home.mkdir(mode=0o755)
+    (home / "run").mkdir(mode=0o755)
+    secure_home(home)
+    assert readable_by_another_user([home, home / "run"]) == []
+    passes = subprocess.run(["runuser", "-u", SERVER_USER_WHEN_ROOT, "--", "test", "-x",
+                             str(home / "run")], check=False)
+    assert passes.returncode == 0
