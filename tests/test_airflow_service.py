@@ -3,8 +3,10 @@ command over two days of a synthetic city, the scheduler killed (SIGKILL, with i
 and their tasks) in the middle of both runs and started again, and `down`.
 
 The service runs its components against a database of this test (the data) and a
-metadata database of its own on the same server, on a free port, with its files under
-tmp_path; a finalizer kills (SIGKILL) whatever of it is still alive, also after a failure.
+metadata database of its own on the same server, on a free port, with its files in a
+folder every OS user can reach (so that what the service's files let another user read is
+what their modes say: DESIGN, privacy rule 10); a finalizer kills (SIGKILL) whatever of it
+is still alive, also after a failure.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import shutil
 import socket
 import subprocess
 import sys
@@ -24,6 +27,15 @@ import psutil
 import psycopg
 import pytest
 from conftest import with_database
+from file_access import (
+    assert_another_user_can_read_a_planted_file,
+    carriers,
+    every_path,
+    needles_of,
+    readable_by_another_user,
+    require_another_user,
+    scratch_folder,
+)
 from pipeline_helpers import catalog_rows, schemas
 
 from anonymizers.airflow_service import COMPONENTS, AirflowService, sqlalchemy_url
@@ -54,15 +66,17 @@ def _free_port() -> int:
 
 
 @pytest.fixture
-def service(db_url: str, server_url: str, dropper, two_day_city: tuple[Path, Path],
-            tmp_path: Path) -> Iterator[AirflowService]:
+def service(db_url: str, server_url: str, dropper, two_day_city: tuple[Path, Path]
+            ) -> Iterator[AirflowService]:
     """The service on this test's database (the city loaded), not yet started."""
     from anonymizers.loading import load_dataset
 
+    require_another_user()
     load_dataset(two_day_city[0], "city", persons=two_day_city[1], url=db_url)
     metadata_db = f"test_airflow_meta_{uuid.uuid4().hex[:10]}"
+    folder = scratch_folder("anonymizers-service-")
     service = AirflowService(
-        home=tmp_path / "service", airflow_home=tmp_path / "airflow-home", data_url=db_url,
+        home=folder / "service", airflow_home=folder / "airflow-home", data_url=db_url,
         metadata_db=metadata_db, port=_free_port(),
         extra_env={"ANONYMIZERS_SCHEDULE": "@daily",
                    f"ANONYMIZERS_{DAG.upper()}_PARAMS": json.dumps(PARAMS),
@@ -83,6 +97,7 @@ def service(db_url: str, server_url: str, dropper, two_day_city: tuple[Path, Pat
         psutil.wait_procs(left, timeout=10)
         with psycopg.connect(server_url, autocommit=True) as conn:
             conn.execute(f"DROP DATABASE IF EXISTS {metadata_db} WITH (FORCE)")
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 def _metadata(service: AirflowService) -> psycopg.Connection:
@@ -226,6 +241,8 @@ def test_a_backfill_by_the_real_scheduler_survives_a_killed_scheduler_and_publis
     assert [row[0] for row in catalog_rows(conn)] == sorted(name for name, _, _ in windows)
     assert schemas(conn, "work_") == schemas(conn, "build_") == []
     phase("backfill again: nothing published twice")
+    _assert_private_and_free_of_the_digest(service, conn)
+    phase("files checked as another user")
 
     alive = service.processes()
     stopped = service.down(log=lambda _: None)
@@ -234,6 +251,30 @@ def test_a_backfill_by_the_real_scheduler_survives_a_killed_scheduler_and_publis
     assert "scheduler: not running" in service.status()
     assert not list(service.home.glob("*.pid"))
     phase("down")
+
+
+def _assert_private_and_free_of_the_digest(service: AirflowService,
+                                           conn: psycopg.Connection) -> None:
+    """Another OS user reads nothing of the service's files (the admin password, airflow.cfg,
+    component and task logs, pid files, secrets), and neither they nor Airflow's metadata
+    (XCom, rendered fields, run conf) hold the loaded file's plain digest."""
+    files = every_path(service.home) + every_path(service.airflow_home)
+    names = {path.name for path in files}
+    assert {"simple_auth_manager_passwords.json.generated", "airflow.cfg", "secrets.json",
+            "api-server.log", "scheduler.pid"} <= names, sorted(names)
+    assert any(path.name.startswith("attempt=") for path in files)  # task logs
+    assert_another_user_can_read_a_planted_file(service.home.parent)
+    assert readable_by_another_user(files) == []
+    row = conn.execute("SELECT source_sha256 FROM raw.datasets").fetchone()
+    assert row is not None
+    needles = needles_of(row[0], [])
+    assert carriers(service.home, needles) + carriers(service.airflow_home, needles) == []
+    with _metadata(service) as meta:
+        for table in ("xcom", "rendered_task_instance_fields", "dag_run", "log"):
+            text = meta.execute(f"SELECT string_agg(t::text, ' ') FROM {table} AS t").fetchone()
+            assert text is not None
+            found = [label for label, needle in needles.items() if needle in (text[0] or "")]
+            assert found == [], f"{table}: {found}"
 
 
 # ------------------------------------------------------------ without the service (fast)
