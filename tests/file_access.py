@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import csv
 import gzip
-import json
 import os
 import sqlite3
+import stat
 import subprocess
 import tempfile
 import uuid
@@ -59,6 +59,13 @@ def readable_by_another_user(paths: Iterable[Path]) -> list[str]:
     result = subprocess.run(["runuser", "-u", INTRUDER, "--", "sh", "-c", _TRY_READING, "sh",
                              *names], capture_output=True, text=True, cwd="/", check=True)
     return result.stdout.splitlines()
+
+
+def open_to_others(paths: Iterable[Path]) -> list[str]:
+    """The paths with any permission for group or others (the files in a 0700 folder are
+    out of another user's reach whatever their modes; their own modes must not rely on it)."""
+    return [f"{path} {stat.S_IMODE(path.stat().st_mode):o}" for path in paths
+            if path.stat().st_mode & 0o077]
 
 
 def assert_another_user_can_read_a_planted_file(folder: Path) -> None:
@@ -143,13 +150,3 @@ def with_random_ids(points: Path, persons: Path, folder: Path) -> tuple[Path, Pa
                 writer.writerow(row)
     return copies[0], copies[1], set(names.values())
 
-
-def json_lines(text: str) -> list[object]:
-    """The JSON documents of a text, one a line (others skipped)."""
-    found = []
-    for line in text.splitlines():
-        try:
-            found.append(json.loads(line))
-        except ValueError:
-            continue
-    return found

@@ -32,6 +32,7 @@ from file_access import (
     carriers,
     every_path,
     needles_of,
+    open_to_others,
     readable_by_another_user,
     require_another_user,
     scratch_folder,
@@ -265,6 +266,7 @@ def _assert_private_and_free_of_the_digest(service: AirflowService,
     assert any(path.name.startswith("attempt=") for path in files)  # task logs
     assert_another_user_can_read_a_planted_file(service.home.parent)
     assert readable_by_another_user(files) == []
+    assert open_to_others(files) == []
     row = conn.execute("SELECT source_sha256 FROM raw.datasets").fetchone()
     assert row is not None
     needles = needles_of(row[0], [])

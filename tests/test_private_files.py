@@ -27,6 +27,7 @@ from file_access import (
     carriers,
     every_path,
     needles_of,
+    open_to_others,
     readable_by_another_user,
     require_another_user,
     scratch_folder,
@@ -97,6 +98,7 @@ def test_another_user_can_read_nothing_of_the_cli_s_airflow_home(
     assert list(home.glob("logs/*-test-runs.log"))
     assert_another_user_can_read_a_planted_file(cli_release.project_home)
     assert readable_by_another_user(every_path(cli_release.project_home)) == []
+    assert open_to_others(every_path(home)) == []
 
 
 def test_airflow_s_database_and_logs_carry_no_plain_digest_and_no_raw_id(
@@ -152,6 +154,7 @@ def test_an_old_cli_airflow_home_is_made_private_before_airflow_runs(
         capture_output=True, text=True, check=False)
     assert configured.stdout.strip() == str(home / "airflow"), configured.stderr[-2000:]
     assert readable_by_another_user(every_path(home)) == []
+    assert open_to_others(every_path(home / "airflow")) == []
 
 
 def test_an_old_service_home_is_made_private_by_up(reachable_folder: Path) -> None:
@@ -171,8 +174,7 @@ def test_an_old_service_home_is_made_private_by_up(reachable_folder: Path) -> No
     assert str(service.passwords_file) in readable_by_another_user([service.passwords_file])
     service.make_private()
     assert readable_by_another_user(every_path(project)) == []
-    assert all((path.stat().st_mode & 0o777) in (0o700, 0o600)
-               for path in every_path(service.home))
+    assert open_to_others(every_path(service.home)) == []
 
 
 def test_the_project_home_lets_the_server_user_through_and_nobody_else(
@@ -189,3 +191,29 @@ def test_the_project_home_lets_the_server_user_through_and_nobody_else(
     passes = subprocess.run(["runuser", "-u", SERVER_USER_WHEN_ROOT, "--", "test", "-x",
                              str(home / "run")], check=False)
     assert passes.returncode == 0
+
+
+def test_the_search_finds_a_digest_in_a_compressed_database_value_and_in_a_log(
+        tmp_path: Path) -> None:
+    """The carriers' search can fail: a planted digest and raw id are found where Airflow
+    would keep them (a zlib-compressed column, a JSON text column, a log line)."""
+    import json
+    import sqlite3
+    import zlib
+
+    digest, raw = "ab" * 32, f"trj{uuid.uuid4().hex}"
+    with sqlite3.connect(tmp_path / "airflow.db") as db:
+        db.execute("CREATE TABLE serialized_dag (data_compressed BLOB)")
+        db.execute("CREATE TABLE xcom (value TEXT)")
+        db.execute("INSERT INTO serialized_dag VALUES (?)",
+                   (zlib.compress(json.dumps({"spec": digest}).encode()),))
+        db.execute("INSERT INTO xcom VALUES (?)", (json.dumps({"id": raw}),))
+    db.close()
+    (tmp_path / "logs").mkdir()
+    (tmp_path / "logs" / "run.log").write_text(f"Returned value was: {digest[:16]}\n")
+    assert carriers(tmp_path, needles_of(digest, [raw])) == [
+        f"{tmp_path}/airflow.db: serialized_dag: plain sha256",
+        f"{tmp_path}/airflow.db: serialized_dag: plain sha256 (prefix)",
+        f"{tmp_path}/airflow.db: xcom: raw id {raw}",
+        f"{tmp_path}/logs/run.log: plain sha256 (prefix)",
+    ]
