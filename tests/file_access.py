@@ -61,11 +61,17 @@ def readable_by_another_user(paths: Iterable[Path]) -> list[str]:
     return result.stdout.splitlines()
 
 
-def open_to_others(paths: Iterable[Path]) -> list[str]:
-    """The paths with any permission for group or others (the files in a 0700 folder are
-    out of another user's reach whatever their modes; their own modes must not rely on it)."""
-    return [f"{path} {stat.S_IMODE(path.stat().st_mode):o}" for path in paths
-            if path.stat().st_mode & 0o077]
+def assert_unreadable_by_another_user(paths: Iterable[Path]) -> None:
+    readable = readable_by_another_user(paths)
+    assert not readable, f"{INTRUDER} reads {len(readable)} path(s):\n" + "\n".join(readable)
+
+
+def assert_owner_only_modes(paths: Iterable[Path]) -> None:
+    """No path grants anything to group or others (a file in a 0700 folder is out of
+    another user's reach whatever its mode; its own mode must not rely on that)."""
+    loose = [f"{path} {stat.S_IMODE(path.stat().st_mode):o}" for path in paths
+             if path.stat().st_mode & 0o077]
+    assert not loose, f"{len(loose)} path(s) open to group or others:\n" + "\n".join(loose)
 
 
 def assert_another_user_can_read_a_planted_file(folder: Path) -> None:

@@ -29,11 +29,11 @@ import pytest
 from conftest import with_database
 from file_access import (
     assert_another_user_can_read_a_planted_file,
+    assert_owner_only_modes,
+    assert_unreadable_by_another_user,
     carriers,
     every_path,
     needles_of,
-    open_to_others,
-    readable_by_another_user,
     require_another_user,
     scratch_folder,
 )
@@ -220,6 +220,8 @@ def test_a_backfill_by_the_real_scheduler_survives_a_killed_scheduler_and_publis
                  service=service)
     assert [state for _, state in runs] == ["success"] * len(DAYS)
     phase("two releases published")
+    _assert_private_and_free_of_the_digest(service, conn)
+    phase("files checked as another user")
     with _metadata(service) as meta:  # metrics ran again, in a retry
         tries = meta.execute("SELECT try_number FROM task_instance WHERE task_id = 'metrics' "
                              "AND run_id LIKE 'backfill%%'").fetchall()
@@ -242,8 +244,6 @@ def test_a_backfill_by_the_real_scheduler_survives_a_killed_scheduler_and_publis
     assert [row[0] for row in catalog_rows(conn)] == sorted(name for name, _, _ in windows)
     assert schemas(conn, "work_") == schemas(conn, "build_") == []
     phase("backfill again: nothing published twice")
-    _assert_private_and_free_of_the_digest(service, conn)
-    phase("files checked as another user")
 
     alive = service.processes()
     stopped = service.down(log=lambda _: None)
@@ -265,8 +265,8 @@ def _assert_private_and_free_of_the_digest(service: AirflowService,
             "api-server.log", "scheduler.pid"} <= names, sorted(names)
     assert any(path.name.startswith("attempt=") for path in files)  # task logs
     assert_another_user_can_read_a_planted_file(service.home.parent)
-    assert readable_by_another_user(files) == []
-    assert open_to_others(files) == []
+    assert_unreadable_by_another_user(files)
+    assert_owner_only_modes(files)
     row = conn.execute("SELECT source_sha256 FROM raw.datasets").fetchone()
     assert row is not None
     needles = needles_of(row[0], [])

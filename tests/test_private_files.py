@@ -24,10 +24,11 @@ import pytest
 from conftest import TEMPLATE, with_database
 from file_access import (
     assert_another_user_can_read_a_planted_file,
+    assert_owner_only_modes,
+    assert_unreadable_by_another_user,
     carriers,
     every_path,
     needles_of,
-    open_to_others,
     readable_by_another_user,
     require_another_user,
     scratch_folder,
@@ -97,8 +98,8 @@ def test_another_user_can_read_nothing_of_the_cli_s_airflow_home(
     assert (home / "airflow.db").is_file() and (home / "airflow.cfg").is_file()
     assert list(home.glob("logs/*-test-runs.log"))
     assert_another_user_can_read_a_planted_file(cli_release.project_home)
-    assert readable_by_another_user(every_path(cli_release.project_home)) == []
-    assert open_to_others(every_path(home)) == []
+    assert_unreadable_by_another_user(every_path(cli_release.project_home))
+    assert_owner_only_modes(every_path(home))
 
 
 def test_airflow_s_database_and_logs_carry_no_plain_digest_and_no_raw_id(
@@ -153,8 +154,8 @@ def test_an_old_cli_airflow_home_is_made_private_before_airflow_runs(
          "print(configure_airflow())"], env=_cli_env(home, "postgresql:///unused"),
         capture_output=True, text=True, check=False)
     assert configured.stdout.strip() == str(home / "airflow"), configured.stderr[-2000:]
-    assert readable_by_another_user(every_path(home)) == []
-    assert open_to_others(every_path(home / "airflow")) == []
+    assert_unreadable_by_another_user(every_path(home))
+    assert_owner_only_modes(every_path(home / "airflow"))
 
 
 def test_an_old_service_home_is_made_private_by_up(reachable_folder: Path) -> None:
@@ -173,8 +174,8 @@ def test_an_old_service_home_is_made_private_by_up(reachable_folder: Path) -> No
     ])
     assert str(service.passwords_file) in readable_by_another_user([service.passwords_file])
     service.make_private()
-    assert readable_by_another_user(every_path(project)) == []
-    assert open_to_others(every_path(service.home)) == []
+    assert_unreadable_by_another_user(every_path(project))
+    assert_owner_only_modes(every_path(service.home))
 
 
 def test_the_project_home_lets_the_server_user_through_and_nobody_else(
@@ -187,7 +188,7 @@ def test_the_project_home_lets_the_server_user_through_and_nobody_else(
     home.mkdir(mode=0o755)
     (home / "run").mkdir(mode=0o755)
     secure_home(home)
-    assert readable_by_another_user([home, home / "run"]) == []
+    assert_unreadable_by_another_user([home, home / "run"])
     passes = subprocess.run(["runuser", "-u", SERVER_USER_WHEN_ROOT, "--", "test", "-x",
                              str(home / "run")], check=False)
     assert passes.returncode == 0
