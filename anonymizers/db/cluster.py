@@ -433,7 +433,8 @@ class EmbeddedCluster:
 def _exclusive(lock: Path) -> Iterator[None]:
     """Hold an exclusive lock on the file ``lock`` (made if missing, mode 0600)."""
     with os.fdopen(os.open(lock, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600), "a") as stream:
-        os.fchmod(stream.fileno(), 0o600)  # an older version's 0644
+        if os.fstat(stream.fileno()).st_uid == os.geteuid():
+            os.fchmod(stream.fileno(), 0o600)  # an older version's 0644
         fcntl.flock(stream, fcntl.LOCK_EX)
         try:
             yield
