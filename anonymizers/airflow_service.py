@@ -56,6 +56,7 @@ from psycopg import sql
 from psycopg.conninfo import conninfo_to_dict, make_conninfo
 
 from anonymizers.db.cluster import default_home, secure_home
+from anonymizers.db.sqlfiles import run_sql_file
 from anonymizers.errors import AnonymizerError
 from anonymizers.private_files import (
     AIRFLOW_FILE_SETTINGS,
@@ -344,6 +345,7 @@ class AirflowService:
                 conn.execute(sql.SQL("CREATE DATABASE {}").format(
                     sql.Identifier(self.metadata_db)))
                 log(f"created Airflow's metadata database {self.metadata_db}")
+            run_sql_file(conn, "admin/private_database.sql", database=self.metadata_db)
 
     def _migrate(self, env: dict[str, str], log: Log) -> None:
         started = time.monotonic()

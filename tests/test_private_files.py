@@ -218,3 +218,19 @@ def test_the_search_finds_a_digest_in_a_compressed_database_value_and_in_a_log(
         f"{tmp_path}/airflow.db: xcom: raw id {raw}",
         f"{tmp_path}/logs/run.log: plain sha256 (prefix)",
     ]
+
+
+def test_analyst_cannot_connect_to_airflow_s_metadata_database(db_url, server_url, analyst_url,
+                                                               dropper, tmp_path):
+    """XComs, run confs and logs' index live there: the owner's, like raw (rule 6)."""
+    from anonymizers.airflow_service import AirflowService
+
+    name = f"test_meta_{uuid.uuid4().hex[:8]}"
+    service = AirflowService(home=tmp_path, airflow_home=tmp_path / "home", data_url=db_url,
+                             metadata_db=name)
+    service._create_metadata_database(lambda line: None)
+    try:
+        with pytest.raises(psycopg.OperationalError, match="permission denied"):
+            psycopg.connect(with_database(analyst_url, name)).close()
+    finally:
+        dropper.drop(name)
