@@ -15,7 +15,8 @@ count the interval filter hid. Two checks over every figure of ``metrics`` and
     count of the manifest, a published count of the figures, a row count of a release
     table or k, or q divides 10^3 (a value rounded to at most three decimals). An attack
     probability that is 1 / c for c >= k must have c on the interval filter's lattice;
-    one above 1/k is the measured risk that the gate stops or the operator accepted.
+    a 1 / c above 1/k is the measured risk that the gate stops or the operator accepted;
+    any other probability is subject to the attack like every figure.
 
 Written apart from the metrics writer and from every family (it imports none of them).
 """
@@ -162,7 +163,8 @@ def _probability_ok(value: float, k: int, width: int) -> bool | None:
     c = round(1 / value)
     if abs(value * c - 1) >= 1e-12:
         return None
-    return _filtered(c, k, width)
+    # 1/8 = 0.125 may be an average rounded up to three decimals as well as 1 over 8.
+    return _filtered(c, k, width) or ROUNDING % c == 0
 
 
 def _undeclared_violation(figure: Figure, public: set[int], k: int, width: int) -> str | None:

@@ -14,8 +14,11 @@
 --    over the smallest set of candidates, or an average where every set is as large) is
 --    published as 1 / (c filtered): c, a count of persons, would otherwise come back
 --    exact. The filtered c is at most c, so the published risk is never lower than the
---    measured one. A risk above 1/k stays as measured: the gate stops such a release unless
---    the operator accepted the model's risk, and then it is what must be shown (rule 9).
+--    measured one. Any other probability (an average over the attacked persons: its exact
+--    value is a fraction whose denominator is their number) is rounded up to three
+--    decimals. A maximum above 1/k that is 1 / c stays as measured: the gate stops such a
+--    release unless the operator accepted the model's risk, and then it is what must be
+--    shown (rule 9).
 UPDATE {build}.metrics
 SET value = catalog.interval_count(value::bigint, %(k)s, %(count_interval)s)
 WHERE unit = 'count' AND value IS NOT NULL
@@ -53,3 +56,9 @@ UPDATE {build}.metric_series
 SET value = 1.0 / catalog.interval_count(round(1 / value)::bigint, %(k)s, %(count_interval)s)
 WHERE unit = 'probability' AND value > 0 AND value <= 1.0 / %(k)s + 1e-12
   AND abs(value * round(1 / value) - 1) < 1e-12;
+UPDATE {build}.metrics
+SET value = ceil(value::numeric * 1000) / 1000
+WHERE unit = 'probability' AND value > 0 AND abs(value * round(1 / value) - 1) >= 1e-12;
+UPDATE {build}.metric_series
+SET value = ceil(value::numeric * 1000) / 1000
+WHERE unit = 'probability' AND value > 0 AND abs(value * round(1 / value) - 1) >= 1e-12;
