@@ -36,6 +36,7 @@ from anonymizers.metrics import (
     writer,
 )
 from anonymizers.metrics.reidentification import NO_CELL, generalize_observations
+from anonymizers.metrics.shares import Ratio
 from anonymizers.pipeline import steps
 from anonymizers.release.spec import ReleaseSpec
 from anonymizers.verifiers.base import ATTACK_PROBABILITY, interval_count
@@ -193,8 +194,8 @@ def reference_figures(window: WholeWindow, release: ReleaseSpec) -> dict[str, An
         "displacement_local_avg_m": d["local_mean_avg"],
         "displacement_global_sum_m": d["global_sum"],
         "displacement_global_avg_m": d["global_mean"],
-        **{f"cluster_{name}": clusters[name] for name in
-           ("precision", "recall", "f_measure", "precision_star", "f_measure_star")},
+        **{f"cluster_{name}": round(float(clusters[name]), release_metrics.CLUSTER_DECIMALS)
+           for name in ("precision", "recall", "f_measure", "precision_star", "f_measure_star")},
         "cluster_sample_size": clusters["sample_size"],
         "clusters_original": clusters["n_clusters_original"],
         "clusters_anonymized": clusters["n_clusters_anonymized"],
@@ -300,8 +301,9 @@ def test_metrics_equal_a_whole_window_computation(loaded_city, monkeypatch, meth
         writer.reset(session, release.build_schema)  # as the metrics step does first
         found = compute_release_metrics(session, release)
         session.rollback()
-    rows = {name: value for name, value, _, _ in found.rows}
-    rows.update({f"{name}@{x:g}": value for name, x, value, _, _ in found.series})
+    # A ratio of counts reaches the writer as its two counts: its exact quotient here.
+    rows = {name: _exact(value) for name, value, _, _ in found.rows}
+    rows.update({f"{name}@{x:g}": _exact(value) for name, x, value, _, _ in found.series})
     assert rows["displacement_avg_m"] == rows["displacement_global_avg_m"]
     assert rows["displacement_sum_m"] == rows["displacement_global_sum_m"]
     for name, value in expected.items():
@@ -313,6 +315,10 @@ def test_metrics_equal_a_whole_window_computation(loaded_city, monkeypatch, meth
     assert rows["reid_sample_size"] == min(samples[1], len(window.traj_ids))
 
 
+def _exact(value: Any) -> Any:
+    return value.exact if isinstance(value, Ratio) else value
+
+
 def test_metric_series_is_documented_and_the_release_still_verifies(loaded_city, conn):
     release = build("grid_kam_cut", 3)
     compute(release)
@@ -321,7 +327,8 @@ def test_metric_series_is_documented_and_the_release_still_verifies(loaded_city,
         "       obj_description(a.attrelid, 'pg_class') "
         "FROM pg_attribute AS a WHERE a.attrelid = %s::regclass AND a.attnum > 0 "
         "AND NOT a.attisdropped", (f"{release.build_schema}.metric_series",)).fetchall()
-    assert {name for name, _, _ in comments} == {"series", "x", "value", "unit", "description"}
+    assert {name for name, _, _ in comments} == {"series", "x", "value", "unit", "description",
+                                                 "numerator", "denominator"}
     assert all(column and table for _, column, table in comments)
     steps.verify(release.to_dict())  # the new table passes the gate (no ids, no timestamps)
 
@@ -488,7 +495,9 @@ def test_homogeneity_is_reported_and_min_continuations_removes_it(loaded_city, c
     nexts = continuations(published_sequences(conn, default))
     single = sum(len(cells) == 1 for cells in nexts.values())
     assert single > 0, "the city has no homogeneous prefix: the replay needs another window"
-    assert found["homogeneous_prefix_share"] == pytest.approx(single / len(nexts))
+    # Published from the filtered counts, never their exact quotient (privacy rule 8).
+    assert found["homogeneous_prefix_share"] == (interval_count(single, 3, 3)
+                                                 / interval_count(len(nexts), 3, 3))
     assert found["homogeneous_prefixes"] == interval_count(single, 3, 3)
 
     spec = run_steps(release_params(k=3, min_continuations=2), "diverse", until="metrics")

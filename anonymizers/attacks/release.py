@@ -20,6 +20,7 @@ from anonymizers.attacks.models import MODELS, describe
 from anonymizers.attacks.suite import AttackResult, run_attacks, sample_units
 from anonymizers.families.base import MetricRow, SeriesRow
 from anonymizers.memory import give_back
+from anonymizers.metrics.shares import Ratio
 from anonymizers.verifiers.base import read_release
 
 __all__ = ["AT_RELEASE", "DEFAULTS", "AttackSettings", "ReleaseAttack", "attack_metrics",
@@ -110,7 +111,9 @@ def attack_metrics(attack: ReleaseAttack) -> tuple[list[MetricRow], list[SeriesR
         rows += [
             (f"attack_{name}_prosecutor_max", worst["prosecutor_max"], "probability",
              f"Largest re-identification probability of an {what}"),
-            (f"attack_{name}_prosecutor_share_above", worst["prosecutor_share_above"], "ratio",
+            # The writer divides the filtered counts (privacy rule 8).
+            (f"attack_{name}_prosecutor_share_above",
+             Ratio(worst["prosecutor_above"], worst["persons"]), "ratio",
              f"Share of attacked persons whose probability exceeds 1/k, {what}"),
             (f"attack_{name}_journalist_max", worst["journalist_max"], "probability",
              f"Largest probability that the pick is the right person, {what}"),

@@ -47,6 +47,7 @@ class ModelRun:
             "prosecutor_max": float(self.risk.max()) if n else float("nan"),
             "prosecutor_share_above": float(np.mean(self.risk > threshold)) if n else
             float("nan"),
+            "prosecutor_above": int(np.count_nonzero(self.risk > threshold)),
             "journalist_max": float(self.success.max()) if n else float("nan"),
             "marketer": float(self.risk.mean()) if n else float("nan"),
         }

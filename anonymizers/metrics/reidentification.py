@@ -148,7 +148,8 @@ def reidentification_risk(
         g(S) evaluated); ``max`` (largest probability over everything, NaN if nothing was
         evaluated); ``by_observations``: one dict per ``j`` (increasing) with
         ``observations`` (= j), ``n`` (trajectories with at least j points), ``mean``,
-        ``max`` and ``fraction_zero`` (NaN when ``n == 0``).
+        ``max`` and ``fraction_zero`` (NaN when ``n == 0``) with ``zero``, the count it is
+        the share of (0 when ``n == 0``).
 
     Notes
     -----
@@ -442,11 +443,13 @@ def _row(j: int, probs: np.ndarray) -> dict[str, float | int]:
     """Statistics of the probabilities of one number of observations."""
     if probs.size == 0:
         nan = float("nan")
-        return {"observations": j, "n": 0, "mean": nan, "max": nan, "fraction_zero": nan}
+        return {"observations": j, "n": 0, "mean": nan, "max": nan, "fraction_zero": nan,
+                "zero": 0}
     return {
         "observations": j,
         "n": int(probs.size),
         "mean": float(probs.mean()),
         "max": float(probs.max()),
         "fraction_zero": float(np.mean(probs == 0)),
+        "zero": int(np.count_nonzero(probs == 0)),  # the share's count, for the writer
     }

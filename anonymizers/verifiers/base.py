@@ -170,6 +170,8 @@ def check_shared_rules(conn: psycopg.Connection, release: ReleaseUnderTest, latt
     _check_count_columns(conn, release, result)
     _check_lattice(conn, release, lattice_m, result)
     _check_metrics(conn, release, result)
+    from anonymizers.verifiers.ratios import check_ratios  # rule 8; it imports this module
+    check_ratios(conn, release, result)
     _check_window(conn, release, result)
     _check_precision(release, result)
     _check_measured_risk(conn, release, result)

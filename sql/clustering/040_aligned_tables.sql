@@ -31,12 +31,15 @@ CREATE TABLE {work}.ml_members (
 );
 CREATE TABLE {work}.ml_summary (
     loss_bits               bigint NOT NULL,
-    cluster_loss_bits_mean  float8 NOT NULL,
+    cluster_loss_bits_sum   bigint NOT NULL,
+    clusters                integer NOT NULL,
     full_suppression_bits   bigint NOT NULL,
     bits_per_point          integer NOT NULL,
     merged_clusters         integer NOT NULL,
     suppressed_clusters     integer NOT NULL,
-    below_k_share           float8 NOT NULL,
-    length_increase         float8 NOT NULL,
+    below_k_trajectories    bigint NOT NULL,
+    clustered_trajectories  bigint NOT NULL,
+    length_increase_sum     bigint NOT NULL,
+    published_trajectories  bigint NOT NULL,
     area_per_location_m2    float8 NOT NULL
 );

@@ -1,10 +1,12 @@
 -- Measures of an MLA release: the run's loss figures (seed 001 eq. 3-6, as the anonymizer
--- computed them over all the window's points), the average area of a published region,
+-- computed them over all the window's points, with the counts behind its shares and means:
+-- the metrics publish those from filtered counts), the average area of a published region,
 -- the published regions, the persons of the window in a published group, and the fixes
 -- generalized into a published region.
 -- Identifiers: work, build.
-SELECT s.loss_bits, s.cluster_loss_bits_mean, s.full_suppression_bits, s.bits_per_point,
-       s.merged_clusters, s.suppressed_clusters, s.below_k_share, s.length_increase,
+SELECT s.loss_bits, s.cluster_loss_bits_sum, s.clusters, s.full_suppression_bits,
+       s.bits_per_point, s.merged_clusters, s.suppressed_clusters, s.below_k_trajectories,
+       s.clustered_trajectories, s.length_increase_sum, s.published_trajectories,
        s.area_per_location_m2,
        (SELECT avg(ST_Area(geom)) FROM {build}.group_regions) AS area_per_region_m2,
        (SELECT count(*) FROM {build}.group_regions) AS regions,

@@ -1,7 +1,8 @@
 -- Trajectory groups (seed 004): the figures of a release's metrics, one row, exact (the
--- shared writer filters counts): the input's and the groups' total lengths for the ratio
--- of eq. 33, visits and persons covered, demographic classes (and those boundary hiding
--- left below k).
+-- shared writer filters counts, and the counts of every ratio before it divides): the
+-- input's and the groups' total lengths for the ratio of eq. 33, the groups' places and
+-- their number for the mean length, visits and persons covered, demographic classes (and
+-- those boundary hiding left below k).
 -- Identifiers: work, build.
 WITH published AS (
     SELECT g.group_index, g.n_persons, g.n_trajectories,
@@ -19,7 +20,8 @@ WITH published AS (
 SELECT (SELECT count(*) FROM {work}.tg_visits) AS visits_in,
        (SELECT count(DISTINCT person_index) FROM {work}.tg_trajectories) AS persons_in,
        (SELECT coalesce(sum(length * n_trajectories), 0) FROM published) AS group_visits,
-       (SELECT coalesce(avg(length), 0) FROM published)::float8 AS length_mean,
+       (SELECT coalesce(sum(length), 0) FROM published) AS length_sum,
+       (SELECT count(*) FROM published) AS groups,
        (SELECT count(*) FROM covered) AS visits_covered,
        (SELECT count(DISTINCT a.person_index)
         FROM {work}.tg_assignment AS a JOIN {work}.tg_group_ids USING (group_index))

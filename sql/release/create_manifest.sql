@@ -51,7 +51,9 @@ CREATE TABLE {build}.metrics (
     name        text PRIMARY KEY,
     value       double precision,
     unit        text NOT NULL,
-    description text NOT NULL
+    description text NOT NULL,
+    numerator   bigint,
+    denominator bigint
 );
 
 COMMENT ON TABLE {build}.manifest IS 'What this release is: source, method, parameters, privacy model and the verifier''s proof.';

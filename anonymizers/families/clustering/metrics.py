@@ -12,7 +12,7 @@ import psycopg
 
 from anonymizers.db.sqlfiles import copy_out, fetch_columns, run_sql_file
 from anonymizers.families.base import MetricRow, Metrics
-from anonymizers.metrics.shares import share
+from anonymizers.metrics.shares import Ratio, share
 
 __all__ = ["measure_release"]
 
@@ -34,24 +34,28 @@ def _measure_aligned(conn: psycopg.Connection, release: Any) -> Metrics:
         conn, "clustering/065_aligned_measures.sql", work=release.work_schema,
         build=release.build_schema).items()}
     rows: list[MetricRow] = [
-        ("mla_loss_ratio", share(found["loss_bits"], found["full_suppression_bits"]), "ratio",
+        ("mla_loss_ratio", _loss_ratio(found, release.k, release.count_interval), "ratio",
          "Information loss in bits (seed 001 eq. 4 over x, y and time, suppressed points at "
-         "the root) over the loss of suppressing every point of the window"),
+         "the root) over the loss of suppressing every point of the window (bits per point "
+         "times the window's fixes, interval-filtered like points_in)"),
         ("mla_loss_bits", int(found["loss_bits"]), "bits",
          "Total information loss in bits (seed 001 eq. 4: x, y and time of every point of "
          "the window, a suppressed point at the roots)"),
-        ("mla_cluster_loss_bits_mean", _float(found["cluster_loss_bits_mean"]), "bits",
+        ("mla_cluster_loss_bits_mean", share(found["cluster_loss_bits_sum"], found["clusters"]),
+         "bits",
          "Loss in bits of a published cluster, averaged over the published clusters (seed 001 "
          "Fig. 4b)"),
         ("mla_bits_per_point", int(found["bits_per_point"]), "bits",
          "Bits a point loses when suppressed: the depths of the x, y and time hierarchies"),
-        ("mla_length_increase", _float(found["length_increase"]), "points",
+        ("mla_length_increase",
+         share(found["length_increase_sum"], found["published_trajectories"]), "points",
          "Mean over published trajectories of published regions minus the trajectory's points "
          "(seed 001 §5.1; negative when suppression outweighs alignment)"),
         ("area_per_location_m2", _float(found["area_per_location_m2"]), "m2",
          "Area of the region a published point is generalized to, averaged over published "
          "points (seed 001 eq. 5-6)"),
-        ("mla_below_k_share_before_repair", _float(found["below_k_share"]), "ratio",
+        ("mla_below_k_share_before_repair",
+         share(found["below_k_trajectories"], found["clustered_trajectories"]), "ratio",
          "Share of trajectories the clustering put in clusters of fewer than k persons, which "
          "seed 001 would publish; here merged into their nearest cluster or suppressed"),
         ("fixes_published_share", share(found["points_published"], found["points_in"]),
@@ -78,6 +82,17 @@ def _aligned_edge_rows(conn: psycopg.Connection, release: Any) -> list[MetricRow
          "k": release.k}, work=release.work_schema, build=release.build_schema).items()}
     return _strip_rows(found, "the half of the region next to the edge (the whole region "
                               "when it is one epsilon cell wide), during its time interval")
+
+
+def _loss_ratio(found: dict[str, Any], k: int, count_interval: int) -> Ratio:
+    """Loss bits over the full-suppression bound, bits per point times the *filtered* fixes:
+    the exact bound is a multiple of bits_per_point (published), so any filter of it
+    narrower than that would give the window's exact number of fixes back."""
+    bits = int(found["bits_per_point"])
+    points = int(found["full_suppression_bits"]) // bits if bits else 0
+    filtered = 0 if points == 0 else (None if points < k
+                                      else k + count_interval * ((points - k) // count_interval))
+    return Ratio(int(found["loss_bits"]), bits * (filtered or 0))
 
 
 def _published_rows(found: dict[str, Any]) -> list[MetricRow]:

@@ -20,7 +20,7 @@ import pyarrow as pa
 
 from anonymizers.db.arrow_reads import read_columns
 from anonymizers.db.sqlfiles import copy_frame, run_sql_file
-from anonymizers.errors import InputError
+from anonymizers.errors import InputError, ReleaseError
 from anonymizers.pipeline.steps import step
 
 if TYPE_CHECKING:
@@ -205,13 +205,33 @@ def _write_aligned(conn: psycopg.Connection, work: str, result: MlaRelease,
     lost = outside * result.grid.bits_per_point
     copy_frame(conn, work, "ml_summary", pd.DataFrame([{
         "loss_bits": result.loss_bits + lost,
-        "cluster_loss_bits_mean": float(result.cluster_loss_bits.mean()) if clusters else 0.0,
+        "cluster_loss_bits_sum": int(result.cluster_loss_bits.sum()),
+        "clusters": len(clusters),
         "full_suppression_bits": result.full_suppression_bits + lost,
         "bits_per_point": result.grid.bits_per_point,
         "merged_clusters": result.merged_clusters,
         "suppressed_clusters": result.suppressed_clusters,
-        "below_k_share": result.below_k_share, "length_increase": result.length_increase,
+        **_aligned_counts(result),
         "area_per_location_m2": result.area_per_location}]))
+
+
+def _aligned_counts(result: MlaRelease) -> dict[str, int]:
+    """The counts behind MLA's below-k share and mean length increase: the metrics publish
+    ratios from filtered counts, never the exact quotients (privacy rule 8)."""
+    published = sum(len(c.trajectories) for c in result.clusters)
+    clustered = published + result.suppressed_trajectories  # the clusters partition them
+    counts = {"below_k_trajectories": round(result.below_k_share * clustered),
+              "clustered_trajectories": clustered,
+              "length_increase_sum": round(result.length_increase * published),
+              "published_trajectories": published}
+    for part, whole, exact in (("below_k_trajectories", "clustered_trajectories",
+                                result.below_k_share),
+                               ("length_increase_sum", "published_trajectories",
+                                result.length_increase)):
+        if counts[whole] and abs(counts[part] / counts[whole] - exact) > 1e-9 * max(1, abs(exact)):
+            raise ReleaseError(f"MLA's {part} over {whole} ({counts[part]} / {counts[whole]}) "
+                               f"is not its ratio {exact}: the run's figures disagree")
+    return counts
 
 
 def build_aligned_groups(spec: dict[str, Any]) -> None:

@@ -63,10 +63,12 @@ from anonymizers.metrics.reidentification import (
     reidentification_risk_of_sample,
     sample_trajectories,
 )
+from anonymizers.metrics.shares import Ratio, share
 from anonymizers.release.spec import ReleaseSpec
 from anonymizers.sequences import ConcatenatedSequences, relabel
 
 __all__ = [
+    "CLUSTER_DECIMALS",
     "CLUSTER_MAX_DISTANCE_ANONYMIZED_M",
     "CLUSTER_MAX_DISTANCE_ORIGINAL_M",
     "CLUSTER_MIN_NEIGHBOURS",
@@ -98,6 +100,9 @@ RISK_SAMPLE = 2_000
 # is open. Fixed, so that no edge is anyone's length (quantiles were: privacy rule 3).
 LENGTH_BIN_EDGES_M = (0.0, 1_000.0, 2_000.0, 5_000.0, 10_000.0, 20_000.0, 50_000.0,
                       100_000.0, 200_000.0, 500_000.0)
+# Decimals of the cluster preservation figures: each is a mean over a few dozen clusters of
+# ratios of their sizes, whose exact value is a fraction that gives those sizes back.
+CLUSTER_DECIMALS = 2
 
 Row = MetricRow
 
@@ -333,7 +338,7 @@ def _homogeneity_rows(published: _Published) -> list[Row]:
     prefixes = ("published prefixes (cell sequences that start a published trajectory, of "
                 "length 1 or more)")
     return [
-        ("homogeneous_prefix_share", found.share, "ratio",
+        ("homogeneous_prefix_share", share(found.homogeneous, found.continued), "ratio",
          f"Among the {prefixes} followed by at least one cell, the share followed by exactly "
          "one distinct cell: knowing that someone took such a prefix tells where they went "
          "next (see parameter min_continuations); NULL when no prefix has a continuation"),
@@ -361,14 +366,19 @@ def _cluster_rows(conn: psycopg.Connection, release: ReleaseSpec, n_trajectories
         log.info("cluster preservation: %s", report["note"])
     how = (f"OPTICS on route similarity, MaxDistance {CLUSTER_MAX_DISTANCE_ORIGINAL_M:g} m "
            f"original / {CLUSTER_MAX_DISTANCE_ANONYMIZED_M:g} m anonymized, MinNeighbours "
-           f"{CLUSTER_MIN_NEIGHBOURS}, on cluster_sample_size trajectories (seed 000 §8.3)")
+           f"{CLUSTER_MIN_NEIGHBOURS}, on cluster_sample_size trajectories (seed 000 §8.3); "
+           f"rounded to {CLUSTER_DECIMALS} decimals")
+
+    def rounded(name: str) -> float:
+        return round(float(report[name]), CLUSTER_DECIMALS)
+
     return [
-        ("cluster_precision", report["precision"], "ratio", f"Cluster precision: {how}"),
-        ("cluster_recall", report["recall"], "ratio", f"Cluster recall: {how}"),
-        ("cluster_f_measure", report["f_measure"], "ratio", f"Cluster F-measure: {how}"),
-        ("cluster_precision_star", report["precision_star"], "ratio",
+        ("cluster_precision", rounded("precision"), "ratio", f"Cluster precision: {how}"),
+        ("cluster_recall", rounded("recall"), "ratio", f"Cluster recall: {how}"),
+        ("cluster_f_measure", rounded("f_measure"), "ratio", f"Cluster F-measure: {how}"),
+        ("cluster_precision_star", rounded("precision_star"), "ratio",
          f"Cluster precision not counting original noise: {how}"),
-        ("cluster_f_measure_star", report["f_measure_star"], "ratio",
+        ("cluster_f_measure_star", rounded("f_measure_star"), "ratio",
          f"F-measure of precision* and recall: {how}"),
         ("cluster_sample_size", report["sample_size"], "count",
          "Input trajectories sampled for cluster preservation (seeded by the input)"),
@@ -444,8 +454,12 @@ def _risk_rows(conn: psycopg.Connection, release: ReleaseSpec, owners: np.ndarra
     attack = ("the linking attack when the attacker observes x fixes of a trajectory (its "
               "first x, mapped to published cells; seed 000 §8.4)")
     what = {"mean": ("probability", "Average success probability of"),
-            "max": ("probability", "Largest success probability of"),
-            "fraction_zero": ("ratio", "Share of attacked trajectories that defeat")}
-    series = [(f"reid.{key}", float(row["observations"]), row[key], unit, f"{text} {attack}")
-              for key, (unit, text) in what.items() for row in result["by_observations"]]
+            "max": ("probability", "Largest success probability of")}
+    series: list[SeriesRow] = [
+        (f"reid.{key}", float(row["observations"]), row[key], unit, f"{text} {attack}")
+        for key, (unit, text) in what.items() for row in result["by_observations"]]
+    series += [("reid.fraction_zero", float(row["observations"]),
+                Ratio(int(row["zero"]), int(row["n"])), "ratio",
+                f"Share of attacked trajectories that defeat {attack}")
+               for row in result["by_observations"]]
     return rows, series

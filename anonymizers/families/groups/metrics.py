@@ -30,7 +30,7 @@ def measure_release(conn: psycopg.Connection, release: Any) -> Metrics:
          "ratio", "Share of the window's visits counted in at least one published group"),
         ("persons_published_share", share(found["persons_published"], found["persons_in"]),
          "ratio", "Share of the window's persons counted in at least one published group"),
-        ("tg_group_length_mean", float(found["length_mean"]), "places",
+        ("tg_group_length_mean", share(found["length_sum"], found["groups"]), "places",
          "Mean number of places of a published group's sequence"),
         ("tg_od_groups", int(found["od_groups"]), "count",
          "Published common origin and destination groups (§4.3.3)"),

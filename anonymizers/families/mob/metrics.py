@@ -15,11 +15,15 @@ from anonymizers.families.mob.quality import (
     range_query_distortion,
 )
 from anonymizers.families.mob.steps import _csv_ints
+from anonymizers.metrics.shares import Ratio
 
-__all__ = ["RANGE_QUERIES", "RANGE_TIMES", "measure_release"]
+__all__ = ["DISTORTION_DECIMALS", "RANGE_QUERIES", "RANGE_TIMES", "measure_release"]
 
 RANGE_QUERIES = 100  # random regions (the paper's 100)
 RANGE_TIMES = 100  # random time points (the paper's 100)
+# Decimals the range-query distortions are published with: each is a mean of RANGE_QUERIES x
+# RANGE_TIMES ratios of small counts, whose exact value is a fraction of those counts.
+DISTORTION_DECIMALS = 3
 
 
 def measure_release(conn: psycopg.Connection, release: Any) -> Metrics:
@@ -63,7 +67,8 @@ def _loss_and_classes(regions: np.ndarray, k: int) -> list[MetricRow]:
          "(seed 003 Algorithm 5)"),
         ("mob_class_size_median", summary.median_size, "count",
          "Median number of objects in an equivalence class (each class has at least k)"),
-        ("mob_class_coverage", summary.coverage, "ratio",
+        ("mob_class_coverage", Ratio(int(((sizes >= k) & (sizes <= 2 * k - 1)).sum()),
+                                     summary.n_classes), "ratio",
          "Share of equivalence classes with k to 2k - 1 objects (coverage, seed 003 §6.3)"),
     ]
 
@@ -77,8 +82,10 @@ def _distortion(cells: np.ndarray, regions: np.ndarray, n_time_points: int,
     how = (f"{RANGE_QUERIES} random rectangles of cells x {RANGE_TIMES} random time points, "
            "seeded by the input (seed 003 §6.3)")
     return [
-        ("mob_possibly_inside_distortion", found.possibly_inside, "ratio",
-         f"Average |pi(R,t,D) - pi(R,t,D*)| / pi(R,t,D*): objects whose region overlaps R; {how}"),
-        ("mob_definitely_inside_distortion", found.definitely_inside, "ratio",
-         f"Average |di(R,t,D) - di(R,t,D*)| / di(R,t,D): objects whose region lies in R; {how}"),
+        ("mob_possibly_inside_distortion", round(found.possibly_inside, DISTORTION_DECIMALS),
+         "ratio", f"Average |pi(R,t,D) - pi(R,t,D*)| / pi(R,t,D*): objects whose region "
+         f"overlaps R; {how}; rounded to {DISTORTION_DECIMALS} decimals"),
+        ("mob_definitely_inside_distortion", round(found.definitely_inside, DISTORTION_DECIMALS),
+         "ratio", f"Average |di(R,t,D) - di(R,t,D*)| / di(R,t,D): objects whose region lies "
+         f"in R; {how}; rounded to {DISTORTION_DECIMALS} decimals"),
     ]
