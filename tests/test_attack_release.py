@@ -238,7 +238,8 @@ def test_a_covered_attack_beating_1_over_k_stops_the_release(loaded_city, conn, 
     from anonymizers.attacks.release import ReleaseAttack
     from anonymizers.errors import PrivacyViolation
 
-    breach = {"model": "location", "knowledge_length": 2, "prosecutor_max": 1.0}
+    breach = {"model": "location", "knowledge_length": 2, "prosecutor_max": 1.0,
+              "covered": True}
     monkeypatch.setattr(ReleaseAttack, "breaches", lambda self: [breach])
     with pytest.raises(PrivacyViolation, match="location attack with 2 known points"):
         run_steps(release_params(loaded_city), until="publish")

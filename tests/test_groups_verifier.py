@@ -25,7 +25,11 @@ from scipy.spatial import Delaunay
 
 from anonymizers.db.sqlfiles import run_sql_file
 from anonymizers.loading import load_dataset
-from anonymizers.release.fingerprint import input_fingerprint, installation_secret
+from anonymizers.release.fingerprint import (
+    input_fingerprint,
+    installation_secret,
+    source_fingerprint,
+)
 from anonymizers.verifiers.base import VerifierResult, read_release
 from anonymizers.verifiers.groups import _derive_visits, _settings, verify_groups_release
 
@@ -283,6 +287,8 @@ def write_manifest(sc: Scenario, schema: str, method: str, params: dict) -> None
         "parameters": json.dumps(params), "k": K, "k_counts": "persons",
         "privacy_model": "Nordström", "window_start": START, "window_end": END,
         "srid": SRID, "count_interval": K, "composition_risk": None,
+        "precision_risk": None, "attack_risk": None,
+        "source_fingerprint": source_fingerprint(installation_secret(conn), sha),
         "input_fingerprint": input_fingerprint(installation_secret(conn), sha, sc.dataset_id,
                                                START.isoformat(), END.isoformat()),
         "trajectories_in": 10, "persons_in": 9, "points_in": 0, "published": 2,
