@@ -1,19 +1,24 @@
 """kam_rec over whole T-Drive days: which days does the gate publish, and how long does each take?
 
 T-Drive (../shared/data/tdrive_600) is loaded once, as one dataset, into a database of its
-own; then one kam_rec release per UTC day runs every step in-process (the functions the
-DAG's tasks call), with the composition risk accepted (the days are adjacent, but a second
-k over the same day overlaps). A refused release says which item the verifier counted
-below k.
+own; then one release per UTC day and k runs every step in-process (the functions the
+DAG's tasks call), with the composition risk accepted (two k over one day overlap). A
+refused release says which item the verifier counted below k. With ``--compare``, each
+release is also compared item by item before the gate (tests/generalization_differential.py):
+the trajectories whose published cells, as the anonymizer saw them, are not a subsequence
+of the verifier's derivation, and the items the anonymizer counts more persons for.
 
 Run: PYTHONPATH=. .venv/bin/python tests/benchmarks/kam_rec_tdrive_days.py \
-        [--k 5] [--days 2008-02-03,2008-02-05] [--keep DBNAME]
+        [--method kam_rec] [--k 5[,8,...]] [--days 2008-02-03,2008-02-05] [--compare] \
+        [--until STEP] [--keep DBNAME] [--out NAME]
 ``--keep`` reuses (or creates and keeps) the database DBNAME, loaded once.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
+import sys
 import time
 from datetime import date, timedelta
 from pathlib import Path
@@ -21,6 +26,8 @@ from typing import Any
 
 import psycopg
 from _common import server_url, with_database, write_results
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/: the comparison
 
 # ../shared/data next to the checkout (a git worktree sits one level deeper).
 TDRIVE = next((folder / "shared" / "data" / "tdrive_600" / "points.csv.gz"
@@ -31,8 +38,6 @@ TDRIVE = next((folder / "shared" / "data" / "tdrive_600" / "points.csv.gz"
 
 def database(name: str) -> str:
     """The URL of database ``name``, created, migrated and loaded with T-Drive if new."""
-    import os
-
     from anonymizers.db.migrate import migrate
     from anonymizers.loading import load_dataset
 
@@ -51,45 +56,63 @@ def database(name: str) -> str:
     return url
 
 
-def release_day(day: date, k: int, until: str | None = None,
-                extra: dict[str, str] | None = None) -> dict[str, Any]:
-    """One kam_rec release of ``day`` (UTC): published, or the verifier's refusal."""
+def compared(url: str, work: str, build: str) -> dict[str, Any]:
+    """The item-by-item comparison of a built release (before the gate)."""
+    from generalization_differential import compare_release
+
+    with psycopg.connect(url) as conn:
+        comparison = compare_release(conn, work, build)
+    over = comparison.overcounted()
+    return {"items": len(comparison.items), "not_contained": len(comparison.not_contained()),
+            "overcounted": len(over),
+            "overcounted_items": [(item.kind, item.anonymizer, item.verifier) for item in over]}
+
+
+def release_day(url: str, method: str, day: date, k: int, args: argparse.Namespace
+                ) -> dict[str, Any]:
+    """One release of ``day`` (UTC): published, or the verifier's refusal."""
     from anonymizers.errors import PrivacyViolation
     from anonymizers.families.registry import SHARED_STEPS_AFTER, method_entry
     from anonymizers.pipeline import steps
     from anonymizers.release.spec import ReleaseSpec
 
-    params = {"dataset": "tdrive", "method": "kam_rec", "k": k,
+    params = {"dataset": "tdrive", "method": method, "k": k,
               "start": f"{day.isoformat()}T00:00:00+00:00",
               "end": f"{(day + timedelta(days=1)).isoformat()}T00:00:00+00:00",
-              "accept_composition_risk": "measuring kam_rec on every T-Drive day",
-              **(extra or {})}
-    run_id = f"days-{day.isoformat()}-k{k}-{time.time_ns()}"
+              "accept_composition_risk": "measuring a method on every T-Drive day",
+              **dict(item.split("=", 1) for item in args.param)}
     started = time.perf_counter()
-    figures: dict[str, Any] = {"day": day.isoformat(), "k": k, "steps_s": {}}
-    spec = steps.prepare(params, None, run_id)
-    assert spec is not None
+    figures: dict[str, Any] = {"method": method, "day": day.isoformat(), "k": k, "steps_s": {}}
+    spec = steps.prepare(params, None, f"days-{day.isoformat()}-k{k}-{time.time_ns()}")
+    if spec is None:
+        raise RuntimeError(f"{params} is already published in this database")
     release = ReleaseSpec.from_dict(spec)
-    figures["work_schema"], figures["build_schema"] = release.work_schema, release.build_schema
     try:
-        for name in [*method_entry("kam_rec").steps, *SHARED_STEPS_AFTER]:
+        for name in [*method_entry(method).steps, *SHARED_STEPS_AFTER]:
             at = time.perf_counter()
             steps.run_step(name, spec)
             figures["steps_s"][name] = round(time.perf_counter() - at, 2)
-            if name == until:
+            if name == "manifest" and args.compare:  # built, not yet checked
+                figures["comparison"] = compared(url, release.work_schema, release.build_schema)
+            if name == args.until:
                 break
-        figures["outcome"] = "published" if until is None else f"stopped after {until}"
+        figures["outcome"] = "published" if args.until is None else f"stopped after {args.until}"
     except PrivacyViolation as refusal:
         figures["outcome"] = "refused"
         figures["violations"] = str(refusal)
-    figures["total_s"] = round(time.perf_counter() - started, 1)
+    # The steps' time only: the comparison is not the release's.
+    figures["total_s"] = round(sum(figures["steps_s"].values()), 1)
+    figures["wall_s"] = round(time.perf_counter() - started, 1)
     return figures
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--k", type=int, default=5)
-    parser.add_argument("--days", default="2008-02-03,2008-02-05")
+    parser.add_argument("--method", default="kam_rec")
+    parser.add_argument("--k", default="5", help="comma-separated")
+    parser.add_argument("--days", default="2008-02-03,2008-02-05", help="comma-separated")
+    parser.add_argument("--compare", action="store_true",
+                        help="compare the anonymizer's counts with the verifier's first")
     parser.add_argument("--keep", default=None, help="database to reuse (kept afterwards)")
     parser.add_argument("--until", default=None, help="stop after this step")
     parser.add_argument("--param", action="append", default=[],
@@ -97,14 +120,16 @@ def main() -> None:
     parser.add_argument("--out", default=None, help="results name (tests/benchmarks/results)")
     args = parser.parse_args()
     name = args.keep or f"bench_days_{time.time_ns() % 10**8}"
-    database(name)
-    runs = []
+    started = time.perf_counter()
+    url = database(name)
+    figures: dict[str, Any] = {"method": args.method, "load_s": round(time.perf_counter()
+                                                                       - started, 1), "runs": []}
     try:
-        for text in args.days.split(","):
-            run = release_day(date.fromisoformat(text), args.k, args.until,
-                              dict(item.split("=", 1) for item in args.param))
-            print(run, flush=True)
-            runs.append(run)
+        for k in (int(text) for text in args.k.split(",")):
+            for text in args.days.split(","):
+                run = release_day(url, args.method, date.fromisoformat(text), k, args)
+                print(run, flush=True)
+                figures["runs"].append(run)
     finally:
         if not args.keep:
             admin = with_database(server_url(), "postgres")
@@ -112,7 +137,7 @@ def main() -> None:
                 conn.execute(psycopg.sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(
                     psycopg.sql.Identifier(name)))
     if args.out:
-        write_results(args.out, {"k": args.k, "runs": runs})
+        write_results(args.out, figures)
 
 
 if __name__ == "__main__":
