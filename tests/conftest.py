@@ -29,7 +29,9 @@ import pytest
 from psycopg.conninfo import conninfo_to_dict, make_conninfo
 
 REPO = Path(__file__).resolve().parents[1]
-SHARED_DATA = REPO.parent / "shared" / "data"
+# ../shared/data beside the checkout (or beside a folder of git worktrees holding it).
+SHARED_DATA = next((folder / "shared" / "data" for folder in REPO.parents
+                    if (folder / "shared" / "data").is_dir()), REPO.parent / "shared" / "data")
 # One template per process (session or xdist worker): concurrent ones never collide.
 TEMPLATE = f"anonymizers_test_template_{os.getpid()}"
 

@@ -142,6 +142,50 @@ def test_crossings_are_the_cells_a_segment_runs_through_in_order(seed: int) -> N
     assert found == expected
 
 
+@pytest.mark.parametrize("seed", [9, 10])
+def test_segments_standing_still_or_along_an_axis_cross_what_their_polygons_say(
+        seed: int) -> None:
+    """A taxi parked outside the box, or driving parallel to its edge outside it, is in
+    no cell between its fixes either: with no move along an axis, a segment outside the
+    box's range there misses the box (it once ran from the nearest cell, a visit that no
+    polygon holds and the verifier never counts)."""
+    rng = np.random.default_rng(seed)
+    cells, polygons = tessellation(*random_generators(rng, 30))
+    continues, person, x, y = random_walks(rng, 20, 40)
+    x[::7] *= 3  # far out of the box, where the next fixes stand or run along an axis
+    for every, same_x, same_y in ((3, True, True), (5, True, False), (4, False, True)):
+        at = np.arange(every, len(x), every)
+        x[at] = np.where(same_x, x[at - 1], x[at])
+        y[at] = np.where(same_y, y[at - 1], y[at])
+    fixes = FixCells(continues, person, x, y)
+    fixes.locate(cells)
+    segment = np.flatnonzero(continues)
+    outside = segment[(fixes.cell[segment] == GAP) & (fixes.cell[segment + 1] == GAP)
+                      & ((x[segment] == x[segment + 1]) | (y[segment] == y[segment + 1]))]
+    assert outside.size > 20  # still or along an axis, between two gaps
+    found, expected = crossings_of(fixes), {}
+    for i in segment:
+        crossed = crossings_by_polygon(polygons, x[i], y[i], x[i + 1], y[i + 1],
+                                       int(fixes.cell[i]), int(fixes.cell[i + 1]))
+        if crossed:
+            expected[int(i)] = crossed
+    assert found == expected
+
+
+def test_a_car_parked_outside_the_box_visits_no_cell() -> None:
+    cells, _ = tessellation(np.array([1, 2, 3]),
+                            np.array([[100.0, 400.0], [500.0, 400.0], [900.0, 400.0]]))
+    # Parked west of the box, then along its northern edge but above it, then into cell 3.
+    x = np.array([-300.0, -300.0, -300.0, 50.0, 800.0, 900.0])
+    y = np.array([400.0, 400.0, 900.0, 900.0, 900.0, 400.0])
+    fixes = FixCells(np.array([True] * 5 + [False]), np.zeros(6, int), x, y)
+    fixes.locate(cells)
+    assert fixes.cell.tolist() == [GAP] * 5 + [3]
+    assert crossings_of(fixes) == {}
+    (found,) = fixes.visits(np.arange(6) * 60_000_000)
+    assert found.cell.tolist() == [3]
+
+
 def test_moves_skip_gaps_and_take_the_crossings_in_order() -> None:
     # Three cells in a row (ids 1, 2, 3); the trajectory goes 1, gap, 1 -> (2) -> 3, 3;
     # a second one only stays in 3.

@@ -527,7 +527,12 @@ class _Visits:
 
 def _box_span(box: tuple[float, float, float, float], ax: np.ndarray, ay: np.ndarray,
               dx: np.ndarray, dy: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Where each segment A + s d enters and leaves the box (Liang-Barsky), within 0..1."""
+    """Where each segment A + s d enters and leaves the box (Liang-Barsky), within 0..1;
+    ``enter > leave`` when it misses the box.
+
+    A segment that does not move along an axis (a parked taxi's fixes, a street along
+    it) stays at one coordinate there: outside the box's range on that axis it misses
+    the box, whatever it does along the other."""
     x_min, y_min, x_max, y_max = box
     enter, leave = np.zeros(len(ax)), np.ones(len(ax))
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -536,6 +541,8 @@ def _box_span(box: tuple[float, float, float, float], ax: np.ndarray, ay: np.nda
             t1, t2 = (low - a) / d, (high - a) / d
             enter = np.where(moving, np.maximum(enter, np.minimum(t1, t2)), enter)
             leave = np.where(moving, np.minimum(leave, np.maximum(t1, t2)), leave)
+            missing = ~moving & ((a < low) | (a > high))
+            enter, leave = np.where(missing, 1.0, enter), np.where(missing, 0.0, leave)
     return enter, leave
 
 
