@@ -14,7 +14,12 @@ import time
 from pathlib import Path
 from typing import Any
 
-from anonymizers.errors import AnonymizerError, InputError, PrivacyViolation
+from anonymizers.errors import (
+    AnonymizerError,
+    DatabaseSetupError,
+    InputError,
+    PrivacyViolation,
+)
 from anonymizers.release.risks import RISKS
 
 __all__ = ["main", "param_pairs"]
@@ -32,10 +37,49 @@ def _ensure_database() -> str:
     from anonymizers.db.migrate import migrate
 
     url = os.environ.get("DATABASE_URL") or EmbeddedCluster.default().up(log=_echo)
+    _reachable(url)
     applied = migrate(url)
     if applied:
         _echo(f"schema migrated: {', '.join(applied)}")
     return url
+
+
+def _reachable(url: str) -> None:
+    """A database that cannot be reached is the user's setting, not a bug: say which."""
+    import psycopg
+
+    from anonymizers.db.connection import connect
+
+    try:
+        connect(url).close()
+    except psycopg.OperationalError as error:
+        lines = str(error).strip().splitlines()
+        raise DatabaseSetupError(
+            f"cannot connect to the database of DATABASE_URL ({lines[-1] if lines else error!r}"
+            "): check the URL (postgresql://USER@HOST/DBNAME, or ?host=SOCKET_DIR), or unset "
+            "DATABASE_URL to use the embedded cluster") from None
+
+
+def _input_file(path: Path, what: str) -> Path:
+    """A file the command reads: one line, not a traceback, when it is not there."""
+    if not path.is_file():
+        raise InputError(f"{what} {path} is not a readable file: check the path")
+    return path
+
+
+def _output_folder(path: Path, option: str) -> Path:
+    """A folder the command writes into, made now: before any long work, not after it."""
+    import os
+
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise InputError(f"{option} {path}: cannot make the folder ({error.strerror}); "
+                         "choose a folder you can write to") from None
+    if not os.access(path, os.W_OK | os.X_OK):
+        raise InputError(f"{option} {path}: the folder is not writable; choose one you can "
+                         "write to")
+    return path
 
 
 def cmd_db(args: argparse.Namespace) -> int:
@@ -63,6 +107,8 @@ def cmd_generate(args: argparse.Namespace) -> int:
     config = CityConfig(seed=args.seed, target_points=args.points, origin_lon=args.lon,
                         origin_lat=args.lat, days=args.days)
     persons = args.persons or args.out.with_name(args.out.stem.split(".")[0] + "_persons.csv")
+    _output_folder(args.out.parent, "--out")
+    _output_folder(persons.parent, "--persons")
     started = time.monotonic()
     n_points, n_persons = write_city(config, args.out, persons)
     _echo(f"generated {n_points} points of {n_persons} persons in "
@@ -74,6 +120,10 @@ def cmd_generate(args: argparse.Namespace) -> int:
 def cmd_load(args: argparse.Namespace) -> int:
     from anonymizers.loading import load_dataset
 
+    _input_file(args.file, "FILE")
+    for option in ("persons", "places"):
+        if (given := getattr(args, option, None)) is not None:
+            _input_file(given, f"--{option}")
     url = _ensure_database()
     started = time.monotonic()
     result = load_dataset(args.file, args.dataset, persons=args.persons,
@@ -96,6 +146,7 @@ def cmd_qids(args: argparse.Namespace) -> int:
             from anonymizers.errors import InputError
 
             raise InputError("qids load needs a CSV file with columns user_id,t")
+        _input_file(args.file, "FILE")
         print(load_qids(args.file, args.dataset, url=url).summary())
     else:
         print(generate_and_store_qids(args.dataset, args.strategy, args.max_size, args.seed,
@@ -133,11 +184,12 @@ def cmd_release(args: argparse.Namespace) -> int:
             "k_counts": args.k_counts, "start": args.start, "end": args.end,
             **{risk.param: getattr(args, risk.param, None) for risk in RISKS},
             **gate.release_params(args.method, given, args.k)}
-    with connect(url) as conn:  # fail fast on a bad dataset/method/window, before Airflow
-        spec = gate.resolve_spec(conn, conf, None, "check")
+    with connect(url) as conn:  # prepare's checks, in seconds, before Airflow starts
+        spec = gate.resolve_spec(conn, conf, None, "check", say=_echo)
         if not gate.is_published(conn, spec):
             gate.check_composition(conn, spec)
             gate.check_precision(spec)
+            gate.check_enough_owners(conn, spec)
     _echo(f"running DAG {family} for {spec.release_name} "
           "(Airflow's log: $AIRFLOW_HOME/logs) ...")
     started = time.monotonic()
@@ -203,6 +255,7 @@ def cmd_report(args: argparse.Namespace) -> int:
     from anonymizers.db.connection import connect
     from anonymizers.reports.build import build_report
 
+    _output_folder(args.out, "--out")
     url = _ensure_database()
     with connect(url) as conn:
         report = build_report(conn, args.release, args.out, log=_echo)
@@ -247,6 +300,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
     if unknown := sorted(set(methods or ()) - set(METHODS)):
         raise InputError(f"unknown method(s) {', '.join(unknown)}; choose among "
                          f"{', '.join(METHODS)}")
+    _output_folder(args.out, "--out")
     url = _ensure_database()
     comparison = compare_methods(url, args.dataset, args.k, args.start, args.end, methods,
                                  args.param, args.out, _echo,

@@ -327,9 +327,11 @@ _GROUPS_COMMON = (
     ParamSpec("interval_size", int, None, "Interval filter size I_s of the groups' and "
               "classes' counts (seed 004 §4.2; default k; tg_overlapping needs at least "
               "ceil(k/2), and k with demographic classes, §4.5.1)", minimum=1, nullable=True),
-    ParamSpec("demographics", str, "ga", "Demographic classes per group: 'ga' (the thesis' "
-              "genetic algorithm, §4.4.4), 'mondrian' (strict Mondrian, the baseline of §5.2) "
-              "or 'none'", choices=("ga", "mondrian", "none")),
+    ParamSpec("demographics", str, "auto", "Demographic classes per group: 'ga' (the "
+              "thesis' genetic algorithm, §4.4.4), 'mondrian' (strict Mondrian, the baseline "
+              "of §5.2), 'none', or 'auto' (ga when at least k persons of the dataset carry "
+              "every attribute of demographic_grid, else none; the manifest records which)",
+              choices=("auto", "ga", "mondrian", "none")),
     ParamSpec("demographic_grid", str, "age:0:120:24",
               "The public atomic grid of the demographic attributes, attribute:lower:upper:"
               "bins, comma-separated (§4.4.3; default: ages in five-year intervals). "

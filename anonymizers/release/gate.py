@@ -10,6 +10,8 @@ two concurrent runs of one release never both publish.
 from __future__ import annotations
 
 import hashlib
+import logging
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -42,6 +44,8 @@ __all__ = [
     "run_token",
 ]
 
+log = logging.getLogger(__name__)
+
 # A run whose last step ended longer ago than this, and that is not running a step, is
 # abandoned (e.g. its worker was killed): a later publish of the release drops its schemas.
 IDLE_GRACE_SECONDS = 3600
@@ -73,13 +77,22 @@ def _window(params: dict[str, Any], interval: tuple[datetime, datetime] | None,
     # The window is half-open: end just after the last fix, on a whole second.
     after_last = (t_max + timedelta(seconds=1)).replace(microsecond=0)
     if start or end:
-        lo = datetime.fromisoformat(start) if start else t_min
-        hi = datetime.fromisoformat(end) if end else after_last
+        lo = _moment(start, "start") if start else t_min
+        hi = _moment(end, "end") if end else after_last
     elif interval is not None:
         lo, hi = interval
     else:
         lo, hi = t_min, after_last
     return _aware(lo).isoformat(), _aware(hi).isoformat()
+
+
+def _moment(text: str, which: str) -> datetime:
+    """An ISO-8601 window bound; InputError (not a traceback) for a date that does not exist."""
+    try:
+        return datetime.fromisoformat(str(text))
+    except ValueError as error:
+        raise InputError(f"window {which} {text!r} is not a valid ISO-8601 date and time "
+                         f"({error}); write it like 2008-02-03 or 2008-02-03T06:00:00Z") from None
 
 
 def _aware(moment: datetime) -> datetime:
@@ -88,14 +101,18 @@ def _aware(moment: datetime) -> datetime:
 
 
 def resolve_spec(conn: psycopg.Connection, params: dict[str, Any],
-                 interval: tuple[datetime, datetime] | None, token: str) -> ReleaseSpec:
-    """Turn DAG params (+ the data interval of a scheduled run) into a ReleaseSpec."""
+                 interval: tuple[datetime, datetime] | None, token: str,
+                 say: Callable[[str], None] = log.info) -> ReleaseSpec:
+    """Turn DAG params (+ the data interval of a scheduled run) into a ReleaseSpec.
+
+    The method's family checks its own inputs here and resolves its 'auto' parameters
+    (``Family.resolve_params``; ``say`` tells which values it chose)."""
     run = _run_params(params)
     dataset_id, sha, t_min, t_max, lon, lat = _dataset_row(conn, run["dataset"])
     start, end = _window(run, interval, t_min, t_max)
     srid = int(run["srid"] or utm_srid(lon, lat))
     secret = installation_secret(conn)
-    chosen = {**release_params(params["method"], params, run["k"]),
+    chosen = {**_family_params(conn, run, dataset_id, params, say),
               **_keyed_inputs(conn, secret, params["method"], dataset_id)}
     return ReleaseSpec(
         dataset=run["dataset"], dataset_id=dataset_id,
@@ -105,6 +122,16 @@ def resolve_spec(conn: psycopg.Connection, params: dict[str, Any],
         input_fingerprint=input_fingerprint(secret, sha, dataset_id, start, end),
         risks=accepted_risks(run),
     )
+
+
+def _family_params(conn: psycopg.Connection, run: dict[str, Any], dataset_id: int,
+                   params: dict[str, Any], say: Callable[[str], None]) -> dict[str, Any]:
+    """The release's parameters, checked and resolved by the method's family."""
+    from anonymizers.families.base import load_family
+
+    family = load_family(method_entry(params["method"]).family)
+    chosen = release_params(params["method"], params, run["k"])
+    return family.resolve_params(conn, run["dataset"], dataset_id, run["k"], chosen, say)
 
 
 def _keyed_inputs(conn: psycopg.Connection, secret: bytes, method: str,
@@ -208,6 +235,13 @@ def check_enough_owners(conn: psycopg.Connection, spec: ReleaseSpec) -> None:
     """Fail fast when the window holds fewer than k owners: nothing could be published."""
     params = spec.window_params()
     owners = int(run_sql_file(conn, "release/window_owners.sql", params)[0][0])
+    if owners == 0:
+        first, last = (moment.astimezone(UTC).strftime("%Y-%m-%d %H:%M:%S")
+                       for moment in _dataset_row(conn, spec.dataset)[2:4])
+        raise InputError(f"the window {spec.window_start} .. {spec.window_end} holds no fix of "
+                         f"dataset {spec.dataset!r}, whose fixes run from {first} to {last} "
+                         "UTC: choose --start/--end within them (or omit both for the whole "
+                         "dataset)")
     if owners < spec.k:
         raise InputError(f"the window {spec.window_start} .. {spec.window_end} of dataset "
                          f"{spec.dataset!r} holds {owners} distinct {spec.k_counts}, fewer than "

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import psycopg
@@ -38,6 +38,14 @@ class GroupsFamily(Family):
         from anonymizers.families.groups.metrics import measure_release
 
         return measure_release(conn, release)
+
+    def resolve_params(self, conn: psycopg.Connection, dataset: str, dataset_id: int, k: int,
+                       params: dict[str, Any], say: Callable[[str], None]) -> dict[str, Any]:
+        """``demographics``: 'auto' becomes the GA when at least k persons carry every
+        attribute of the demographic grid, else none; ga or mondrian on data without them
+        is refused here, not in the demographic_classes step after the grouping's work."""
+        return {**params, "demographics": steps.resolve_demographics(
+            conn, dataset, dataset_id, k, params, say)}
 
     @property
     def report_layers(self) -> tuple[ReportLayer, ...]:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import io
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -69,6 +70,36 @@ def interval_size(release: Any) -> int:
                          "between them are (seed 004 §4.5.1, Figure 13); use interval_size="
                          f"{release.k}, or demographics=none")
     return size
+
+
+def resolve_demographics(conn: psycopg.Connection, dataset: str, dataset_id: int, k: int,
+                         params: dict[str, Any], say: Callable[[str], None]) -> str:
+    """'ga', 'mondrian' or 'none': the ``demographics`` parameter, 'auto' resolved by
+    whether at least k persons of the dataset carry every attribute of the grid (fewer
+    could fill no class). InputError for ga or mondrian without them."""
+    chosen = str(params.get("demographics") or "auto")
+    if chosen == "none":
+        return chosen
+    grid = parse_demographic_grid(str(params.get("demographic_grid") or ""))
+    found = fetch_columns(conn, "groups/005_persons_with_attributes.sql",
+                          {"dataset_id": dataset_id, "attributes": list(grid.names)})
+    carriers = int(found["persons"][0])
+    names = ", ".join(grid.names)
+    if chosen == "auto":
+        chosen = "ga" if carriers >= k else "none"
+        meaning = "classes by the genetic algorithm" if chosen == "ga" else "no classes"
+        say(f"demographics=auto: {carriers} persons of dataset {dataset!r} carry {names} "
+            f"(demographic_grid), so demographics={chosen} ({meaning}); set demographics "
+            "to choose")
+        return chosen
+    if carriers < k:
+        raise InputError(
+            f"demographics={chosen} needs persons with {names} (demographic_grid), but "
+            f"{carriers} persons of dataset {dataset!r} carry them, fewer than k={k}: load "
+            f"them with `anonymizers load FILE --dataset {dataset} --persons PERSONS.csv "
+            "--replace`, set demographic_grid to attributes the persons carry, or use "
+            "demographics=none")
+    return chosen
 
 
 def places_mode(conn: psycopg.Connection, release: Any) -> str:

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import psycopg
 
+from anonymizers.errors import InputError
 from anonymizers.families.base import Family, ManifestCounts, Metrics, ReportLayer, StepFunction
 from anonymizers.families.mob import steps
 from anonymizers.families.registry import FAMILIES
@@ -27,6 +28,20 @@ class MobFamily(Family):
     @property
     def release_tables(self) -> tuple[str, ...]:
         return ("objects", "positions")
+
+    def resolve_params(self, conn: psycopg.Connection, dataset: str, dataset_id: int, k: int,
+                       params: dict[str, Any], say: Callable[[str], None]) -> dict[str, Any]:
+        """Refuse a dataset without quasi-identifiers before the run: the model is defined
+        by them (seed 003 §3), and they are made by a command of their own."""
+        from anonymizers.db.sqlfiles import fetch_columns
+
+        found = fetch_columns(conn, "mob/004_dataset_qids.sql", {"dataset_id": dataset_id})
+        if not found["has_qids"][0]:
+            raise InputError(
+                f"dataset {dataset!r} has no quasi-identifiers, which MOB methods protect: "
+                f"make them with `anonymizers qids generate --dataset {dataset}` (or load "
+                f"yours with `anonymizers qids load FILE --dataset {dataset}`), then release")
+        return params
 
     def manifest_counts(self, conn: psycopg.Connection, release: Any) -> ManifestCounts:
         return ManifestCounts.from_sql(conn, "mob/090_manifest_counts.sql",
