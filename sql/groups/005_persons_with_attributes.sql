@@ -9,5 +9,5 @@ WHERE p.dataset_id = %(dataset_id)s
   AND NOT EXISTS (
       SELECT 1
       FROM unnest(%(attributes)s::text[]) AS a (name)
-      WHERE jsonb_typeof((coalesce(p.attributes, '{}'::jsonb) || jsonb_strip_nulls(to_jsonb(p)))
+      WHERE jsonb_typeof((coalesce(p.attributes, jsonb_build_object()) || jsonb_strip_nulls(to_jsonb(p)))
                          -> a.name) IS DISTINCT FROM 'number');
