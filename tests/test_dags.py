@@ -98,15 +98,16 @@ def test_a_failing_task_fails_the_dag_run_and_publishes_nothing(loaded_city, con
 
 def test_our_own_error_in_a_task_reaches_the_user_as_raised(db_url, small_city, conn,
                                                             capsys):
-    """A window whose persons have no demographic attributes, released by the groups
-    family with its default demographic classes: the task's InputError, which says what to
-    do, is what the user gets; not 'DAG groups run ended failed ...: None'."""
+    """A dataset without places, released by the groups family with places=dataset: the
+    task's InputError, which says what to do, is what the user gets; not 'DAG groups run
+    ended failed ...: None'."""
     from anonymizers.loading import load_dataset
 
-    load_dataset(small_city[0], "plain", url=db_url)  # no persons file: no attributes
-    argv = ["release", "--dataset", "plain", "--method", "tg_overlapping", "--k", "3"]
+    load_dataset(small_city[0], "plain", url=db_url)  # no places file
+    argv = ["release", "--dataset", "plain", "--method", "tg_overlapping", "--k", "3",
+            "--param", "places=dataset"]
     assert cli.main(argv) == 2
     err = capsys.readouterr().err
-    assert "error: no person of the window has a numeric 'age'" in err, err
-    assert "or set demographics=none" in err and "DAG groups run" not in err
+    assert "error: dataset 'plain' has no places" in err, err
+    assert "--param places=grid" in err and "DAG groups run" not in err
     assert catalog_rows(conn) == []
