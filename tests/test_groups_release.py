@@ -129,8 +129,8 @@ def test_the_verifier_refuses_planted_violations(built_metro, conn):
      "attribute:lower:upper:bins"),
     ({"method": "tg_nonoverlapping", "k": 4, "demographic_grid": "age:0:50:10"},
      "outside demographic_grid"),
-    ({"method": "tg_nonoverlapping", "k": 4, "demographic_grid": "height:0:250:25"},
-     "no person of the window has a numeric 'height'"),
+    ({"method": "tg_nonoverlapping", "k": 4, "demographic_grid": "height:0:250:25",
+      "demographics": "ga"}, "needs persons with height"),
     ({"method": "tg_nonoverlapping", "k": 4, "places": "dataset"}, "has no places"),
 ])
 def test_bad_parameters_are_refused_with_what_to_do(loaded_city, params, message):
