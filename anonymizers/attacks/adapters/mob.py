@@ -4,8 +4,11 @@ Targets are the persons of the window, each as the grid cell it occupies at each
 point (the verifier's derivation: the last fix at or before the time point, seed 003
 §6.1). Records are the published objects; object o holds cell c at time t when its region
 at t contains c (items are only the cells some target occupies, which is all a match can
-use). An object stands for the persons it fully matches: present exactly when it is,
-inside its region every time (§3's distorted versions, as the verifier pairs them).
+use). An object stands for the persons it fully matches: inside its region every time
+they have a position and, where the release publishes presence (``presence``
+``published``), present exactly when it is (§3's distorted versions, as the verifier
+pairs them). With presence hidden every object has a region at every time point, the
+withheld one where its person has no position, so it holds every occupied cell then.
 
 Those records are never built whole: the objects' regions hold 489 million occupied cells
 at 5M fixes. An attack gets the items at its targets' cells (the occupied cells there,

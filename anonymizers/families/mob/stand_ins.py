@@ -12,6 +12,11 @@ not be hidden among k, has fewer than k candidates: no one can prove Definition 
 a release, whoever was really published (the first MOB release of the 1M-fix synthetic
 city had five such persons, with one or two candidates each, and the gate refused it).
 
+With presence hidden (:mod:`..outside_qids`) every object has a region at every time
+point, the withheld one where its person has no position, and S passes for O when its
+cell is inside O's region at every time point S has a position (whenever O's person has
+none, O's withheld region holds it).
+
 So O's person is suppressed as well (``excluded``) and the anonymization runs again, to a
 fixed point: every round suppresses at least one more published object, so it ends. The
 published persons are then the only persons with a full match, which the verifier checks
@@ -71,7 +76,8 @@ def anonymize_without_stand_ins(objects: MovingObjects, k: int, anonymize: Anony
         regions = generalize(objects, sets)
         if outside is not None:
             regions = publish_outside_qids(objects, sets, regions, outside)
-        targets = stand_in_targets(objects, sets.suppressed, regions)
+        targets = stand_in_targets(objects, sets.suppressed, regions,
+                                   outside is not None and outside.presence_hidden)
         if not targets.size:
             return UnambiguousRelease(sets, regions, int(excluded.sum()), rounds)
         log.info("MOB round %d: %d published object(s) a suppressed one could pass for; "
@@ -81,9 +87,11 @@ def anonymize_without_stand_ins(objects: MovingObjects, k: int, anonymize: Anony
 
 
 def stand_in_targets(objects: MovingObjects, suppressed: np.ndarray,
-                     regions: Generalization) -> np.ndarray:
+                     regions: Generalization, presence_hidden: bool = False) -> np.ndarray:
     """The published objects some suppressed object could pass for: present at exactly the
-    same time points, its cell inside their region at every one.
+    same time points, its cell inside their region at every one (``presence_hidden``: its
+    cell inside their region at every time point it has a position, where a published
+    object whose person has none holds every cell).
 
     Parameters
     ----------
@@ -100,6 +108,9 @@ def stand_in_targets(objects: MovingObjects, suppressed: np.ndarray,
     numpy.ndarray
         int64 indices of those published objects, ascending.
     """
+    if presence_hidden:
+        return _covered_by(objects, np.flatnonzero(suppressed), np.flatnonzero(~suppressed),
+                           regions)
     signature = _presence_signatures(objects.present)
     first_row = np.searchsorted(regions.obj, np.arange(objects.n_objects))
     found: list[np.ndarray] = []
@@ -151,3 +162,25 @@ def _passed_for(objects: MovingObjects, regions: Generalization, first_row: np.n
                 break
         found.append(pair_shown)
     return np.concatenate(found)
+
+
+def _covered_by(objects: MovingObjects, hidden: np.ndarray, shown: np.ndarray,
+                regions: Generalization) -> np.ndarray:
+    """The objects of ``shown`` whose region, at every time point some object of ``hidden``
+    has a position, holds its cell or is withheld (their person has no position then)."""
+    key = regions.obj.astype(np.int64) * objects.n_times + regions.t
+    found: list[np.ndarray] = [np.zeros(0, dtype=np.int64)]
+    for one in hidden.tolist():
+        candidates = shown
+        for t in np.flatnonzero(objects.present[one]).tolist():
+            wanted = candidates * objects.n_times + t
+            row = np.minimum(np.searchsorted(key, wanted), key.size - 1)
+            absent = key[row] != wanted  # withheld: holds every cell
+            x, y = objects.cx[one, t], objects.cy[one, t]
+            inside = ((regions.x0[row] <= x) & (x <= regions.x1[row])
+                      & (regions.y0[row] <= y) & (y <= regions.y1[row]))
+            candidates = candidates[absent | inside]
+            if not candidates.size:
+                break
+        found.append(candidates)
+    return np.unique(np.concatenate(found)).astype(np.int64)
