@@ -20,6 +20,7 @@ from anonymizers.families.mob.anonymity import (
 from anonymizers.families.mob.genag import build_hilbert_lists
 from anonymizers.families.mob.generalize import Generalization, generalize
 from anonymizers.families.mob.moving_objects import MovingObjects
+from anonymizers.families.mob.outside_qids import OutsideQids
 from anonymizers.families.mob.stand_ins import anonymize_without_stand_ins, stand_in_targets
 
 METHODS = [symmetric_anonymization, extreme_union]
@@ -37,18 +38,21 @@ def lookalike() -> MovingObjects:
 
 
 def brute_force_targets(objects: MovingObjects, suppressed: np.ndarray,
-                        regions: Generalization) -> list[int]:
-    """Every (suppressed, published) pair compared at every time point."""
+                        regions: Generalization, presence_hidden: bool = False) -> list[int]:
+    """Every (suppressed, published) pair compared at every time point (presence hidden:
+    where the published object has no region, it holds every cell)."""
     box = {(int(o), int(t)): (x0, y0, x1, y1) for o, t, x0, y0, x1, y1 in zip(
         regions.obj, regions.t, regions.x0, regions.y0, regions.x1, regions.y1, strict=True)}
     found = set()
     for s in np.flatnonzero(suppressed).tolist():
         for o in np.flatnonzero(~suppressed).tolist():
-            if not np.array_equal(objects.present[s], objects.present[o]):
+            if not presence_hidden and not np.array_equal(objects.present[s],
+                                                          objects.present[o]):
                 continue
             times = np.flatnonzero(objects.present[s]).tolist()
-            if all(box[o, t][0] <= objects.cx[s, t] <= box[o, t][2]
-                   and box[o, t][1] <= objects.cy[s, t] <= box[o, t][3] for t in times):
+            if all((o, t) not in box or (box[o, t][0] <= objects.cx[s, t] <= box[o, t][2]
+                                         and box[o, t][1] <= objects.cy[s, t] <= box[o, t][3])
+                   for t in times):
                 found.add(o)
     return sorted(found)
 
@@ -83,6 +87,22 @@ def test_a_cell_outside_the_region_once_or_another_presence_is_no_stand_in() -> 
         assert stand_in_targets(case, sets.suppressed, generalize(case, sets)).size == 0
 
 
+def test_with_presence_hidden_another_presence_still_passes_for_the_object() -> None:
+    """s starts at t1, j at t0: with presence published s cannot be j's object; with it
+    hidden it can (j's object has a region at every time point), so j is suppressed."""
+    objects, qids = lookalike(), [[0], [], [], [3]]
+    present = objects.present.copy()
+    present[3, 0] = False
+    case = MovingObjects.from_arrays(objects.cx, objects.cy, present, qids)
+    sets = symmetric_anonymization(case, 3)
+    regions = generalize(case, sets)
+    assert stand_in_targets(case, sets.suppressed, regions).size == 0
+    assert stand_in_targets(case, sets.suppressed, regions, presence_hidden=True).tolist() == [0]
+    release = anonymize_without_stand_ins(case, 3, symmetric_anonymization,
+                                          OutsideQids("cell", presence="hidden"))
+    assert release.sets.suppressed[0] and release.excluded == 1
+
+
 @st.composite
 def _cases(draw: st.DrawFn) -> tuple[MovingObjects, int]:
     rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
@@ -101,9 +121,14 @@ def test_no_suppressed_object_can_pass_for_a_published_one(case, anonymize) -> N
     regions = generalize(objects, first)
     assert stand_in_targets(objects, first.suppressed, regions).tolist() == \
         brute_force_targets(objects, first.suppressed, regions)
+    assert stand_in_targets(objects, first.suppressed, regions, True).tolist() == \
+        brute_force_targets(objects, first.suppressed, regions, True)
     release = anonymize_without_stand_ins(objects, k, anonymize)
     assert brute_force_targets(objects, release.sets.suppressed, release.regions) == []
     assert release.excluded <= int(release.sets.suppressed.sum())
+    hidden = anonymize_without_stand_ins(objects, k, anonymize,
+                                         OutsideQids("cell", presence="hidden"))
+    assert brute_force_targets(objects, hidden.sets.suppressed, hidden.regions, True) == []
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
