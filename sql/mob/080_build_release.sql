@@ -7,7 +7,7 @@
 -- object also has a row at every other time point of the grid: the withheld region (the
 -- box_* cell ranges), generated here from the time grid, so that when a person was
 -- observed is not published; with 'published' it has none there. Rows in random order.
--- Inputs: {work}.mob_published (object_index), {work}.mob_regions (object_index,
+-- Inputs: {work}.mob_published (object_index, blank), {work}.mob_regions (object_index,
 -- t_index, x0, y0, x1, y1: inclusive cell ranges), {work}.mob_time_points (t_index, t).
 -- Params: srid, cell_size, presence ('hidden' or 'published'), box_x0, box_y0, box_x1,
 -- box_y1 (inclusive cell ranges of the withheld region). Identifiers: work, build.

@@ -12,11 +12,6 @@ not be hidden among k, has fewer than k candidates: no one can prove Definition 
 a release, whoever was really published (the first MOB release of the 1M-fix synthetic
 city had five such persons, with one or two candidates each, and the gate refused it).
 
-With presence hidden (:mod:`..outside_qids`) every object has a region at every time
-point, the withheld one where its person has no position, and S passes for O when its
-cell is inside O's region at every time point S has a position (whenever O's person has
-none, O's withheld region holds it).
-
 So O's person is suppressed as well (``excluded``) and the anonymization runs again, to a
 fixed point: every round suppresses at least one more published object, so it ends. The
 published persons are then the only persons with a full match, which the verifier checks
@@ -32,7 +27,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -41,7 +36,8 @@ from anonymizers.families.mob.generalize import Generalization, generalize
 from anonymizers.families.mob.moving_objects import MovingObjects
 from anonymizers.families.mob.outside_qids import OutsideQids, publish_outside_qids
 
-__all__ = ["UnambiguousRelease", "anonymize_without_stand_ins", "stand_in_targets"]
+__all__ = ["UnambiguousRelease", "anonymize_without_stand_ins", "stand_in_targets",
+           "with_blanks"]
 
 log = logging.getLogger(__name__)
 
@@ -53,12 +49,19 @@ Anonymization = Callable[..., MobSets]  # extreme_union or symmetric_anonymizati
 @dataclass(frozen=True)
 class UnambiguousRelease:
     """MOB sets and regions of a release no suppressed object could pass for, and how many
-    published objects were suppressed for that (``excluded``) in how many ``rounds``."""
+    published objects were suppressed for that (``excluded``) in how many ``rounds``;
+    ``blank`` marks the objects published with no location (presence hidden: the
+    suppressed ones, and more to make k), whose rows ``regions`` holds."""
 
     sets: MobSets
     regions: Generalization
     excluded: int
     rounds: int
+    blank: np.ndarray
+
+    def published_objects(self) -> np.ndarray:
+        """Indices of the published objects, blank ones included."""
+        return np.flatnonzero(~self.sets.suppressed | self.blank)
 
 
 def anonymize_without_stand_ins(objects: MovingObjects, k: int, anonymize: Anonymization,
@@ -66,7 +69,12 @@ def anonymize_without_stand_ins(objects: MovingObjects, k: int, anonymize: Anony
                                 **options: object) -> UnambiguousRelease:
     """Run ``anonymize`` (with ``options``), Generalize and publish the rows outside every
     QID by ``outside`` (None: own cells, as in the paper), suppressing the objects that a
-    suppressed object could pass for, until there are none."""
+    suppressed object could pass for, until there are none; with presence hidden, blank
+    the suppressed objects instead (:func:`with_blanks`)."""
+    if outside is not None and outside.presence_hidden:
+        sets = anonymize(objects, k, suppression=Suppression(objects, k), **options)
+        regions = publish_outside_qids(objects, sets, generalize(objects, sets), outside)
+        return with_blanks(objects, sets, regions, outside.box)
     suppression = Suppression(objects, k)
     excluded = np.zeros(objects.n_objects, dtype=bool)
     rounds = 0
@@ -76,22 +84,48 @@ def anonymize_without_stand_ins(objects: MovingObjects, k: int, anonymize: Anony
         regions = generalize(objects, sets)
         if outside is not None:
             regions = publish_outside_qids(objects, sets, regions, outside)
-        targets = stand_in_targets(objects, sets.suppressed, regions,
-                                   outside is not None and outside.presence_hidden)
+        targets = stand_in_targets(objects, sets.suppressed, regions)
         if not targets.size:
-            return UnambiguousRelease(sets, regions, int(excluded.sum()), rounds)
+            return UnambiguousRelease(sets, regions, int(excluded.sum()), rounds,
+                                      np.zeros(objects.n_objects, dtype=bool))
         log.info("MOB round %d: %d published object(s) a suppressed one could pass for; "
                  "suppressing them and anonymizing again", rounds, targets.size)
         excluded[targets] = True
         suppression.exclude(excluded)
 
 
+def with_blanks(objects: MovingObjects, sets: MobSets, regions: Generalization,
+                box: tuple[int, int, int, int]) -> UnambiguousRelease:
+    """Every object published: the suppressed ones blank (the withheld ``box`` at every
+    time point they have a position), with as many of the others, present at the fewest
+    time points, as make at least k blank ones (none if nobody is suppressed)."""
+    blank = sets.suppressed.copy()
+    short = sets.k - int(blank.sum())
+    if 0 < short < sets.k:
+        others = np.flatnonzero(~blank)
+        fewest = others[np.argsort(objects.present[others].sum(axis=1), kind="stable")]
+        blank[fewest[:short]] = True
+    kept = ~blank[regions.obj]
+    obj, t = np.nonzero(objects.present & blank[:, None])
+    n = obj.size
+    columns = {name: np.concatenate([getattr(regions, name)[kept],
+                                     np.full(n, value, dtype=getattr(regions, name).dtype)])
+               for name, value in zip(("x0", "y0", "x1", "y1"), box, strict=True)}
+    rows = {"obj": np.concatenate([regions.obj[kept], obj.astype(regions.obj.dtype)]),
+            "t": np.concatenate([regions.t[kept], t.astype(regions.t.dtype)]),
+            "cls": np.concatenate([regions.cls[kept], np.full(n, -1, dtype=regions.cls.dtype)])}
+    order = np.lexsort((rows["t"], rows["obj"]))
+    merged = replace(regions, obj=rows["obj"][order], t=rows["t"][order],
+                     cls=rows["cls"][order], x0=columns["x0"][order],
+                     y0=columns["y0"][order], x1=columns["x1"][order],
+                     y1=columns["y1"][order])
+    return UnambiguousRelease(sets, merged, 0, 1, blank)
+
+
 def stand_in_targets(objects: MovingObjects, suppressed: np.ndarray,
-                     regions: Generalization, presence_hidden: bool = False) -> np.ndarray:
+                     regions: Generalization) -> np.ndarray:
     """The published objects some suppressed object could pass for: present at exactly the
-    same time points, its cell inside their region at every one (``presence_hidden``: its
-    cell inside their region at every time point it has a position, where a published
-    object whose person has none holds every cell).
+    same time points, its cell inside their region at every one.
 
     Parameters
     ----------
@@ -108,9 +142,6 @@ def stand_in_targets(objects: MovingObjects, suppressed: np.ndarray,
     numpy.ndarray
         int64 indices of those published objects, ascending.
     """
-    if presence_hidden:
-        return _covered_by(objects, np.flatnonzero(suppressed), np.flatnonzero(~suppressed),
-                           regions)
     signature = _presence_signatures(objects.present)
     first_row = np.searchsorted(regions.obj, np.arange(objects.n_objects))
     found: list[np.ndarray] = []
@@ -163,24 +194,3 @@ def _passed_for(objects: MovingObjects, regions: Generalization, first_row: np.n
         found.append(pair_shown)
     return np.concatenate(found)
 
-
-def _covered_by(objects: MovingObjects, hidden: np.ndarray, shown: np.ndarray,
-                regions: Generalization) -> np.ndarray:
-    """The objects of ``shown`` whose region, at every time point some object of ``hidden``
-    has a position, holds its cell or is withheld (their person has no position then)."""
-    key = regions.obj.astype(np.int64) * objects.n_times + regions.t
-    found: list[np.ndarray] = [np.zeros(0, dtype=np.int64)]
-    for one in hidden.tolist():
-        candidates = shown
-        for t in np.flatnonzero(objects.present[one]).tolist():
-            wanted = candidates * objects.n_times + t
-            row = np.minimum(np.searchsorted(key, wanted), key.size - 1)
-            absent = key[row] != wanted  # withheld: holds every cell
-            x, y = objects.cx[one, t], objects.cy[one, t]
-            inside = ((regions.x0[row] <= x) & (x <= regions.x1[row])
-                      & (regions.y0[row] <= y) & (y <= regions.y1[row]))
-            candidates = candidates[absent | inside]
-            if not candidates.size:
-                break
-        found.append(candidates)
-    return np.unique(np.concatenate(found)).astype(np.int64)

@@ -63,7 +63,8 @@ def read_moving_objects(conn: psycopg.Connection, work: str) -> Any:
 
 def anonymize_objects(spec: dict[str, Any]) -> dict[str, int]:
     """Extreme Union or Symmetric Anonymization, then Generalize (Algorithms 1-5), again
-    until no suppressed object could pass for a published one (:mod:`..stand_ins`)."""
+    until no suppressed object could pass for a published one, or, with presence hidden,
+    once, the suppressed objects published blank (:mod:`..stand_ins`)."""
     from anonymizers.families.mob.anonymity import (
         Rankings,
         extreme_union,
@@ -84,13 +85,15 @@ def anonymize_objects(spec: dict[str, Any]) -> dict[str, int]:
         unambiguous = anonymize_without_stand_ins(objects, release.k, anonymize, outside,
                                                   **options)
         sets, regions = unambiguous.sets, unambiguous.regions
+        published = unambiguous.published_objects()
         run_sql_file(conn, "mob/050_anonymized_tables.sql", work=release.work_schema)
         _copy(conn, release.work_schema, "mob_published",
-              {"object_index": sets.published_objects()})
+              {"object_index": published, "blank": unambiguous.blank[published]})
         _copy(conn, release.work_schema, "mob_regions", regions.columns(),
               null_below_zero=("class_id",))
     return {"objects": objects.n_objects, "suppressed": int(sets.n_suppressed),
-            "suppressed_for_stand_ins": unambiguous.excluded, "rounds": unambiguous.rounds}
+            "suppressed_for_stand_ins": unambiguous.excluded, "rounds": unambiguous.rounds,
+            "blank": int(unambiguous.blank.sum())}
 
 
 def _outside_qids(conn: psycopg.Connection, release: Any) -> Any:
