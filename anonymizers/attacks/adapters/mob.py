@@ -102,16 +102,21 @@ class OccupiedCells:
     def column_runs(self, regions: Regions, rows: np.ndarray
                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(position in ``rows``, first row, past the last row) of the occupied pairs each
-        region of ``rows`` holds in each of its grid columns (clipped to the occupied)."""
+        region of ``rows`` holds in each of its grid columns (clipped to the occupied). A
+        region spanning every occupied row of the grid holds one run for all its columns
+        (keys order by time point, column, row): a withheld region is one run, not one per
+        column of the window's whole width."""
         x_max, y_max = self.x_min + self.width - 1, self.y_min + self.height - 1
         x0, x1 = np.maximum(regions.x0[rows], self.x_min), np.minimum(regions.x1[rows], x_max)
         y0, y1 = np.maximum(regions.y0[rows], self.y_min), np.minimum(regions.y1[rows], y_max)
-        columns = np.where((x0 <= x1) & (y0 <= y1), x1 - x0 + 1, 0)
+        tall = (y0 == self.y_min) & (y1 == y_max)
+        columns = np.where((x0 <= x1) & (y0 <= y1), np.where(tall, 1, x1 - x0 + 1), 0)
         which = np.repeat(np.arange(rows.size), columns)
         x = ranges(x0, columns)
+        last_x = np.where(tall[which], x1[which], x)
         t = regions.t[rows][which]
         first = np.searchsorted(self.keys, self._key(t, x, y0[which]))
-        last = np.searchsorted(self.keys, self._key(t, x, y1[which]), side="right")
+        last = np.searchsorted(self.keys, self._key(t, last_x, y1[which]), side="right")
         return which, first, last
 
     def held_counts(self, regions: Regions) -> np.ndarray:
