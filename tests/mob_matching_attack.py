@@ -8,8 +8,9 @@ point in Python, from the fixes, by the position rule the manifest publishes
 implementation of the rule that sql/mob/020_positions.sql and the verifier's SQL follow.
 Small data only (a few thousand persons): every (person, object) pair is tested in Python.
 
-1. Each object's person: one present exactly when the object is and inside its region
-   every time (a distorted version never lies, §3); a maximum matching of those pairs.
+1. Each object's person: one inside its region every time it has a position and, where
+   the manifest's ``presence`` is ``published``, present exactly when the object is (a
+   distorted version never lies, §3); a maximum matching of those pairs.
 2. Definition 1: person I -- object O iff O's region holds I's cell at every time point
    of QID(I) (O present then); a person without a QID point matches every object.
 3. Definition 2: drop every edge in no perfect matching (one pass: dropping such edges
@@ -48,7 +49,7 @@ def matching_attack(conn: psycopg.Connection, schema: str) -> MatchingAttack:
     manifest = _manifest(conn, schema)
     persons = _person_cells(conn, manifest)
     objects = _object_regions(conn, schema, manifest)
-    owner = _counterparts(persons, objects)
+    owner = _counterparts(persons, objects, manifest["presence"] == "hidden")
     published = {p: o for o, p in owner.items()}
     qids = _qid_points(conn, manifest, persons)
     users = sorted(published)
@@ -76,7 +77,8 @@ def _manifest(conn: psycopg.Connection, schema: str) -> dict[str, Any]:
     return {"dataset_id": dataset_id, "start": start, "end": end, "srid": srid,
             "cell": float(params["cell_size"]), "interval": float(params["interval"]),
             "scope": params.get("position_scope") or "trajectory",
-            "lookback": params.get("position_lookback")}
+            "lookback": params.get("position_lookback"),
+            "presence": params.get("presence") or "published"}
 
 
 def _n_times(m: dict[str, Any]) -> int:
@@ -167,16 +169,15 @@ def _inside(cell: tuple[int, int], box: tuple[int, int, int, int]) -> bool:
 
 
 def _counterparts(persons: dict[str, dict[int, tuple[int, int]]],
-                  objects: dict[str, dict[int, tuple[int, int, int, int]]]) -> dict[str, str]:
-    """object -> its person: a maximum matching of the full matches (same presence, inside
-    the region every time)."""
+                  objects: dict[str, dict[int, tuple[int, int, int, int]]],
+                  presence_hidden: bool) -> dict[str, str]:
+    """object -> its person: a maximum matching of the full matches (inside the region
+    every time the person has a position; same presence unless presence is hidden)."""
     users, keys = sorted(persons), sorted(objects)
-    by_presence: dict[frozenset[int], list[int]] = {}
-    for i, user in enumerate(users):
-        by_presence.setdefault(frozenset(persons[user]), []).append(i)
-    edges = [(i, j) for j, o in enumerate(keys)
-             for i in by_presence.get(frozenset(objects[o]), [])
-             if all(_inside(persons[users[i]][t], box) for t, box in objects[o].items())]
+    edges = [(i, j) for j, o in enumerate(keys) for i, user in enumerate(users)
+             if (presence_hidden or set(persons[user]) == set(objects[o]))
+             and all(t in objects[o] and _inside(cell, objects[o][t])
+                     for t, cell in persons[user].items())]
     match = _matching(len(users), len(keys), edges)
     return {keys[j]: users[i] for i, j in enumerate(match) if j >= 0}
 

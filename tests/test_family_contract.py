@@ -45,13 +45,14 @@ def _plant_generalization(conn: psycopg.Connection, schema: str) -> None:
 
 
 def _plant_mob(conn: psycopg.Connection, schema: str) -> None:
-    """One object's region moved 10,000 km away at one time point: it no longer holds its
-    person's cell, so the published data lies (and links nobody to that object). (1 km was
-    not always enough: a region of a large class can be wider than that, and a withheld
-    position is the whole area of use of the CRS.)"""
+    """Every region of one object moved 10,000 km away: it no longer holds its person's
+    cell, so the published data lies (and links nobody to that object). (1 km was not
+    always enough: a region of a large class can be wider than that, and a withheld
+    position is the whole area of use of the CRS; one row was not either: with presence
+    hidden it may be a time point its person has no position at.)"""
     conn.execute(sql.SQL(
         "UPDATE {p} SET geom = ST_Translate(geom, 10000000, 0) "
-        "WHERE (object_id, t) = (SELECT object_id, t FROM {p} LIMIT 1)").format(
+        "WHERE object_id = (SELECT object_id FROM {p} LIMIT 1)").format(
         p=sql.Identifier(schema, "positions")))
 
 

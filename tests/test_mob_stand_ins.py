@@ -20,6 +20,7 @@ from anonymizers.families.mob.anonymity import (
 from anonymizers.families.mob.genag import build_hilbert_lists
 from anonymizers.families.mob.generalize import Generalization, generalize
 from anonymizers.families.mob.moving_objects import MovingObjects
+from anonymizers.families.mob.outside_qids import OutsideQids
 from anonymizers.families.mob.stand_ins import anonymize_without_stand_ins, stand_in_targets
 
 METHODS = [symmetric_anonymization, extreme_union]
@@ -83,6 +84,28 @@ def test_a_cell_outside_the_region_once_or_another_presence_is_no_stand_in() -> 
         assert stand_in_targets(case, sets.suppressed, generalize(case, sets)).size == 0
 
 
+def test_with_presence_hidden_the_suppressed_are_published_blank_with_k_in_all() -> None:
+    """s (suppressed at k = 3) starts at t1, j at t0: with presence hidden s could pass for
+    j's object, and suppressing j would not end it (j would pass for others in turn). So s
+    is published blank, and the two objects present at the fewest time points with it."""
+    objects, qids = lookalike(), [[0], [], [], [3]]
+    present = objects.present.copy()
+    present[3, 0] = False
+    case = MovingObjects.from_arrays(objects.cx, objects.cy, present, qids)
+    box = (-100, -100, 100, 100)
+    release = anonymize_without_stand_ins(case, 3, symmetric_anonymization,
+                                          OutsideQids("hiding_set", box=box, presence="hidden"))
+    assert release.sets.suppressed.tolist() == [False, False, False, True]
+    assert release.blank.tolist() == [False, True, True, True]  # b, a: 2 and 3 time points
+    assert release.published_objects().tolist() == [0, 1, 2, 3]
+    regions = release.regions
+    for o in range(4):
+        rows = regions.obj == o
+        assert regions.t[rows].tolist() == np.flatnonzero(present[o]).tolist()
+        held = np.column_stack([regions.x0, regions.y0, regions.x1, regions.y1])[rows]
+        assert ((held == box).all(axis=1)).all() == bool(release.blank[o])
+
+
 @st.composite
 def _cases(draw: st.DrawFn) -> tuple[MovingObjects, int]:
     rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
@@ -104,6 +127,13 @@ def test_no_suppressed_object_can_pass_for_a_published_one(case, anonymize) -> N
     release = anonymize_without_stand_ins(objects, k, anonymize)
     assert brute_force_targets(objects, release.sets.suppressed, release.regions) == []
     assert release.excluded <= int(release.sets.suppressed.sum())
+    hidden = anonymize_without_stand_ins(objects, k, anonymize,
+                                         OutsideQids("cell", presence="hidden"))
+    assert hidden.published_objects().size == objects.n_objects
+    # none, or at least k (all of them when there are fewer: the verifier refuses that)
+    assert int(hidden.blank.sum()) in (0, *range(min(k, objects.n_objects),
+                                                  objects.n_objects + 1))
+    assert hidden.blank[hidden.sets.suppressed].all()
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -14,7 +14,11 @@ from psycopg import sql
 
 from anonymizers.db.sqlfiles import copy_out, run_sql_file
 from anonymizers.loading import load_dataset
-from anonymizers.release.fingerprint import input_fingerprint, installation_secret
+from anonymizers.release.fingerprint import (
+    input_fingerprint,
+    installation_secret,
+    source_fingerprint,
+)
 from anonymizers.release.spec import area_of_use
 from anonymizers.verifiers.mob import verify_mob_release
 
@@ -109,18 +113,23 @@ def hide(cells: dict[str, list[Cell | None]], groups) -> dict[str, list[Box | No
 
 
 def build_release(conn, dataset: str, dataset_id: int, boxes: dict[str, list[Box | None]],
-                  k: int = 2, method: str = "mob_symmetric") -> str:
-    """A release schema by the contract: manifest, metrics, objects, positions."""
+                  k: int = 2, method: str = "mob_symmetric",
+                  parameters: dict | None = None) -> str:
+    """A release schema by the contract: manifest (``parameters`` added to its own),
+    metrics, objects, positions."""
     schema = f"release_{dataset}_{method}_test"
     sha = conn.execute("SELECT source_sha256 FROM raw.datasets WHERE dataset_id = %s",
                        (dataset_id,)).fetchone()[0]
     conn.execute(sql.SQL("CREATE SCHEMA {}").format(sql.Identifier(schema)))
-    params = {"cell_size": CELL, "interval": INTERVAL, "qid_fingerprint": "test"}
+    params = {"cell_size": CELL, "interval": INTERVAL, "qid_fingerprint": "test",
+              **(parameters or {})}
     run_sql_file(conn, "release/create_manifest.sql", {
         "release_name": schema, "dataset": dataset, "method": method,
         "parameters": json.dumps(params), "k": k, "k_counts": "persons",
         "privacy_model": "Yarovoy Definition 3", "window_start": START, "window_end": END,
         "srid": SRID, "count_interval": k, "composition_risk": None,
+        "precision_risk": None, "attack_risk": None,
+        "source_fingerprint": source_fingerprint(installation_secret(conn), sha),
         "input_fingerprint": input_fingerprint(installation_secret(conn), sha, dataset_id,
                                                START.isoformat(), END.isoformat()),
         "trajectories_in": len(boxes), "persons_in": len(boxes), "points_in": 0,
@@ -218,6 +227,38 @@ def test_a_suppressed_pair_is_allowed_and_reported_through_the_interval_filter(c
     result = verify_mob_release(conn, release(boxes))
     assert result.passed, result.violations
     assert result.checks["suppressed_persons"] == 2
+
+
+WITHHELD: Box = (-1000, -1000, 1000, 1000)  # "no location": far wider than the scenario
+
+
+def test_with_presence_hidden_every_object_has_a_region_at_every_time_point(conn, scenario):
+    """fred has no position at 08:00: with presence hidden his object has the withheld
+    region then and still pairs with him; a missing row is caught; the same rows under a
+    manifest that says presence is published pair fred with nobody."""
+    _, release = scenario
+    boxes = hide(CELLS, GROUPS)
+    boxes["fred"][0] = WITHHELD
+    hidden = release(boxes, parameters={"presence": "hidden"})
+    result = verify_mob_release(conn, hidden)
+    assert result.passed, result.violations
+    assert result.checks["positions_missing_object_time"] == 0
+    with conn.transaction(force_rollback=True):
+        conn.execute(sql.SQL("DELETE FROM {}.positions WHERE t = %s AND object_id = "
+                             "(SELECT min(object_id::text)::uuid FROM {}.objects)").format(
+            sql.Identifier(hidden), sql.Identifier(hidden)), (at(1),))
+        result = verify_mob_release(conn, hidden)
+    assert any("lacks 1 (object, time point)" in v for v in result.violations)
+    conn.execute(sql.SQL("UPDATE {}.manifest SET parameters = parameters || "
+                         "'{{\"presence\": \"published\"}}'").format(sql.Identifier(hidden)))
+    result = verify_mob_release(conn, hidden)
+    assert any("no person's distorted version" in v for v in mob_violations(result))
+
+
+def test_an_unknown_presence_rule_is_refused(conn, scenario):
+    _, release = scenario
+    result = verify_mob_release(conn, release(parameters={"presence": "sometimes"}))
+    assert any("presence 'sometimes'" in v for v in result.violations)
 
 
 def test_a_region_without_its_persons_cell_is_caught(conn, scenario):

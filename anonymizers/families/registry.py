@@ -189,13 +189,19 @@ _MOB_PARAMS = (
     ParamSpec("position_lookback", int, None, "Oldest fix, seconds before a time point, that "
               "may still be the position there (empty: no limit)", minimum=1, nullable=True),
     ParamSpec("outside_qids", str, "hiding_set", "What an object's position is at a time point "
-              "outside every quasi-identifier: the smallest cell rectangle of its hiding set "
-              "there, at least k persons (hiding_set), a cell of the coarse lattice "
+              "outside every quasi-identifier: the smallest cell rectangle of its cover group "
+              "(hiding set and class mates) there, at least k persons (hiding_set), a cell "
+              "of the coarse lattice "
               "(coarse), no location (withheld: the CRS's area of use), or its own cell, as "
               "in the paper (cell: re-identifiable from a few positions, the release needs "
               "accept_attack_risk)", choices=("hiding_set", "coarse", "withheld", "cell")),
     _positive("coarse_cell_size", 1000.0, "Side (m) of the coarse lattice of outside_qids="
               "coarse, a multiple of cell_size"),
+    ParamSpec("presence", str, "hidden", "Which time points an object has a region at: every "
+              "one, the area of use where its person has no position (hidden), or only those "
+              "where its person has one, as in the paper (published: when a person was "
+              "observed identifies them, the release needs accept_attack_risk)",
+              choices=("hidden", "published")),
 )
 _MOB_STEPS = ("prepare_objects", "anonymize_objects", "build_objects")
 
@@ -207,7 +213,8 @@ _MOB = FamilyEntry(
         "the published regions, the stored quasi-identifiers (the times an attacker may know "
         "of each person) and the persons' true cells, every person has at least k candidate "
         "objects and the graph is symmetric, so the matching attacker of Definition 2 "
-        "re-identifies nobody (Theorem 1); at other times an object is its own grid cell"),
+        "re-identifies nobody (Theorem 1); at other times an object's region follows "
+        "outside_qids, and with presence hidden every object has one at every time point"),
     steps=_MOB_STEPS,
     module="anonymizers.families.mob.family",
     verifier="anonymizers.verifiers.mob",

@@ -36,6 +36,7 @@ __all__ = [
     "asymmetric_edges",
     "attack_edges",
     "certifying_matching",
+    "covering_edges",
     "degree_shortfalls",
     "full_match_edges",
     "maximum_matching",
@@ -742,6 +743,60 @@ def _cheapest(owner: Ints, cost: Ints) -> Ints:
     return order[first]
 
 
+def _seeds(cells: Cells, index: RegionIndex,
+           samples: int | None = SEED_SAMPLES) -> tuple[Ints, Ints, Ints]:
+    """Each present person's most selective row (the row whose cell the fewest regions
+    may hold) of up to ``samples`` evenly spaced ones (None: of all its rows), and every
+    person's first row and number of rows."""
+    p_start, p_len = _spans(cells.person, cells.n_persons)
+    if samples is None:
+        rows = np.arange(len(cells.person), dtype=np.int64)
+    else:
+        present = np.flatnonzero(p_len > 0)
+        offsets = np.outer(p_len[present], np.arange(samples)) // samples
+        rows = _unique((p_start[present, None] + offsets).ravel())
+    cost = index.counts(cells.t[rows], cells.x[rows], cells.y[rows])
+    return rows[_cheapest(cells.person[rows], cost)], p_start, p_len
+
+
+def covering_edges(cells: Cells, regions: Regions, index: RegionIndex) -> tuple[Ints, Ints]:
+    """Pairs (person, object) with the object's region containing the person's cell at
+    every time point the person has a position: the object may be that person's
+    counterpart when presence is hidden (every object has a region at every time point,
+    so being present says nothing).
+
+    Candidates come from one stab per person at its most selective row (of all its rows:
+    a withheld region holds every cell, so some time points are much less selective than
+    others), then the person's rows are looked up one after the other in the candidates'
+    regions, each dropping the candidates that fail it.
+
+    References
+    ----------
+    Yarovoy et al. 2009, §3: a distorted version "never lies".
+    """
+    seeds, p_start, p_len = _seeds(cells, index, samples=None)
+    return _seed_pairs(cells, regions, index, seeds, lambda person, obj: _holds_everywhere(
+        cells, regions, p_start[person], p_len[person], obj))
+
+
+def _holds_everywhere(cells: Cells, regions: Regions, first: Ints, length: Ints,
+                      obj: Ints) -> Bools:
+    """For each candidate: the object's region contains the person's cell at each of the
+    rows first .. first + length - 1 (checked row by row, survivors only)."""
+    ok = np.ones(len(length), dtype=bool)
+    alive = np.arange(len(length), dtype=np.int64)
+    for j in range(int(length.max()) if len(length) else 0):
+        alive = alive[length[alive] > j]
+        if not alive.size:
+            break
+        at = first[alive] + j
+        good = regions.contains(regions.row_of(obj[alive], cells.t[at]), cells.x[at],
+                                cells.y[at])
+        ok[alive[~good]] = False
+        alive = alive[good]
+    return ok
+
+
 def full_match_edges(cells: Cells, regions: Regions, index: RegionIndex) -> tuple[Ints, Ints]:
     """Pairs (person, object) with the object present exactly when the person is, and
     containing the person's cell every time: the object may be that person's counterpart.
@@ -755,13 +810,8 @@ def full_match_edges(cells: Cells, regions: Regions, index: RegionIndex) -> tupl
     Yarovoy et al. 2009, §3: a distorted version "never lies": D(O, t) is contained in
     D*(O, t) at every time.
     """
-    p_start, p_len = _spans(cells.person, cells.n_persons)
+    seeds, p_start, p_len = _seeds(cells, index)
     o_start, o_len = _spans(regions.obj, regions.n_objects)
-    present = np.flatnonzero(p_len > 0)
-    offsets = np.outer(p_len[present], np.arange(SEED_SAMPLES)) // SEED_SAMPLES
-    samples = _unique((p_start[present, None] + offsets).ravel())
-    cost = index.counts(cells.t[samples], cells.x[samples], cells.y[samples])
-    seeds = samples[_cheapest(cells.person[samples], cost)]
 
     def full_match(person: Ints, obj: Ints) -> Bools:
         ok = p_len[person] == o_len[obj]

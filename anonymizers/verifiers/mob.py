@@ -10,10 +10,13 @@ Yarovoy et al. (EDBT 2009):
 2. every object is the distorted version of one person that "never lies" (§3): the
    verifier re-derives each person's cell at each time point itself, by the position rule
    the manifest records (position_scope, position_lookback;
-   sql/verify/mob_person_cells.sql), and pairs persons with the objects that are present
-   exactly when they are and contain their cell every time (a maximum matching of that
-   "full match" graph). An object nobody matches is a violation; the persons nobody
-   matches are the suppressed ones;
+   sql/verify/mob_person_cells.sql), and pairs persons with the objects that contain
+   their cell every time they have one (a maximum matching of that "full match" graph).
+   By the manifest's ``presence`` rule, an object is also present exactly when its person
+   is (``published``, the paper's), or has a region at every time point of the grid
+   (``hidden``: a missing row is a violation, it would tell when a person was observed;
+   releases without the parameter published presence). An object nobody matches is a
+   violation; the persons nobody matches are the suppressed ones;
 3. the attack graph of Definition 1 over the published persons (the attacker is assumed
    to know exactly who was published: the worst case) and the objects;
 4. Definition 3: every person adjacent to at least k objects (k distinct persons, as the
@@ -51,6 +54,7 @@ from anonymizers.verifiers.attack_graph import (
     asymmetric_edges,
     attack_edges,
     certifying_matching,
+    covering_edges,
     degree_shortfalls,
     full_match_edges,
     maximum_matching,
@@ -69,6 +73,9 @@ __all__ = ["MOB_METHODS", "verify_mob_release", "verify_release"]
 
 # When a person has a position (sql/verify/mob_person_cells.sql): the verifier's own list.
 POSITION_SCOPES = ("trajectory", "person")
+# Which time points an object has a region at (the verifier's own list): every one, or
+# those where its person has a position. A manifest without the parameter: published.
+PRESENCE_RULES = ("hidden", "published")
 # The methods this verifier judges (its own list: it never reads the anonymizer's registry).
 MOB_METHODS = frozenset({"mob_symmetric", "mob_extreme_union"})
 # Fault bits of sql/verify/mob_regions.sql, and what a row with each one is.
@@ -94,6 +101,7 @@ class TimeGrid:
     srid: int
     position_scope: str = "trajectory"
     position_lookback_s: int | None = None
+    presence_hidden: bool = False
 
     @property
     def n_times(self) -> int:
@@ -122,11 +130,17 @@ def _time_grid(release: ReleaseUnderTest, result: VerifierResult) -> TimeGrid | 
                                  "must both be positive")
         return None
     rule = _position_rule(params, result)
+    presence = params.get("presence") or "published"
+    if presence not in PRESENCE_RULES:
+        result.violations.append(f"the manifest's presence {presence!r} is none of "
+                                 f"{', '.join(PRESENCE_RULES)}: objects cannot be paired "
+                                 "with persons")
+        return None
     if rule is None:
         return None
     manifest = release.manifest
     return TimeGrid(cell_size, interval_s, manifest["window_start"], manifest["window_end"],
-                    int(manifest["srid"]), *rule)
+                    int(manifest["srid"]), *rule, presence_hidden=presence == "hidden")
 
 
 def _position_rule(params: dict[str, Any],
@@ -208,7 +222,19 @@ def _read_regions(conn: psycopg.Connection, release: ReleaseUnderTest, grid: Tim
         result.violations.append(f"positions holds {repeated} more regions of an object at a "
                                  "time point than one")
     keep = np.flatnonzero(usable)[first]
+    if grid.presence_hidden:
+        _check_every_time_point(n_objects * grid.n_times - len(keep), result)
     return Regions.build(n_objects, grid.n_times, *(columns[name][keep] for name in names[:6]))
+
+
+def _check_every_time_point(missing: int, result: VerifierResult) -> None:
+    """With presence hidden, every object has a region at every time point of the grid."""
+    result.checks["positions_missing_object_time"] = missing
+    if missing:
+        result.violations.append(
+            f"positions lacks {missing} (object, time point) regions, but the manifest's "
+            "presence is hidden: every object must have one at every time point of the "
+            "grid (a missing one tells when its person was observed)")
 
 
 def _read_persons(conn: psycopg.Connection, release: ReleaseUnderTest,
@@ -253,17 +279,20 @@ class Published:
 
 def _match_counterparts(cells: Cells, regions: Regions, index: RegionIndex,
                         object_ids: list[str], release: ReleaseUnderTest,
-                        result: VerifierResult) -> Published:
-    """Pair persons with objects present exactly when they are and containing their cell
-    every time (seed 003 §3: a distorted version never lies), by a maximum matching."""
-    person, obj = full_match_edges(cells, regions, index)
+                        result: VerifierResult, presence_hidden: bool) -> Published:
+    """Pair persons with objects containing their cell every time they have one (seed 003
+    §3: a distorted version never lies) and, with presence published, present exactly
+    when they are, by a maximum matching."""
+    edges = covering_edges if presence_hidden else full_match_edges
+    person, obj = edges(cells, regions, index)
     full = AttackGraph.from_edges(cells.n_persons, regions.n_objects, person, obj)
     match = maximum_matching(full)
     unmatched = np.setdiff1d(np.arange(regions.n_objects), match[match >= 0])
     for o in unmatched.tolist():
         result.violations.append(f"object {object_ids[o]} is no person's distorted version: "
-                                 "nobody in the window is present exactly when it is and "
-                                 "inside its region every time (the release lies)")
+                                 "nobody in the window is inside its region every time "
+                                 "they have a position (and, with presence published, "
+                                 "present exactly when it is): the release lies")
     published = np.flatnonzero(match >= 0)
     _check_unambiguous(full, match, object_ids, release, result)
     k, width = release.k, release.count_interval
@@ -290,8 +319,9 @@ def _check_unambiguous(full: AttackGraph, match: np.ndarray, object_ids: list[st
     for o in objects.tolist():
         result.violations.append(
             f"object {object_ids[o]}: a person who is not published is a distorted version "
-            "of it as well (present exactly when it is, inside its region every time), so "
-            "who was published cannot be told from the release")
+            "of it as well (inside its region every time they have a position, present "
+            "exactly when it is if presence is published), so who was published cannot be "
+            "told from the release")
     result.checks["persons_passing_for_published_objects"] = interval_count(
         int(np.unique(full.person[stand_in]).size), release.k, release.count_interval)
 
@@ -391,9 +421,9 @@ def _check_attacker(graph: AttackGraph, published: Published, release: ReleaseUn
 class MobView:
     """What the verifier derives of a MOB release, for the attack suite: every person's
     cells on the time grid, the published regions and their index, which objects are each
-    person's full matches (present exactly when they are, containing their cell every
-    time), and each published person's candidate objects left by the attacker of
-    Definition 2."""
+    person's full matches (containing their cell every time they have one and, with
+    presence published, present exactly when they are), and each published person's
+    candidate objects left by the attacker of Definition 2."""
 
     cells: Cells
     regions: Regions
@@ -415,7 +445,8 @@ def derive_mob_view(conn: psycopg.Connection, schema: str) -> MobView:
     regions = _read_regions(conn, release, grid, len(object_ids), result)
     index = RegionIndex(regions)
     cells, qid_person, qid_t = _read_persons(conn, release, grid)
-    published = _match_counterparts(cells, regions, index, object_ids, release, result)
+    published = _match_counterparts(cells, regions, index, object_ids, release, result,
+                                    grid.presence_hidden)
     graph = _attack_graph(cells, qid_person, qid_t, regions, index, published)
     pruning = prune_unmatchable(graph, np.arange(graph.n_persons))
     return MobView(cells, regions, index, published.full.person, published.full.obj,
@@ -458,7 +489,8 @@ def verify_mob_release(conn: psycopg.Connection, schema: str) -> VerifierResult:
     regions = _read_regions(conn, release, grid, len(object_ids), result)
     index = RegionIndex(regions)
     cells, qid_person, qid_t = _read_persons(conn, release, grid)
-    published = _match_counterparts(cells, regions, index, object_ids, release, result)
+    published = _match_counterparts(cells, regions, index, object_ids, release, result,
+                                    grid.presence_hidden)
     graph = _attack_graph(cells, qid_person, qid_t, regions, index, published)
     result.checks["persons_without_qid"] = interval_count(
         int(graph.universal.sum()), release.k, release.count_interval)

@@ -4,8 +4,11 @@ Targets are the persons of the window, each as the grid cell it occupies at each
 point (the verifier's derivation: the last fix at or before the time point, seed 003
 §6.1). Records are the published objects; object o holds cell c at time t when its region
 at t contains c (items are only the cells some target occupies, which is all a match can
-use). An object stands for the persons it fully matches: present exactly when it is,
-inside its region every time (§3's distorted versions, as the verifier pairs them).
+use). An object stands for the persons it fully matches: inside its region every time
+they have a position and, where the release publishes presence (``presence``
+``published``), present exactly when it is (§3's distorted versions, as the verifier
+pairs them). With presence hidden every object has a region at every time point, the
+withheld one where its person has no position, so it holds every occupied cell then.
 
 Those records are never built whole: the objects' regions hold 489 million occupied cells
 at 5M fixes. An attack gets the items at its targets' cells (the occupied cells there,
@@ -99,16 +102,21 @@ class OccupiedCells:
     def column_runs(self, regions: Regions, rows: np.ndarray
                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(position in ``rows``, first row, past the last row) of the occupied pairs each
-        region of ``rows`` holds in each of its grid columns (clipped to the occupied)."""
+        region of ``rows`` holds in each of its grid columns (clipped to the occupied). A
+        region spanning every occupied row of the grid holds one run for all its columns
+        (keys order by time point, column, row): a withheld region is one run, not one per
+        column of the window's whole width."""
         x_max, y_max = self.x_min + self.width - 1, self.y_min + self.height - 1
         x0, x1 = np.maximum(regions.x0[rows], self.x_min), np.minimum(regions.x1[rows], x_max)
         y0, y1 = np.maximum(regions.y0[rows], self.y_min), np.minimum(regions.y1[rows], y_max)
-        columns = np.where((x0 <= x1) & (y0 <= y1), x1 - x0 + 1, 0)
+        tall = (y0 == self.y_min) & (y1 == y_max)
+        columns = np.where((x0 <= x1) & (y0 <= y1), np.where(tall, 1, x1 - x0 + 1), 0)
         which = np.repeat(np.arange(rows.size), columns)
         x = ranges(x0, columns)
+        last_x = np.where(tall[which], x1[which], x)
         t = regions.t[rows][which]
         first = np.searchsorted(self.keys, self._key(t, x, y0[which]))
-        last = np.searchsorted(self.keys, self._key(t, x, y1[which]), side="right")
+        last = np.searchsorted(self.keys, self._key(t, last_x, y1[which]), side="right")
         return which, first, last
 
     def held_counts(self, regions: Regions) -> np.ndarray:

@@ -46,6 +46,9 @@ _COUNT_TEXT = {
     "objects": "Persons of the window with a position at some time point (objects before "
                "anonymization)",
     "objects_published": "Objects published (the others could not be hidden among k)",
+    "objects_blank": "Objects published with no location at any time point (presence "
+                     "hidden: the persons that could not be hidden among k, and as many "
+                     "more as make k)",
     "time_points": "Time points of the window (interval seconds apart)",
     "objects_with_qid": "Objects with a quasi-identifier in the window",
     "qid_time_points": "(object, time point) pairs of the quasi-identifiers in the window",

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -36,7 +36,8 @@ from anonymizers.families.mob.generalize import Generalization, generalize
 from anonymizers.families.mob.moving_objects import MovingObjects
 from anonymizers.families.mob.outside_qids import OutsideQids, publish_outside_qids
 
-__all__ = ["UnambiguousRelease", "anonymize_without_stand_ins", "stand_in_targets"]
+__all__ = ["UnambiguousRelease", "anonymize_without_stand_ins", "stand_in_targets",
+           "with_blanks"]
 
 log = logging.getLogger(__name__)
 
@@ -48,12 +49,19 @@ Anonymization = Callable[..., MobSets]  # extreme_union or symmetric_anonymizati
 @dataclass(frozen=True)
 class UnambiguousRelease:
     """MOB sets and regions of a release no suppressed object could pass for, and how many
-    published objects were suppressed for that (``excluded``) in how many ``rounds``."""
+    published objects were suppressed for that (``excluded``) in how many ``rounds``;
+    ``blank`` marks the objects published with no location (presence hidden: the
+    suppressed ones, and more to make k), whose rows ``regions`` holds."""
 
     sets: MobSets
     regions: Generalization
     excluded: int
     rounds: int
+    blank: np.ndarray
+
+    def published_objects(self) -> np.ndarray:
+        """Indices of the published objects, blank ones included."""
+        return np.flatnonzero(~self.sets.suppressed | self.blank)
 
 
 def anonymize_without_stand_ins(objects: MovingObjects, k: int, anonymize: Anonymization,
@@ -61,7 +69,12 @@ def anonymize_without_stand_ins(objects: MovingObjects, k: int, anonymize: Anony
                                 **options: object) -> UnambiguousRelease:
     """Run ``anonymize`` (with ``options``), Generalize and publish the rows outside every
     QID by ``outside`` (None: own cells, as in the paper), suppressing the objects that a
-    suppressed object could pass for, until there are none."""
+    suppressed object could pass for, until there are none; with presence hidden, blank
+    the suppressed objects instead (:func:`with_blanks`)."""
+    if outside is not None and outside.presence_hidden:
+        sets = anonymize(objects, k, suppression=Suppression(objects, k), **options)
+        regions = publish_outside_qids(objects, sets, generalize(objects, sets), outside)
+        return with_blanks(objects, sets, regions, outside.box)
     suppression = Suppression(objects, k)
     excluded = np.zeros(objects.n_objects, dtype=bool)
     rounds = 0
@@ -73,11 +86,40 @@ def anonymize_without_stand_ins(objects: MovingObjects, k: int, anonymize: Anony
             regions = publish_outside_qids(objects, sets, regions, outside)
         targets = stand_in_targets(objects, sets.suppressed, regions)
         if not targets.size:
-            return UnambiguousRelease(sets, regions, int(excluded.sum()), rounds)
+            return UnambiguousRelease(sets, regions, int(excluded.sum()), rounds,
+                                      np.zeros(objects.n_objects, dtype=bool))
         log.info("MOB round %d: %d published object(s) a suppressed one could pass for; "
                  "suppressing them and anonymizing again", rounds, targets.size)
         excluded[targets] = True
         suppression.exclude(excluded)
+
+
+def with_blanks(objects: MovingObjects, sets: MobSets, regions: Generalization,
+                box: tuple[int, int, int, int]) -> UnambiguousRelease:
+    """Every object published: the suppressed ones blank (the withheld ``box`` at every
+    time point they have a position), with as many of the others, present at the fewest
+    time points, as make at least k blank ones (none if nobody is suppressed)."""
+    blank = sets.suppressed.copy()
+    short = sets.k - int(blank.sum())
+    if 0 < short < sets.k:
+        others = np.flatnonzero(~blank)
+        fewest = others[np.argsort(objects.present[others].sum(axis=1), kind="stable")]
+        blank[fewest[:short]] = True
+    kept = ~blank[regions.obj]
+    obj, t = np.nonzero(objects.present & blank[:, None])
+    n = obj.size
+    columns = {name: np.concatenate([getattr(regions, name)[kept],
+                                     np.full(n, value, dtype=getattr(regions, name).dtype)])
+               for name, value in zip(("x0", "y0", "x1", "y1"), box, strict=True)}
+    rows = {"obj": np.concatenate([regions.obj[kept], obj.astype(regions.obj.dtype)]),
+            "t": np.concatenate([regions.t[kept], t.astype(regions.t.dtype)]),
+            "cls": np.concatenate([regions.cls[kept], np.full(n, -1, dtype=regions.cls.dtype)])}
+    order = np.lexsort((rows["t"], rows["obj"]))
+    merged = replace(regions, obj=rows["obj"][order], t=rows["t"][order],
+                     cls=rows["cls"][order], x0=columns["x0"][order],
+                     y0=columns["y0"][order], x1=columns["x1"][order],
+                     y1=columns["y1"][order])
+    return UnambiguousRelease(sets, merged, 0, 1, blank)
 
 
 def stand_in_targets(objects: MovingObjects, suppressed: np.ndarray,
@@ -151,3 +193,4 @@ def _passed_for(objects: MovingObjects, regions: Generalization, first_row: np.n
                 break
         found.append(pair_shown)
     return np.concatenate(found)
+

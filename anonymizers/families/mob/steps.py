@@ -63,7 +63,8 @@ def read_moving_objects(conn: psycopg.Connection, work: str) -> Any:
 
 def anonymize_objects(spec: dict[str, Any]) -> dict[str, int]:
     """Extreme Union or Symmetric Anonymization, then Generalize (Algorithms 1-5), again
-    until no suppressed object could pass for a published one (:mod:`..stand_ins`)."""
+    until no suppressed object could pass for a published one, or, with presence hidden,
+    once, the suppressed objects published blank (:mod:`..stand_ins`)."""
     from anonymizers.families.mob.anonymity import (
         Rankings,
         extreme_union,
@@ -84,13 +85,15 @@ def anonymize_objects(spec: dict[str, Any]) -> dict[str, int]:
         unambiguous = anonymize_without_stand_ins(objects, release.k, anonymize, outside,
                                                   **options)
         sets, regions = unambiguous.sets, unambiguous.regions
+        published = unambiguous.published_objects()
         run_sql_file(conn, "mob/050_anonymized_tables.sql", work=release.work_schema)
         _copy(conn, release.work_schema, "mob_published",
-              {"object_index": sets.published_objects()})
+              {"object_index": published, "blank": unambiguous.blank[published]})
         _copy(conn, release.work_schema, "mob_regions", regions.columns(),
               null_below_zero=("class_id",))
     return {"objects": objects.n_objects, "suppressed": int(sets.n_suppressed),
-            "suppressed_for_stand_ins": unambiguous.excluded, "rounds": unambiguous.rounds}
+            "suppressed_for_stand_ins": unambiguous.excluded, "rounds": unambiguous.rounds,
+            "blank": int(unambiguous.blank.sum())}
 
 
 def _outside_qids(conn: psycopg.Connection, release: Any) -> Any:
@@ -103,10 +106,16 @@ def _outside_qids(conn: psycopg.Connection, release: Any) -> Any:
     if factor < 1 or abs(factor * cell - coarse) > 1e-6 * coarse:
         raise InputError(f"coarse_cell_size ({coarse:g} m) must be a whole multiple of "
                          f"cell_size ({cell:g} m), e.g. {10 * cell:g}")
-    [(x0, y0, x1, y1)] = run_sql_file(conn, "mob/055_area_of_use_cells.sql",
-                                      {**release.window_params(), "cell_size": cell})
     return OutsideQids(str(params.get("outside_qids") or "hiding_set"), factor,
-                       (int(x0), int(y0), int(x1), int(y1)))
+                       _withheld_box(conn, release), str(params.get("presence") or "hidden"))
+
+
+def _withheld_box(conn: psycopg.Connection, release: Any) -> tuple[int, int, int, int]:
+    """Inclusive cell ranges of the withheld region: the CRS's area of use."""
+    [(x0, y0, x1, y1)] = run_sql_file(conn, "mob/055_area_of_use_cells.sql",
+                                      {**release.window_params(),
+                                       "cell_size": float(release.params["cell_size"])})
+    return int(x0), int(y0), int(x1), int(y1)
 
 
 def _copy(conn: psycopg.Connection, work: str, table: str, columns: dict[str, np.ndarray],
@@ -127,8 +136,13 @@ def _copy(conn: psycopg.Connection, work: str, table: str, columns: dict[str, np
 
 
 def build_objects(spec: dict[str, Any]) -> None:
-    """The release tables objects and positions under the build schema."""
+    """The release tables objects and positions under the build schema (with presence
+    hidden, the withheld region of every object at every time point its person has no
+    position)."""
     with step("build_objects", spec) as (release, conn):
+        x0, y0, x1, y1 = _withheld_box(conn, release)
         run_sql_file(conn, "mob/080_build_release.sql",
-                     {"srid": release.srid, "cell_size": float(release.params["cell_size"])},
+                     {"srid": release.srid, "cell_size": float(release.params["cell_size"]),
+                      "presence": str(release.params.get("presence") or "hidden"),
+                      "box_x0": x0, "box_y0": y0, "box_x1": x1, "box_y1": y1},
                      work=release.work_schema, build=release.build_schema)
