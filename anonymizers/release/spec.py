@@ -104,6 +104,16 @@ class ReleaseSpec:
         return hashlib.sha256(text.encode()).hexdigest()[:10]
 
     @property
+    def seed(self) -> int:
+        """The seed of the method's random choices (and of sampled metrics): the same for the
+        same source file, window and installation secret, so a re-run, or a run after the
+        file was loaded again, gives the same release. Not input_fingerprint, which also
+        holds the dataset id that every load draws anew. Keyed (the source fingerprint is
+        an HMAC): nobody without the secret can replay the choices."""
+        text = f"{self.source_fingerprint}|{self.window_start}|{self.window_end}"
+        return int(hashlib.sha256(text.encode()).hexdigest()[:16], 16)
+
+    @property
     def release_name(self) -> str:
         return f"release_{self.dataset}_{self.method}_{self.digest}"
 
