@@ -90,8 +90,9 @@ def _build_twice(conn: psycopg.Connection, params: dict[str, Any],
             reload()
         # The release tables are complete after the method's own last step (the shared
         # steps after it add the manifest and metrics, and gate; their attacks take long).
-        spec = ReleaseSpec.from_dict(run_steps(params, run_id=run_id,
-                                               until=METHODS[params["method"]].steps[-1]))
+        built = run_steps(params, run_id=run_id, until=METHODS[params["method"]].steps[-1])
+        assert built is not None, "a second run must build, not find the release published"
+        spec = ReleaseSpec.from_dict(built)
         family = load_family(spec.family)
         releases.append(_canonical({table: _rows(conn, spec.build_schema, table)
                                     for table in family.release_tables}))
