@@ -105,12 +105,22 @@ def _difference(first: dict[str, Counter], second: dict[str, Counter]) -> dict[s
                        .values()) for table in first if first[table] != second[table]}
 
 
+def _reorder(conn: psycopg.Connection, dataset: str) -> None:
+    """The same rows in another physical order: half the trajectories rewritten (an UPDATE
+    writes new row versions at the end of the table), so a read without ORDER BY, or a
+    tie an ORDER BY leaves open, sees them in another order."""
+    conn.execute("UPDATE raw.points SET t = t WHERE dataset_id = (SELECT dataset_id FROM "
+                 "raw.datasets WHERE name = %s) AND hashtext(traj_id) %% 2 = 0", (dataset,))
+    conn.execute("VACUUM ANALYZE raw.points")
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("method", sorted(METHODS))
 def test_the_same_input_and_parameters_give_the_same_release(loaded_city, conn, db_url,
                                                              small_city, method):
     """Between the two runs the city is loaded again (--replace): the same file, so the same
-    input, though the load draws a new dataset id and writes the rows anew."""
+    input, though the load draws a new dataset id; and its rows are stored in another
+    physical order."""
     from anonymizers.loading import load_dataset
 
     setup = SETUP.get(METHODS[method].family, lambda dataset, url: None)
@@ -118,6 +128,7 @@ def test_the_same_input_and_parameters_give_the_same_release(loaded_city, conn, 
     def reload() -> None:
         points, persons = small_city
         load_dataset(points, loaded_city, persons=persons, replace=True, url=db_url)
+        _reorder(conn, loaded_city)
         setup(loaded_city, db_url)
 
     setup(loaded_city, db_url)

@@ -72,8 +72,9 @@ class ReleaseSpec:
     window_end: str  # ISO-8601, exclusive
     srid: int
     params: dict[str, Any] = field(default_factory=dict)
-    # HMAC of the source digest and window under the installation secret (keyed: a plain
-    # hash would let anyone holding a candidate file confirm it); set by the gate.
+    # HMAC of the source digest, dataset id and window under the installation secret
+    # (keyed: a plain hash would let anyone holding a candidate file confirm it); set by the
+    # gate. A reload draws a new dataset id: random choices use ``seed`` instead.
     input_fingerprint: str = ""
     # The operator's reasons for publishing despite a rule (anonymizers.release.risks):
     # ``{column: reason}``, e.g. {"composition_risk": "..."} for an overlapping window.
