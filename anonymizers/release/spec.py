@@ -72,8 +72,9 @@ class ReleaseSpec:
     window_end: str  # ISO-8601, exclusive
     srid: int
     params: dict[str, Any] = field(default_factory=dict)
-    # HMAC of the source digest and window under the installation secret (keyed: a plain
-    # hash would let anyone holding a candidate file confirm it); set by the gate.
+    # HMAC of the source digest, dataset id and window under the installation secret
+    # (keyed: a plain hash would let anyone holding a candidate file confirm it); set by the
+    # gate. A reload draws a new dataset id: random choices use ``seed`` instead.
     input_fingerprint: str = ""
     # The operator's reasons for publishing despite a rule (anonymizers.release.risks):
     # ``{column: reason}``, e.g. {"composition_risk": "..."} for an overlapping window.
@@ -102,6 +103,16 @@ class ReleaseSpec:
                                    "risks")}
         text = json.dumps(identity, sort_keys=True, default=str)
         return hashlib.sha256(text.encode()).hexdigest()[:10]
+
+    @property
+    def seed(self) -> int:
+        """The seed of the method's random choices (and of sampled metrics): the same for the
+        same source file, window and installation secret, so a re-run, or a run after the
+        file was loaded again, gives the same release. Not input_fingerprint, which also
+        holds the dataset id that every load draws anew. Keyed (the source fingerprint is
+        an HMAC): nobody without the secret can replay the choices."""
+        text = f"{self.source_fingerprint}|{self.window_start}|{self.window_end}"
+        return int(hashlib.sha256(text.encode()).hexdigest()[:16], 16)
 
     @property
     def release_name(self) -> str:

@@ -100,9 +100,9 @@ def cluster_pieces(spec: dict[str, Any]) -> dict[str, int]:
 
 
 def _seed(release: Any) -> int:
-    """A seed fixed for the dataset and window (reruns give the same release), from the
-    keyed input fingerprint."""
-    return int(release.input_fingerprint[:8], 16)
+    """A seed fixed for the source file, window and installation secret (reruns, and runs
+    after a reload of the file, give the same release): the release's keyed seed."""
+    return int(release.seed) & 0xFFFFFFFF  # 32 bits: scikit-learn's random_state
 
 
 def _write(conn: psycopg.Connection, work: str, pieces: SynchronizedPieces,

@@ -259,9 +259,10 @@ def group_trajectories(spec: dict[str, Any]) -> dict[str, int]:
 
 
 def _seed(release: Any) -> int:
-    """The ``seed`` parameter mixed with the keyed input fingerprint: fixed for a dataset,
-    window and seed (reruns give the same release), unguessable from the seed alone."""
-    return int(release.input_fingerprint[:8], 16) ^ int(release.params.get("seed", 0))
+    """The ``seed`` parameter mixed with the release's keyed seed: fixed for a source file,
+    window, installation secret and seed (reruns, and runs after a reload of the file, give
+    the same release), unguessable from the seed alone."""
+    return (int(release.seed) & 0xFFFFFFFF) ^ int(release.params.get("seed", 0))
 
 
 def _neighbours(conn: psycopg.Connection, work: str,

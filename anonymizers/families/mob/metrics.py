@@ -35,7 +35,7 @@ def measure_release(conn: psycopg.Connection, release: Any) -> Metrics:
               fetch_columns(conn, "mob/065_counts.sql", work=work).items()}
     rows = _loss_and_classes(regions, release.k)
     if len(cells) and len(regions):
-        rng = np.random.default_rng(int(release.input_fingerprint[:16], 16))
+        rng = np.random.default_rng(int(release.seed))
         rows += _distortion(cells, regions, counts["time_points"], rng)
     rows += [(f"mob_{name}", value, "count", _COUNT_TEXT[name])
              for name, value in counts.items()]
