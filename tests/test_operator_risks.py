@@ -47,8 +47,13 @@ def test_every_lattice_parameter_is_declared_a_precision():
 
 
 @pytest.mark.parametrize(("method", "name"), _precision_params())
-def test_a_lattice_below_the_floor_is_refused_before_the_run(loaded_city, conn, method, name):
+def test_a_lattice_below_the_floor_is_refused_before_the_run(loaded_city, db_url, conn, method,
+                                                             name):
     """``snap=0.001`` put 2,880 TCAA rectangle edges on single persons, to 2 mm."""
+    if METHODS[method].family == "mob":  # MOB refuses a dataset without QIDs first
+        from anonymizers.loading.qids import generate_and_store_qids
+
+        generate_and_store_qids(loaded_city, "graph", 6, seed=1, url=db_url)
     params = window("06:00", "09:00", method=method, **{name: 0.001})
     with pytest.raises(InputError, match=rf"{name}=0.001 m is finer than the 50 m floor.*"
                                          "accept-precision-risk"):
@@ -166,10 +171,11 @@ def city_with_qids(loaded_city: str, db_url: str) -> str:
 
 
 def _mob_paper(**extra) -> dict:
-    """MOB as the paper publishes it: every object its own cell outside its QIDs, so one
-    known position outside them finds it (the review: 544 of 560 T-Drive persons)."""
+    """MOB as the paper publishes it: every object its own cell outside its QIDs and a row
+    only where its person was observed, so one known position outside them finds it (the
+    review: 544 of 560 T-Drive persons)."""
     return {"dataset": "city", "method": "mob_symmetric", "k": K, "outside_qids": "cell",
-            **extra}
+            "presence": "published", **extra}
 
 
 def test_an_uncovered_attack_above_one_over_k_stops_the_release(city_with_qids, db_url,
