@@ -13,6 +13,7 @@ from psycopg import sql
 
 from anonymizers.db.sqlfiles import run_sql_file
 from anonymizers.release.spec import ReleaseSpec, area_of_use
+from anonymizers.verifiers.base import interval_count
 
 TCAA = {"method": "tcaa", "k": 3, "slice_seconds": 600, "interval": 60}
 MLA = {"method": "mla_iterative_kmeans", "k": 3}
@@ -32,10 +33,21 @@ def _rectangles(conn: psycopg.Connection, schema: str) -> np.ndarray:
     return np.array(rows, dtype=float).reshape(-1, 6)
 
 
-def _counts(persons_in: list[np.ndarray], k: int) -> tuple[float, float]:
-    """Shares of edges with exactly one person, and with fewer than k."""
+def _one_person_share(persons_in: list[np.ndarray]) -> float:
+    """The exact share of edges with exactly one person in their strip."""
+    return float(np.mean([np.unique(p).size == 1 for p in persons_in]))
+
+
+def _published_shares(persons_in: list[np.ndarray], k: int) -> tuple[float | None, ...]:
+    """The two shares as a release publishes them (privacy rule 8): the quotient of the
+    interval-filtered counts (count_interval k), None when the part is suppressed."""
     sizes = np.array([np.unique(p).size for p in persons_in])
-    return float((sizes == 1).mean()), float((sizes < k).mean())
+    whole = interval_count(sizes.size, k, k)
+    shares = []
+    for part in (int((sizes == 1).sum()), int((sizes < k).sum())):
+        filtered = interval_count(part, k, k)
+        shares.append(None if filtered is None or not whole else filtered / whole)
+    return tuple(shares)
 
 
 def _tcaa_strips(rect: np.ndarray, snap: float) -> list[tuple[float, ...]]:
@@ -73,10 +85,10 @@ def test_tcaa_publishes_the_share_of_edges_that_place_one_member_within_snap(loa
             # member placed within 50 m of that edge.
             if np.unique(user[inside]).size == 1:
                 pinned += int(np.isin(user[inside], user[members]).all())
-    one, below = _counts(persons_in, spec.k)
+    one = _one_person_share(persons_in)
     assert 0 < one < 1 and pinned == round(one * len(persons_in))
-    assert metrics["region_edges_one_person_share"] == pytest.approx(one)
-    assert metrics["region_edges_below_k_share"] == pytest.approx(below)
+    assert (metrics["region_edges_one_person_share"], metrics["region_edges_below_k_share"]
+            ) == pytest.approx(_published_shares(persons_in, spec.k))
 
 
 @pytest.mark.slow
@@ -92,7 +104,7 @@ def test_mla_publishes_the_share_of_edges_whose_half_holds_one_person(loaded_cit
         "AND lat BETWEEN %(lat_min)s AND %(lat_max)s", window).fetchall()
     user = np.array([r[0] for r in rows])
     t, x, y = (np.array([r[i] for r in rows], dtype=float) for i in (1, 2, 3))
-    epsilon, persons_in = 10.0, []
+    epsilon, persons_in = float(spec.params["epsilon"]), []
     for t0, t1, x0, y0, x1, y1 in _rectangles(conn, spec.build_schema):
         xm = (x0 + x1) / 2 if x1 - x0 > 1.5 * epsilon else None
         ym = (y0 + y1) / 2 if y1 - y0 > 1.5 * epsilon else None
@@ -101,10 +113,9 @@ def test_mla_publishes_the_share_of_edges_whose_half_holds_one_person(loaded_cit
             inside = ((t >= t0) & (t < t1) & (x >= sx0) & (x < sx1) & (y >= sy0)
                       & (y < sy1))
             persons_in.append(user[inside])
-    one, below = _counts(persons_in, spec.k)
     assert persons_in
-    assert metrics["region_edges_one_person_share"] == pytest.approx(one)
-    assert metrics["region_edges_below_k_share"] == pytest.approx(below)
+    assert (metrics["region_edges_one_person_share"], metrics["region_edges_below_k_share"]
+            ) == pytest.approx(_published_shares(persons_in, spec.k))
 
 
 # A hand-made release: one region [0, 400] x [0, 200] at the window's start (an instant for
