@@ -195,8 +195,8 @@ _MOB_PARAMS = (
               "(coarse), no location (withheld: the CRS's area of use), or its own cell, as "
               "in the paper (cell: re-identifiable from a few positions, the release needs "
               "accept_attack_risk)", choices=("hiding_set", "coarse", "withheld", "cell")),
-    _positive("coarse_cell_size", 1000.0, "Side (m) of the coarse lattice of outside_qids="
-              "coarse, a multiple of cell_size"),
+    _lattice("coarse_cell_size", 1000.0, "Side (m) of the coarse lattice of outside_qids="
+             "coarse, a multiple of cell_size"),
     ParamSpec("presence", str, "hidden", "Which time points an object has a region at: every "
               "one, the area of use where its person has no position (hidden), or only those "
               "where its person has one, as in the paper (published: when a person was "
