@@ -120,8 +120,8 @@ def _lattice(name: str, default: float, help_text: str) -> ParamSpec:
 
 _PREFIX_TREE = (
     ParamSpec("min_continuations", int, 1,
-              "Cut published prefixes with fewer distinct continuations (1 = off; issue 7, "
-              "finding 11)", minimum=1),
+              "Cut published prefixes with fewer distinct continuations, which tell where "
+              "their travellers went next (1 = off)", minimum=1),
 )
 _TESSELLATION = (
     _positive("radius", 500.0, "Desired cluster radius r, metres (seed 000 §6.1)"),
