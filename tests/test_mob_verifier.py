@@ -121,7 +121,8 @@ def build_release(conn, dataset: str, dataset_id: int, boxes: dict[str, list[Box
     sha = conn.execute("SELECT source_sha256 FROM raw.datasets WHERE dataset_id = %s",
                        (dataset_id,)).fetchone()[0]
     conn.execute(sql.SQL("CREATE SCHEMA {}").format(sql.Identifier(schema)))
-    params = {"cell_size": CELL, "interval": INTERVAL, "qid_fingerprint": "test",
+    params = {"cell_size": CELL, "coarse_cell_size": 4 * CELL, "interval": INTERVAL,
+              "qid_fingerprint": "test",
               **(parameters or {})}
     run_sql_file(conn, "release/create_manifest.sql", {
         "release_name": schema, "dataset": dataset, "method": method,
