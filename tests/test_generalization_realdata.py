@@ -18,7 +18,7 @@ from pathlib import Path
 import psycopg
 import pytest
 from conftest import SHARED_DATA
-from generalization_differential import compare_release, explain
+from differential.generalization import compare_release, explain
 from pipeline_helpers import catalog_rows, run_steps
 
 from anonymizers.pipeline import steps

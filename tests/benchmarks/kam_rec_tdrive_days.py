@@ -4,7 +4,7 @@ T-Drive (../shared/data/tdrive_600) is loaded once, as one dataset, into a datab
 own; then one release per UTC day and k runs every step in-process (the functions the
 DAG's tasks call), with the composition risk accepted (two k over one day overlap). A
 refused release says which item the verifier counted below k. With ``--compare``, each
-release is also compared item by item before the gate (tests/generalization_differential.py):
+release is also compared item by item before the gate (tests/differential/generalization.py):
 the trajectories whose published cells, as the anonymizer saw them, are not a subsequence
 of the verifier's derivation, and the items the anonymizer counts more persons for.
 
@@ -58,7 +58,7 @@ def database(name: str) -> str:
 
 def compared(url: str, work: str, build: str) -> dict[str, Any]:
     """The item-by-item comparison of a built release (before the gate)."""
-    from generalization_differential import compare_release
+    from differential.generalization import compare_release
 
     with psycopg.connect(url) as conn:
         comparison = compare_release(conn, work, build)

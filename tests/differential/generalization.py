@@ -1,4 +1,5 @@
-"""The anonymizer's own counts of a generalization release against the verifier's recount.
+"""The generalization family (kam_cut, kam_rec, grid_kam_cut): the anonymizer's own counts
+of a release against the verifier's recount.
 
 A built (not yet published) Voronoi release keeps its run's work schema: the visits
 progressive generalization wrote (``work.visits``, what the prefix tree counted) and the
@@ -22,8 +23,9 @@ from anonymizers.verifiers.base import read_release
 from anonymizers.verifiers.containment import SupportIndex, is_subsequence
 from anonymizers.verifiers.generalization import derive_release_visits
 from anonymizers.verifiers.rederive import OUTSIDE
+from differential import Comparison, Item
 
-__all__ = ["Comparison", "Item", "Sequences", "anonymizer_sequences", "compare_release",
+__all__ = ["GeneralizationComparison", "Sequences", "anonymizer_sequences", "compare_release",
            "explain", "verifier_sequences"]
 
 Cells = tuple[int, ...]
@@ -55,29 +57,16 @@ class Sequences:
 
 
 @dataclass
-class Item:
-    """A published sequence or flow (release cell ids) and what each side counts."""
+class GeneralizationComparison(Comparison):
+    """Items keyed by their release cell ids, with both sides' sequences per trajectory."""
 
-    kind: str
-    cells: Cells
-    anonymizer: int
-    verifier: int
-
-
-@dataclass
-class Comparison:
-    anonymizer: Sequences
-    verifier: Sequences
-    items: list[Item]
+    anonymizer: Sequences = field(default_factory=Sequences)
+    verifier: Sequences = field(default_factory=Sequences)
 
     def not_contained(self) -> list[str]:
         """Trajectories whose anonymizer sequence is not a subsequence of the verifier's."""
         return [t for t, seq in self.anonymizer.cells.items()
                 if not is_subsequence(seq, self.verifier.cells.get(t, []))]
-
-    def overcounted(self) -> list[Item]:
-        """Items the anonymizer counts more persons for than the verifier does."""
-        return [item for item in self.items if item.anonymizer > item.verifier]
 
 
 def anonymizer_sequences(conn: psycopg.Connection, work: str) -> Sequences:
@@ -116,7 +105,8 @@ def verifier_sequences(conn: psycopg.Connection, build: str) -> Sequences:
     return found
 
 
-def compare_release(conn: psycopg.Connection, work: str, build: str) -> Comparison:
+def compare_release(conn: psycopg.Connection, work: str, build: str
+                    ) -> GeneralizationComparison:
     """Every published sequence and flow of ``build``, counted by both sides.
 
     The anonymizer's count of a sequence is the persons whose work sequence contains it
@@ -137,19 +127,21 @@ def compare_release(conn: psycopg.Connection, work: str, build: str) -> Comparis
     recounted = dict(theirs.supports(sorted({*patterns, *((a, b) for a, b, _ in flows)})))
     items = [Item("sequence", p, counted[p], recounted[p]) for p in patterns]
     items += [Item("flow", (a, b), int(n), recounted[(a, b)]) for a, b, n in flows]
-    return Comparison(anonymizer, verifier, items)
+    comparison = GeneralizationComparison(items, anonymizer=anonymizer, verifier=verifier)
+    comparison.details["not_contained"] = len(comparison.not_contained())
+    return comparison
 
 
-def explain(comparison: Comparison, item: Item) -> dict[str, object]:
+def explain(comparison: GeneralizationComparison, item: Item) -> dict[str, object]:
     """The persons each side counts for ``item``, and the trajectories of those only the
     anonymizer counts, with both sides' sequences."""
-    ours = comparison.anonymizer.persons_containing(item.cells)
-    theirs = comparison.verifier.persons_containing(item.cells)
+    ours = comparison.anonymizer.persons_containing(item.key)
+    theirs = comparison.verifier.persons_containing(item.key)
     only = sorted(ours - theirs)
     trajectories = {t: (comparison.anonymizer.cells[t], comparison.verifier.cells.get(t, []))
                     for t, owner in comparison.anonymizer.owner.items()
-                    if owner in only and is_subsequence(item.cells,
+                    if owner in only and is_subsequence(item.key,
                                                         comparison.anonymizer.cells[t])}
-    return {"item": (item.kind, list(item.cells)), "anonymizer": sorted(ours),
+    return {"item": (item.kind, list(item.key)), "anonymizer": sorted(ours),
             "verifier": sorted(theirs), "only_anonymizer": only,
             "their_trajectories": trajectories}
