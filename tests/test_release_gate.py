@@ -110,8 +110,12 @@ def test_a_planted_violation_is_caught_and_never_published(loaded_city, conn):
         unique = conn.execute(f"SELECT ARRAY[max(cell_id)] FROM {build}.cells").fetchone()
     conn.execute(f"INSERT INTO {build}.trajectories (cells, n_cells) VALUES (%s, %s)",
                  (unique[0], len(unique[0])))
-    with pytest.raises(PrivacyViolation):
+    with pytest.raises(PrivacyViolation) as refusal:
         steps.verify(spec)
+    # The refusal says whose fault it is and what the operator can change meanwhile.
+    assert "the anonymizer is at fault" in str(refusal.value)
+    assert f"anonymizers verify {build}" in str(refusal.value)
+    assert "a larger k, a longer window, coarser cell_size" in str(refusal.value)
     with pytest.raises(ReleaseError):
         steps.publish(spec)
     assert catalog_rows(conn) == [] and schemas(conn, "release_") == []

@@ -219,8 +219,20 @@ def verify(spec: dict[str, Any]) -> dict[str, Any]:
             (json.dumps(result.to_published_json(release.count_interval)),))
     if not result.passed:
         raise PrivacyViolation(f"{release.build_schema} fails its privacy model; not "
-                               f"published: {'; '.join(result.violations[:5])}")
+                               f"published: {'; '.join(result.violations[:5])}. "
+                               + _gate_advice(release))
     return result.to_json()
+
+
+def _gate_advice(release: ReleaseSpec) -> str:
+    """What the operator can do when the independent verifier refuses a built release."""
+    precision = [spec.name for spec in method_entry(release.method).params if spec.precision]
+    coarser = f", coarser {' or '.join(precision)}" if precision else ""
+    return (f"The anonymizer built an item the independent recount does not find behind "
+            f"k={release.k} persons: the anonymizer is at fault, not your data or parameters; report "
+            f"it with `anonymizers verify {release.build_schema}` (the build schema stays "
+            "until `anonymizers cleanup` removes it). Meanwhile a larger k, a longer window"
+            f"{coarser} makes each item hold more persons.")
 
 
 def publish(spec: dict[str, Any]) -> str:
