@@ -229,8 +229,8 @@ def _gate_advice(release: ReleaseSpec) -> str:
     precision = [spec.name for spec in method_entry(release.method).params if spec.precision]
     coarser = f", coarser {' or '.join(precision)}" if precision else ""
     return (f"The anonymizer built an item the independent recount does not find behind "
-            f"k={release.k} persons: the anonymizer is at fault, not your data or parameters; report "
-            f"it with `anonymizers verify {release.build_schema}` (the build schema stays "
+            f"k={release.k} persons: the anonymizer is at fault, not your data or parameters; "
+            f"report it with `anonymizers verify {release.build_schema}` (the build schema stays "
             "until `anonymizers cleanup` removes it). Meanwhile a larger k, a longer window"
             f"{coarser} makes each item hold more persons.")
 

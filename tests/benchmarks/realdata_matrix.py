@@ -18,9 +18,9 @@ Two sweeps share this runner:
   the same comparison (it costs seconds) and then runs the release to its end.
 
 Every cell runs in a process of its own (its peak memory is its own; a crash or a timeout
-loses one cell). Results are appended as JSON lines to tests/benchmarks/results/<sweep>.jsonl
+loses one cell). Results are appended as JSON lines to tests/benchmarks/measured/<sweep>.jsonl
 as each cell ends, so a sweep resumes where it stopped (``--redo`` runs cells again), and
-tests/benchmarks/results/<sweep>.md is rendered from them. The data are loaded once into
+tests/benchmarks/measured/<sweep>.md is rendered from them. The data are loaded once into
 the database ``--database`` (default ``realdata_sweeps``), which is kept between runs.
 
 MOB needs quasi-identifiers and the data have none. T-Drive's are generated once with the
@@ -53,11 +53,12 @@ from pathlib import Path
 from typing import Any
 
 import psycopg
-from _common import RESULTS, server_url, with_database
+from _common import server_url, with_database
 from groups_realdata import GOWALLA, gowalla_place_sequences
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/: the comparisons
 
+MEASURED = Path(__file__).resolve().parent / "measured"  # committed, unlike results/
 TDRIVE = GOWALLA.parents[1] / "tdrive_600" / "points.csv.gz"
 TDRIVE_DAYS = tuple((date(2008, 2, 2) + timedelta(days=n)).isoformat() for n in range(7))
 SWEEPS = {"matrix": {"k": (2, 5, 10), "halves": False, "gowalla": True, "compare": True},
@@ -316,7 +317,7 @@ def main() -> None:
         return
     from anonymizers.families.registry import METHODS
 
-    results = RESULTS / f"{args.sweep}.jsonl"
+    results = MEASURED / f"{args.sweep}.jsonl"
     title = {"matrix": "Every method on real data, default parameters",
              "differential": "The anonymizer's counts against the verifier's, item by item"
              }[args.sweep]
@@ -326,7 +327,7 @@ def main() -> None:
         compare = SWEEPS[args.sweep]["compare"]
         until = args.until or ("manifest" if args.sweep == "differential" else None)
         methods = args.methods.split(",") if args.methods else list(METHODS)
-        RESULTS.mkdir(parents=True, exist_ok=True)
+        MEASURED.mkdir(parents=True, exist_ok=True)
         for cell in cells(args, methods):
             if cell.key() in done:
                 continue
@@ -337,7 +338,7 @@ def main() -> None:
             with results.open("a") as out:
                 out.write(json.dumps(figures, default=str) + "\n")
     records = list(read_results(results).values())
-    (RESULTS / f"{args.sweep}.md").write_text(render(records, title))
+    (MEASURED / f"{args.sweep}.md").write_text(render(records, title))
 
 
 if __name__ == "__main__":
