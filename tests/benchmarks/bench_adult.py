@@ -15,9 +15,10 @@ generations, crossover and mutation rates 0.8: the thesis' parameters) and of st
 Mondrian with the thesis' modification, their times, and Mondrian's normalised certainty
 penalty (NCP: per record and attribute, the extent of its class's values over the
 attribute's range, averaged), to set beside the 12.19 % a public Mondrian
-(qiyuangong/Mondrian) reports for strict Mondrian at k = 10 on the same records (it takes
-the categorical attributes' generalization hierarchies into account, so the two NCPs are
-not the same definition for them).
+(qiyuangong/Mondrian) reports for strict Mondrian at k = 10 on the same records (it has no
+generalization hierarchies either, but numbers categorical values in order of first
+appearance in the file where we sort them alphabetically, so its ranges of codes are not
+ours).
 
 References
 ----------
