@@ -14,4 +14,5 @@ FROM (SELECT traj_id, user_id, t, ST_Transform(geom, %(srid)s) AS xy
         AND lat BETWEEN %(lat_min)s AND %(lat_max)s) AS window_fixes;
 CREATE INDEX ON ml_verify_fixes USING gist (xy);
 CREATE INDEX ON ml_verify_fixes (traj, t);
+CREATE INDEX ON ml_verify_fixes (t);
 ANALYZE ml_verify_fixes;
