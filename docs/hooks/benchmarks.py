@@ -194,7 +194,7 @@ def render_mob_outside_qids() -> str:
 
 def render_sweep(name: str) -> str:
     """The real-data matrix or the differential sweep (tests/benchmarks/realdata_matrix.py)."""
-    path = BENCH / "results" / f"{name}.jsonl"
+    path = BENCH / "measured" / f"{name}.jsonl"
     command = ("PYTHONPATH=. .venv/bin/python tests/benchmarks/realdata_matrix.py "
                f"--sweep {name}")
     if not path.exists():
