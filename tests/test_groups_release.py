@@ -95,7 +95,7 @@ def test_overlapping_publishes_a_gps_city_on_grid_cells_with_mondrian_classes(
     for place, x0, y0, x1, y1 in cells:
         column, row = map(int, place.split(":"))
         assert (x0, y0, x1, y1) == (column * 400, row * 400, (column + 1) * 400, (row + 1) * 400)
-    assert manifest["places"] == "auto" and manifest["demographics"] == "mondrian"
+    assert manifest["places"] == "grid" and manifest["demographics"] == "mondrian"
 
 
 @pytest.fixture

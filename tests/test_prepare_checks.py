@@ -5,14 +5,20 @@ the data, and the release's parameters (its manifest) record which was used."""
 
 from __future__ import annotations
 
+import logging
 import time
+from pathlib import Path
 
+import pandas as pd
+import psycopg
 import pytest
 from pipeline_helpers import release_params, run_steps, schemas
+from psycopg import sql
 
 from anonymizers import cli
 from anonymizers.errors import InputError
 from anonymizers.pipeline import steps
+from anonymizers.release.spec import ReleaseSpec
 
 
 @pytest.fixture
@@ -22,6 +28,28 @@ def bare_city(db_url, small_city) -> str:
 
     load_dataset(small_city[0], "bare", url=db_url)
     return "bare"
+
+
+@pytest.fixture
+def evening_city(db_url: str, small_city: tuple[Path, Path], tmp_path: Path
+                 ) -> tuple[str, str, str]:
+    """The small city whose persons carry their attributes only when they travel only
+    before 19:00: a dataset with demographics whose evening window holds none. The
+    dataset, and the evening window's start and end."""
+    from anonymizers.loading import load_dataset
+
+    points, persons = small_city
+    fixes = pd.read_csv(points, usecols=["user_id", "t"])
+    day = str(fixes["t"].min())[:10]
+    start, end = f"{day}T19:00:00Z", f"{day}T23:59:59Z"
+    late = set(fixes.loc[fixes["t"] >= start, "user_id"])  # one ISO format: text order
+    assert late, "the city has no evening fixes"
+    table = pd.read_csv(persons, dtype=str, keep_default_na=False)
+    table.loc[table["user_id"].isin(late), ["age", "sex", "education", "income"]] = ""
+    path = tmp_path / "persons.csv"
+    table.to_csv(path, index=False)
+    load_dataset(points, "evening", persons=path, url=db_url)
+    return "evening", start, end
 
 
 def _groups(dataset: str, **extra: object) -> dict[str, object]:
@@ -74,6 +102,50 @@ def test_explicit_demographics_without_the_attributes_is_refused_in_prepare(
     with pytest.raises(InputError, match=r"needs persons with age .* --persons .* "
                        r"demographics=none"):
         steps.prepare(_groups(bare_city, demographics=demographics), None, "refused")
+    assert schemas(conn, "work_") == []
+
+
+def test_groups_default_demographics_is_none_in_a_window_whose_persons_carry_none(
+        evening_city, caplog):
+    dataset, start, end = evening_city
+    with caplog.at_level(logging.INFO):
+        spec = steps.prepare(_groups(dataset, start=start, end=end), None, "evening")
+    assert spec is not None and spec["params"]["demographics"] == "none"
+    said = [r.getMessage() for r in caplog.records if "demographics=auto" in r.getMessage()]
+    assert len(said) == 1 and "0 of the" in said[0] and "travel in the window" in said[0] \
+        and "so demographics=none" in said[0], said
+    # The whole day holds them: the dataset's demographics are used there.
+    whole_day = steps.prepare(_groups(dataset, end=end), None, "whole-day")
+    assert whole_day is not None and whole_day["params"]["demographics"] == "ga"
+
+
+@pytest.mark.parametrize("demographics", ["ga", "mondrian"])
+def test_explicit_demographics_in_a_window_whose_persons_carry_none_is_refused_in_prepare(
+        evening_city, conn, demographics):
+    dataset, start, end = evening_city
+    with pytest.raises(InputError, match=r"needs persons with age in the window .* 0 of the "
+                       r"\d+ persons .* travel in the window .* demographics=none"):
+        steps.prepare(_groups(dataset, start=start, end=end, demographics=demographics),
+                      None, "refused")
+    assert schemas(conn, "work_") == []
+
+
+def test_groups_default_places_is_resolved_in_prepare_and_recorded(loaded_city, caplog,
+                                                                   conn: psycopg.Connection):
+    with caplog.at_level(logging.INFO):
+        spec = run_steps(_groups(loaded_city, demographics="none"), until="manifest")
+    assert spec is not None and spec["params"]["places"] == "grid"
+    assert any("places=auto: dataset 'city' has no places file" in r.getMessage()
+               and "so places=grid" in r.getMessage() for r in caplog.records)
+    build = ReleaseSpec.from_dict(spec).build_schema
+    manifest = conn.execute(sql.SQL("SELECT parameters FROM {}.manifest").format(
+        sql.Identifier(build))).fetchone()
+    assert manifest is not None and manifest[0]["places"] == "grid"
+
+
+def test_places_dataset_without_places_is_refused_in_prepare(loaded_city, conn):
+    with pytest.raises(InputError, match=r"has no places: load it with .* places=grid"):
+        steps.prepare(_groups(loaded_city, places="dataset"), None, "no-places")
     assert schemas(conn, "work_") == []
 
 

@@ -147,12 +147,14 @@ class Family(ABC):
         return None
 
     def resolve_params(self, conn: psycopg.Connection, dataset: str, dataset_id: int, k: int,
-                       params: dict[str, Any], say: Callable[[str], None]) -> dict[str, Any]:
+                       params: dict[str, Any], say: Callable[[str], None],
+                       window: tuple[str, str]) -> dict[str, Any]:
         """Check the family's own inputs before the run, in seconds, and resolve its 'auto'
         parameters from the data; returns the parameters to record (the release's identity
-        and manifest carry them). Raises InputError saying what to do when the dataset
-        lacks what the parameters need, so a run never stops mid-way for it. ``say`` tells
-        the operator what was resolved. Called by the gate's ``resolve_spec``."""
+        and manifest carry them). Raises InputError saying what to do when the dataset (or
+        the ``window``, [start, end) as ISO-8601 text) lacks what the parameters need, so a
+        run never stops mid-way for it. ``say`` tells the operator what was resolved.
+        Called by the gate's ``resolve_spec``."""
         return params
 
     def privacy_model(self, k: int) -> str:

@@ -112,7 +112,7 @@ def resolve_spec(conn: psycopg.Connection, params: dict[str, Any],
     start, end = _window(run, interval, t_min, t_max)
     srid = int(run["srid"] or utm_srid(lon, lat))
     secret = installation_secret(conn)
-    chosen = {**_family_params(conn, run, dataset_id, params, say),
+    chosen = {**_family_params(conn, run, dataset_id, params, say, (start, end)),
               **_keyed_inputs(conn, secret, params["method"], dataset_id)}
     return ReleaseSpec(
         dataset=run["dataset"], dataset_id=dataset_id,
@@ -125,13 +125,15 @@ def resolve_spec(conn: psycopg.Connection, params: dict[str, Any],
 
 
 def _family_params(conn: psycopg.Connection, run: dict[str, Any], dataset_id: int,
-                   params: dict[str, Any], say: Callable[[str], None]) -> dict[str, Any]:
+                   params: dict[str, Any], say: Callable[[str], None],
+                   window: tuple[str, str]) -> dict[str, Any]:
     """The release's parameters, checked and resolved by the method's family."""
     from anonymizers.families.base import load_family
 
     family = load_family(method_entry(params["method"]).family)
     chosen = release_params(params["method"], params, run["k"])
-    return family.resolve_params(conn, run["dataset"], dataset_id, run["k"], chosen, say)
+    return family.resolve_params(conn, run["dataset"], dataset_id, run["k"], chosen, say,
+                                 window)
 
 
 def _keyed_inputs(conn: psycopg.Connection, secret: bytes, method: str,

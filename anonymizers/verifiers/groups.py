@@ -39,7 +39,7 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import psycopg
@@ -54,8 +54,8 @@ from anonymizers.verifiers.base import (
     read_release,
 )
 
-__all__ = ["GROUPS_METHODS", "Attribute", "derive_place_sequences", "parse_demographic_grid",
-           "verify_groups_release", "verify_release"]
+__all__ = ["GROUPS_METHODS", "Attribute", "ItemCounts", "derive_place_sequences",
+           "parse_demographic_grid", "recount_items", "verify_groups_release", "verify_release"]
 
 # The methods this verifier judges (its own list: it never reads the anonymizer's registry).
 GROUPS_METHODS = frozenset({"tg_overlapping", "tg_nonoverlapping"})
@@ -103,6 +103,31 @@ class Settings:
         clips nothing (its places are public points, checked exactly here), so 1e-6 m, on
         which every coordinate lies."""
         return self.cell_size if self.places == "grid" and self.cell_size else 1e-6
+
+
+@dataclass
+class ItemCounts:
+    """Per published item, the distinct persons this verifier counts for it: the numbers
+    its checks hold to k, by kind of count.
+
+    ``group``: persons whose window sequence contains the group's (tgv_occurrences);
+    ``group_assigned``: persons the private assignment counts in the group on sequences
+    that spell it (tg_nonoverlapping, before publication); ``od_group``: the od group's
+    valid private members, or without them the persons that could be members;
+    ``class_inside``: persons of the class's group inside its published box;
+    ``class_members``: the class's distinct private members (before publication).
+    Groups and od groups are keyed by their release ids, classes by (group_id, class_id).
+    """
+
+    counts: dict[str, dict[Any, int]] = field(default_factory=lambda: defaultdict(dict))
+
+    def record(self, kind: str, key: Any, persons: int) -> int:
+        self.counts[kind][key] = int(persons)
+        return int(persons)
+
+    def below(self, kind: str, k: int) -> list[Any]:
+        """The items of ``kind`` counted fewer than k persons, in key order."""
+        return sorted(key for key, persons in self.counts[kind].items() if persons < k)
 
 
 def parse_demographic_grid(text: str) -> tuple[Attribute, ...]:
@@ -333,13 +358,13 @@ def _check_places(conn: psycopg.Connection, release: ReleaseUnderTest, tables: d
 
 def _check_groups(conn: psycopg.Connection, release: ReleaseUnderTest, settings: Settings,
                   tables: dict[str, Table], assigned: dict[int, tuple[int, int]] | None,
-                  result: VerifierResult) -> None:
+                  counts: ItemCounts, result: VerifierResult) -> None:
     """Support, length and count interval of every group (from tgv_occurrences)."""
     support = fetch_columns(conn, "verify/groups_support.sql", groups=tables["groups"])
     k = release.k
     thin, wrong_length, bad_interval = [], [], []
     for i, group in enumerate(support["group_id"]):
-        if support["persons"][i] < k:
+        if counts.record("group", group, support["persons"][i]) < k:
             thin.append(f"group {group}")
         if support["length"][i] != support["n_places"][i]:
             wrong_length.append(f"group {group}")
@@ -382,7 +407,7 @@ def _check_interval_size(release: ReleaseUnderTest, settings: Settings,
 
 
 def _check_assignment(conn: psycopg.Connection, release: ReleaseUnderTest, settings: Settings,
-                      tables: dict[str, Table], private: dict[str, Table],
+                      tables: dict[str, Table], private: dict[str, Table], counts: ItemCounts,
                       result: VerifierResult) -> dict[int, tuple[int, int]] | None:
     """The private assignment's faults; per group (trajectories, persons) assigned, or None
     when it is not available."""
@@ -408,7 +433,9 @@ def _check_assignment(conn: psycopg.Connection, release: ReleaseUnderTest, setti
     assigned = {g: (t, p) for g, t, p in zip(counted["group_id"], counted["trajectories"],
                                              counted["persons"], strict=True)}
     if settings.nonoverlapping:
-        thin = [f"group {g}" for g, (_, persons) in assigned.items() if persons < release.k]
+        for group, (_, persons) in assigned.items():
+            counts.record("group_assigned", group, persons)
+        thin = [f"group {g}" for g in counts.below("group_assigned", release.k)]
         _report(result, "groups_assigned_below_k", thin,
                 f"fewer than k={release.k} distinct persons assigned")
     return assigned
@@ -418,7 +445,7 @@ def _check_assignment(conn: psycopg.Connection, release: ReleaseUnderTest, setti
 
 
 def _check_od_groups(conn: psycopg.Connection, release: ReleaseUnderTest, settings: Settings,
-                     tables: dict[str, Table], private: dict[str, Table],
+                     tables: dict[str, Table], private: dict[str, Table], counts: ItemCounts,
                      result: VerifierResult) -> None:
     od = fetch_columns(conn, "verify/groups_od_closed.sql", od_groups=tables["od_groups"],
                        groups=tables["groups"])
@@ -436,12 +463,12 @@ def _check_od_groups(conn: psycopg.Connection, release: ReleaseUnderTest, settin
             "its places are not one place and all its neighbours (§4.3.3)")
     with_members = "tg_published_od_members" in private and "tg_published_assignment" in private
     if with_members:
-        counts = _od_member_counts(conn, tables, private, result)
+        members = _od_member_counts(conn, tables, private, result)
     else:
         result.checks["od_members"] = NOT_AVAILABLE
-        counts = fetch_columns(conn, "verify/groups_od_support.sql",
-                               od_groups=tables["od_groups"])
-    _check_od_counts(release, settings, od, counts, with_members, result)
+        members = fetch_columns(conn, "verify/groups_od_support.sql",
+                                od_groups=tables["od_groups"])
+    _check_od_counts(release, settings, od, members, with_members, counts, result)
 
 
 def _od_member_counts(conn: psycopg.Connection, tables: dict[str, Table],
@@ -476,17 +503,17 @@ def _od_member_counts(conn: psycopg.Connection, tables: dict[str, Table],
 
 
 def _check_od_counts(release: ReleaseUnderTest, settings: Settings, od: dict[str, list[Any]],
-                     counts: dict[str, list[Any]], with_members: bool,
+                     members: dict[str, list[Any]], with_members: bool, counts: ItemCounts,
                      result: VerifierResult) -> None:
     """k distinct persons per od group and its count interval: the members' (exact), or
     the possible members' (an upper bound) when the members are not available."""
     k = release.k
-    by_id = {o: (t, p) for o, t, p in zip(counts["od_group_id"], counts["trajectories"],
-                                          counts["persons"], strict=True)}
+    by_id = {o: (t, p) for o, t, p in zip(members["od_group_id"], members["trajectories"],
+                                          members["persons"], strict=True)}
     thin, bad = [], []
     for i, od_id in enumerate(od["od_group_id"]):
         trajectories, persons = by_id.get(od_id, (0, 0))
-        if persons < k:
+        if counts.record("od_group", od_id, persons) < k:
             thin.append(f"od group {od_id}")
         faults = interval_faults(od["n_lo"][i], od["n_hi"][i], k, settings.interval,
                                  trajectories if with_members else None)
@@ -503,7 +530,8 @@ def _check_od_counts(release: ReleaseUnderTest, settings: Settings, od: dict[str
 
 def _check_classes(conn: psycopg.Connection, release: ReleaseUnderTest, settings: Settings,
                    tables: dict[str, Table], private: dict[str, Table],
-                   assignment_available: bool, result: VerifierResult) -> None:
+                   assignment_available: bool, counts: ItemCounts,
+                   result: VerifierResult) -> None:
     classes = tables["demographic_classes"]
     result.checks["demographic_classes"] = run_sql_file(
         conn, "verify/groups_class_count.sql", classes=classes)[0][0]
@@ -528,10 +556,10 @@ def _check_classes(conn: psycopg.Connection, release: ReleaseUnderTest, settings
              "overlapping": "boxes of two classes of the group intersect"}
     for fault, text in texts.items():
         _report(result, f"classes_{fault}", faults[fault], text)
-    _check_class_support(conn, release, settings, classes, result)
+    _check_class_support(conn, release, settings, classes, counts, result)
     if "tg_published_class_members" in private:
         _check_class_members(conn, release, settings, classes,
-                             private["tg_published_class_members"], result)
+                             private["tg_published_class_members"], counts, result)
     else:
         result.checks["class_members"] = NOT_AVAILABLE
 
@@ -565,7 +593,8 @@ def _derive_class_inputs(conn: psycopg.Connection, release: ReleaseUnderTest,
 
 
 def _check_class_support(conn: psycopg.Connection, release: ReleaseUnderTest,
-                         settings: Settings, classes: Table, result: VerifierResult) -> None:
+                         settings: Settings, classes: Table, counts: ItemCounts,
+                         result: VerifierResult) -> None:
     """At least k persons of the group inside every box, and the classes' intervals."""
     k, d = release.k, len(settings.grid)
     rows = fetch_columns(conn, "verify/groups_class_support.sql", {"n_attributes": d},
@@ -575,7 +604,7 @@ def _check_class_support(conn: psycopg.Connection, release: ReleaseUnderTest,
     total: dict[int, int] = defaultdict(int)
     for i, group in enumerate(rows["group_id"]):
         name = f"group {group} class {rows['class_id'][i]}"
-        if rows["inside"][i] < k:
+        if counts.record("class_inside", (group, rows["class_id"][i]), rows["inside"][i]) < k:
             thin.append(name)
         bad += [f"{name}: {f}" for f in interval_faults(rows["n_lo"][i], rows["n_hi"][i], k,
                                                          settings.interval)]
@@ -590,7 +619,7 @@ def _check_class_support(conn: psycopg.Connection, release: ReleaseUnderTest,
 
 
 def _check_class_members(conn: psycopg.Connection, release: ReleaseUnderTest,
-                         settings: Settings, classes: Table, members: Table,
+                         settings: Settings, classes: Table, members: Table, counts: ItemCounts,
                          result: VerifierResult) -> None:
     k = release.k
     rows = fetch_columns(conn, "verify/groups_class_members.sql",
@@ -602,9 +631,13 @@ def _check_class_members(conn: psycopg.Connection, release: ReleaseUnderTest,
     _report(result, "class_members_unpublished",
             [n for n, p in zip(names, published, strict=True) if not p],
             "members of a class that is not published")
+    for group, class_id, shown, members_n in zip(rows["group_id"], rows["class_id"], published,
+                                                 rows["members"], strict=True):
+        if shown:
+            counts.record("class_members", (group, class_id), members_n)
     _report(result, "classes_members_below_k",
-            [n for n, p, m in zip(names, published, rows["members"], strict=True)
-             if p and m < k], f"fewer than k={k} distinct members")
+            [f"group {g} class {c}" for g, c in counts.below("class_members", k)],
+            f"fewer than k={k} distinct members")
     for column, text in (("outside_group", "members that are not persons of the group"),
                          ("in_two_classes", "members of two classes of the group"),
                          ("missing_value", "members without a value of some attribute")):
@@ -655,14 +688,42 @@ def verify_groups_release(conn: psycopg.Connection, schema: str) -> VerifierResu
     §4.3 (overlapping and nonoverlapping anonymizers, origin-destination groups), §4.4.5
     (boundary hiding), §4.5.1 (interval size).
     """
-    release = read_release(conn, schema)
-    if release.manifest["method"] not in GROUPS_METHODS:
-        raise InputError(f"{schema} is a {release.manifest['method']} release, not a "
-                         "trajectory-groups one")
+    release = _groups_release(conn, schema)
     result = VerifierResult(schema, release.k)
     settings = _settings(conn, release, result)
     if settings is None or not check_shared_rules(conn, release, settings.lattice_m, result):
         return result
+    _check_model(conn, release, settings, ItemCounts(), result)
+    return result
+
+
+def recount_items(conn: psycopg.Connection, schema: str) -> tuple[VerifierResult, ItemCounts]:
+    """The persons this verifier counts for every published item of ``schema``
+    (:class:`ItemCounts`, what :func:`verify_groups_release` holds to k), for a comparison
+    with the anonymizer's own counts, and the result of the model's checks. The machinery's
+    shared rules are not checked (they read the metrics, which a release built up to its
+    manifest does not have yet); no counts when the manifest's parameters cannot be read."""
+    release = _groups_release(conn, schema)
+    result = VerifierResult(schema, release.k)
+    counts = ItemCounts()
+    settings = _settings(conn, release, result)
+    if settings is not None:
+        _check_model(conn, release, settings, counts, result)
+    return result, counts
+
+
+def _groups_release(conn: psycopg.Connection, schema: str) -> ReleaseUnderTest:
+    release = read_release(conn, schema)
+    if release.manifest["method"] not in GROUPS_METHODS:
+        raise InputError(f"{schema} is a {release.manifest['method']} release, not a "
+                         "trajectory-groups one")
+    return release
+
+
+def _check_model(conn: psycopg.Connection, release: ReleaseUnderTest, settings: Settings,
+                 counts: ItemCounts, result: VerifierResult) -> None:
+    """Nordström's model (module docstring), every item's persons recorded in ``counts``."""
+    schema = release.schema
     tables = _release_tables(conn, schema)
     private = _private_tables(conn, schema, result)
     result.checks["places_mode"] = settings.places
@@ -671,11 +732,11 @@ def verify_groups_release(conn: psycopg.Connection, schema: str) -> VerifierResu
         _derive_visits(conn, release, settings)
         _check_places(conn, release, tables, result)
         run_sql_file(conn, "verify/groups_occurrences.sql", groups=tables["groups"])
-        assigned = _check_assignment(conn, release, settings, tables, private, result)
-        _check_groups(conn, release, settings, tables, assigned, result)
-        _check_od_groups(conn, release, settings, tables, private, result)
-        _check_classes(conn, release, settings, tables, private, assigned is not None, result)
-    return result
+        assigned = _check_assignment(conn, release, settings, tables, private, counts, result)
+        _check_groups(conn, release, settings, tables, assigned, counts, result)
+        _check_od_groups(conn, release, settings, tables, private, counts, result)
+        _check_classes(conn, release, settings, tables, private, assigned is not None, counts,
+                       result)
 
 
 # The name every family verifier exports (anonymizers.verifiers.verify_release dispatches).

@@ -40,12 +40,18 @@ class GroupsFamily(Family):
         return measure_release(conn, release)
 
     def resolve_params(self, conn: psycopg.Connection, dataset: str, dataset_id: int, k: int,
-                       params: dict[str, Any], say: Callable[[str], None]) -> dict[str, Any]:
-        """``demographics``: 'auto' becomes the GA when at least k persons carry every
-        attribute of the demographic grid, else none; ga or mondrian on data without them
-        is refused here, not in the demographic_classes step after the grouping's work."""
-        return {**params, "demographics": steps.resolve_demographics(
-            conn, dataset, dataset_id, k, params, say)}
+                       params: dict[str, Any], say: Callable[[str], None],
+                       window: tuple[str, str]) -> dict[str, Any]:
+        """``places``: 'auto' becomes dataset (the dataset has a places file) or grid;
+        ``demographics``: 'auto' becomes the GA when at least k persons of the dataset, and
+        of the window, carry every attribute of the demographic grid, else none. A choice
+        the data cannot serve (places=dataset without places, ga or mondrian without the
+        attributes) is refused here, not in a step after the grouping's work; ``say`` tells
+        which values were chosen, and the manifest records them."""
+        return {**params,
+                "places": steps.resolve_places(conn, dataset, dataset_id, params, say),
+                "demographics": steps.resolve_demographics(conn, dataset, dataset_id, k, params,
+                                                           say, window)}
 
     @property
     def report_layers(self) -> tuple[ReportLayer, ...]:

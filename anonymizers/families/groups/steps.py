@@ -42,6 +42,8 @@ __all__ = [
     "parse_demographic_grid",
     "places_mode",
     "release_cells",
+    "resolve_demographics",
+    "resolve_places",
 ]
 
 log = logging.getLogger(__name__)
@@ -73,53 +75,76 @@ def interval_size(release: Any) -> int:
 
 
 def resolve_demographics(conn: psycopg.Connection, dataset: str, dataset_id: int, k: int,
-                         params: dict[str, Any], say: Callable[[str], None]) -> str:
+                         params: dict[str, Any], say: Callable[[str], None],
+                         window: tuple[str, str]) -> str:
     """'ga', 'mondrian' or 'none': the ``demographics`` parameter, 'auto' resolved by
-    whether at least k persons of the dataset carry every attribute of the grid (fewer
-    could fill no class). InputError for ga or mondrian without them."""
+    whether at least k persons of the dataset, and of the window [start, end), carry every
+    attribute of the grid (fewer could fill no class). InputError for ga or mondrian
+    without them: before the grouping's work, not after it."""
     chosen = str(params.get("demographics") or "auto")
     if chosen == "none":
         return chosen
     grid = parse_demographic_grid(str(params.get("demographic_grid") or ""))
     found = fetch_columns(conn, "groups/005_persons_with_attributes.sql",
-                          {"dataset_id": dataset_id, "attributes": list(grid.names)})
-    carriers = int(found["persons"][0])
+                          {"dataset_id": dataset_id, "attributes": list(grid.names),
+                           "window_start": window[0], "window_end": window[1]})
+    carriers, in_window = int(found["persons"][0]), int(found["window_persons"][0])
     names = ", ".join(grid.names)
+    held = (f"{carriers} persons of dataset {dataset!r} carry {names} (demographic_grid)"
+            if carriers < k else
+            f"{in_window} of the {carriers} persons of dataset {dataset!r} that carry {names} "
+            f"(demographic_grid) travel in the window {window[0]} .. {window[1]}")
+    enough = min(carriers, in_window) >= k
     if chosen == "auto":
-        chosen = "ga" if carriers >= k else "none"
-        meaning = "classes by the genetic algorithm" if chosen == "ga" else "no classes"
-        say(f"demographics=auto: {carriers} persons of dataset {dataset!r} carry {names} "
-            f"(demographic_grid), so demographics={chosen} ({meaning}); set demographics "
-            "to choose")
+        chosen = "ga" if enough else "none"
+        meaning = ("classes by the genetic algorithm" if enough
+                   else f"no classes: fewer than k={k} could fill none")
+        say(f"demographics=auto: {held}, so demographics={chosen} ({meaning}); set "
+            "demographics to choose")
         return chosen
-    if carriers < k:
+    if not enough:
         raise InputError(
-            f"demographics={chosen} needs persons with {names} (demographic_grid), but "
-            f"{carriers} persons of dataset {dataset!r} carry them, fewer than k={k}: load "
-            f"them with `anonymizers load FILE --dataset {dataset} --persons PERSONS.csv "
-            "--replace`, set demographic_grid to attributes the persons carry, or use "
-            "demographics=none")
+            f"demographics={chosen} needs persons with {names} in the window (at least k={k}), "
+            f"but {held}: load them with `anonymizers load FILE --dataset {dataset} --persons "
+            "PERSONS.csv --replace`, choose a window where they travel, set demographic_grid "
+            "to attributes the persons carry, or use demographics=none")
     return chosen
 
 
-def places_mode(conn: psycopg.Connection, release: Any) -> str:
+def resolve_places(conn: psycopg.Connection, dataset: str, dataset_id: int,
+                   params: dict[str, Any], say: Callable[[str], None]) -> str:
     """'dataset', 'grid' or 'voronoi': the ``places`` parameter, 'auto' resolved by whether
-    the dataset was loaded with a places file."""
-    mode = str(release.params.get("places", "auto"))
-    if mode == "voronoi" or release.params.get("places_release") is not None:
-        if mode != "voronoi" or not release.params.get("places_release"):
+    the dataset was loaded with a places file; InputError for a choice the dataset (or the
+    catalog) cannot serve."""
+    mode = str(params.get("places") or "auto")
+    if mode == "voronoi" or params.get("places_release") is not None:
+        if mode != "voronoi" or not params.get("places_release"):
             raise InputError("places=voronoi and places_release=RELEASE go together: name "
                              "the published generalization release whose cells are the "
                              "places (`anonymizers releases` lists them)")
+        release_cells(conn, str(params["places_release"]))
         return mode
-    has_places = _dataset_has_places(conn, release.dataset_id)
+    has_places = _dataset_has_places(conn, dataset_id)
     if mode == "auto":
-        return "dataset" if has_places else "grid"
+        mode = "dataset" if has_places else "grid"
+        meaning = ("its places file" if has_places else
+                   f"no places file, so cells of a fixed grid of cell_size="
+                   f"{float(params.get('cell_size') or 0):g} m")
+        say(f"places=auto: dataset {dataset!r} has {meaning}, so places={mode}; set places "
+            "to choose")
+        return mode
     if mode == "dataset" and not has_places:
-        raise InputError(f"dataset {release.dataset!r} has no places: load it with "
+        raise InputError(f"dataset {dataset!r} has no places: load it with "
                          "`anonymizers load FILE --dataset NAME --places PLACES`, or release "
                          "it with --param places=grid")
     return mode
+
+
+def places_mode(conn: psycopg.Connection, release: Any) -> str:
+    """'dataset', 'grid' or 'voronoi': the release's ``places`` (resolved when it was
+    prepared; a spec of older code may still say 'auto')."""
+    return resolve_places(conn, release.dataset, release.dataset_id, release.params,
+                          log.info)
 
 
 def _dataset_has_places(conn: psycopg.Connection, dataset_id: int) -> bool:

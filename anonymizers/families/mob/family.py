@@ -30,7 +30,8 @@ class MobFamily(Family):
         return ("objects", "positions")
 
     def resolve_params(self, conn: psycopg.Connection, dataset: str, dataset_id: int, k: int,
-                       params: dict[str, Any], say: Callable[[str], None]) -> dict[str, Any]:
+                       params: dict[str, Any], say: Callable[[str], None],
+                       window: tuple[str, str]) -> dict[str, Any]:
         """Refuse a dataset without quasi-identifiers before the run: the model is defined
         by them (seed 003 §3), and they are made by a command of their own."""
         from anonymizers.db.sqlfiles import fetch_columns
