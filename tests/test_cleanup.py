@@ -125,6 +125,27 @@ def test_a_run_whose_step_is_running_is_kept_however_old(conn, db_url):
     assert {dropped.schema for dropped in cleanup_scratch().dropped} == {work, build}
 
 
+def test_a_run_that_starts_over_after_it_was_listed_keeps_its_schemas(conn, db_url,
+                                                                     monkeypatch):
+    """The race: listed as expired, the run is prepared again (a cleared task) before the
+    cleanup locks it; read again under the lock, it is fresh and stays."""
+    from anonymizers.db.sqlfiles import run_sql_file
+    from anonymizers.release import scratch
+
+    work, build = _plant_run(conn, "cleared", timedelta(days=8))
+
+    def prepared_meanwhile(connection, name, *args, **kwargs):
+        if name == "release/try_lock_run.sql":
+            with psycopg.connect(db_url) as other:
+                run_sql_file(other, "release/register_run.sql", {
+                    "work_schema": work, "build_schema": build, "release_name": "r"})
+        return run_sql_file(connection, name, *args, **kwargs)
+
+    monkeypatch.setattr(scratch, "run_sql_file", prepared_meanwhile)
+    assert cleanup_scratch().dropped == []
+    assert _exists(conn, work) and _exists(conn, build) and _runs(conn) == [work]
+
+
 def test_orphans_go_only_when_asked_and_only_if_named_as_a_run_names_them(conn):
     orphan = _plant_run(conn, "before the ledger", timedelta(0), registered=False)
     fresh = _plant_run(conn, "running", timedelta(minutes=5), failed=False)
@@ -145,8 +166,8 @@ def test_a_dry_run_lists_with_sizes_and_drops_nothing(conn, capsys):
     listed = json.loads(capsys.readouterr().out)
     assert listed["dry_run"] is True
     assert sorted(item["schema"] for item in listed["dropped"]) == sorted((*old, *orphan))
-    assert listed["freed_bytes"] == sum(_size(conn, name) for name in (*old, *orphan)) > 0
     assert all(_exists(conn, name) for name in (*old, *orphan))
+    assert listed["freed_bytes"] == sum(_size(conn, name) for name in (*old, *orphan)) > 0
     assert _runs(conn) == [old[0]]
 
 
