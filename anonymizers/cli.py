@@ -371,13 +371,13 @@ def cmd_releases(args: argparse.Namespace) -> int:
 
 def cmd_cleanup(args: argparse.Namespace) -> int:
     """Drop the scratch schemas of runs that failed or were abandoned (release.scratch)."""
-    from anonymizers.release.retention import default_retention, duration_seconds
-    from anonymizers.release.scratch import cleanup_scratch
+    from anonymizers.release.scratch import cleanup_scratch, retention_checked
 
-    older_than = args.older_than or default_retention()
-    duration_seconds(older_than)  # a bad duration is refused before the database starts
+    retention_checked(args.older_than)  # a bad duration is refused before the database starts
     url = _ensure_database()
-    result = cleanup_scratch(older_than, orphans=args.orphans, dry_run=args.dry_run, url=url)
+    result = cleanup_scratch(args.older_than, orphans=args.orphans, dry_run=args.dry_run,
+                             url=url)
+    older_than = result.older_than
     if args.json:
         print(json.dumps(result.to_json(), indent=2))
     else:

@@ -72,7 +72,7 @@ def _drop_expired_scratch() -> dict[str, Any]:
     params = get_current_context()["params"]
     with _no_retry_of_our_errors():
         result = cleanup_scratch(params["older_than"], orphans=bool(params["orphans"]),
-                                 dry_run=bool(params["dry_run"]))
+                                 dry_run=bool(params["dry_run"]), option="older_than")
     for line in result.lines() or [f"nothing to drop: no run idle or failed for longer "
                                    f"than {result.older_than}"]:
         log.info("%s", line)

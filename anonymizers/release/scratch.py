@@ -27,10 +27,14 @@ from psycopg import errors
 from anonymizers.db.connection import connect
 from anonymizers.db.sqlfiles import fetch_columns, run_sql_file
 from anonymizers.release.gate import work_lock_key
-from anonymizers.release.retention import default_retention, duration_seconds
+from anonymizers.release.retention import (
+    default_retention,
+    duration_seconds,
+    retention_seconds,
+)
 
 __all__ = ["ORPHAN_PATTERN", "Cleanup", "DroppedSchema", "cleanup_scratch",
-           "drop_expired_scratch"]
+           "drop_expired_scratch", "retention_checked"]
 
 log = logging.getLogger(__name__)
 
@@ -107,16 +111,23 @@ def size_text(n_bytes: float) -> str:
 
 
 def cleanup_scratch(older_than: str | None = None, orphans: bool = False,
-                    dry_run: bool = False, url: str | None = None) -> Cleanup:
+                    dry_run: bool = False, url: str | None = None,
+                    option: str = "--older-than") -> Cleanup:
     """``anonymizers cleanup`` and the maintenance DAG: drop the scratch of runs idle or
     failed for longer than ``older_than`` (a duration like 7d; default the installation's
     retention, ``ANONYMIZERS_SCRATCH_RETENTION``), and with ``orphans`` the scratch
-    schemas no run knows. InputError for a bad duration, before touching the database."""
+    schemas no run knows. InputError (naming ``option``, or the variable) for a bad
+    duration, before touching the database."""
+    seconds = retention_checked(older_than, option)
     older_than = older_than or default_retention()
-    seconds = duration_seconds(older_than)
     with connect(url, autocommit=True) as conn:
         return drop_expired_scratch(conn, seconds, older_than, orphans=orphans,
                                     dry_run=dry_run)
+
+
+def retention_checked(older_than: str | None, option: str = "--older-than") -> int:
+    """``older_than`` in seconds, else the installation's retention; InputError if bad."""
+    return duration_seconds(older_than, option) if older_than else retention_seconds()
 
 
 def drop_expired_scratch(conn: psycopg.Connection, older_than_seconds: int,
