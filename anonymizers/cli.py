@@ -369,6 +369,26 @@ def cmd_releases(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_cleanup(args: argparse.Namespace) -> int:
+    """Drop the scratch schemas of runs that failed or were abandoned (release.scratch)."""
+    from anonymizers.release.scratch import cleanup_scratch, retention_checked
+
+    retention_checked(args.older_than)  # a bad duration is refused before the database starts
+    url = _ensure_database()
+    result = cleanup_scratch(args.older_than, orphans=args.orphans, dry_run=args.dry_run,
+                             url=url)
+    older_than = result.older_than
+    if args.json:
+        print(json.dumps(result.to_json(), indent=2))
+    else:
+        print("\n".join(result.lines()) if result.dropped else
+              f"nothing to drop: no run idle or failed for longer than {older_than}"
+              + ("" if args.orphans else " (orphans only with --orphans)"))
+        for work_schema, why in result.kept:
+            _echo(f"kept the scratch of run {work_schema}: {why}")
+    return 0
+
+
 def cmd_demo(args: argparse.Namespace) -> int:
     """The README's first command: database, synthetic city, load, release, how to query."""
     from anonymizers.db.cluster import default_home
@@ -511,6 +531,7 @@ def _parser() -> argparse.ArgumentParser:
     cmp.add_argument("--out", type=Path, required=True, help="folder of the report")
     cmp.set_defaults(func=cmd_compare)
     sub.add_parser("releases", help="list the catalog").set_defaults(func=cmd_releases)
+    _cleanup_parser(sub)
     air = sub.add_parser("airflow", help="a real Airflow (scheduler, dag-processor, api-server) "
                          "on the embedded cluster, in the background")
     air.add_argument("action", choices=["up", "down", "status", "logs", "env"])
@@ -525,6 +546,29 @@ def _parser() -> argparse.ArgumentParser:
     demo.add_argument("--seed", type=int, default=0)
     demo.set_defaults(func=cmd_demo)
     return parser
+
+
+def _cleanup_parser(sub: Any) -> None:
+    from anonymizers.release.retention import DEFAULT_RETENTION, RETENTION_ENV
+
+    clean = sub.add_parser(
+        "cleanup", help="drop the work and build schemas of runs that failed or were "
+        "abandoned (every run also does this at its start, with the default retention)",
+        description="Drop the scratch schemas (work_*, build_*) of every run whose last step "
+        "ended or failed longer ago than --older-than, whatever its release, and forget "
+        "those runs. A run whose step is running is never touched; published releases "
+        "never are.")
+    clean.add_argument("--older-than", metavar="DURATION",
+                       help="how long a failed or idle run's schemas are kept, e.g. 7d, 12h, "
+                            f"90m (at least 1h; default ${RETENTION_ENV}, else "
+                            f"{DEFAULT_RETENTION})")
+    clean.add_argument("--orphans", action="store_true",
+                       help="also drop the scratch schemas that no run of the ledger knows "
+                            "(left by an older version; their age is unknown)")
+    clean.add_argument("--dry-run", action="store_true",
+                       help="list what would be dropped and its size; drop nothing")
+    clean.add_argument("--json", action="store_true", help="print the result as JSON")
+    clean.set_defaults(func=cmd_cleanup)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -34,6 +34,10 @@ MISTAKES: list[tuple[list[str], str]] = [
      "city"),
     (["compare", "--dataset", "city", "--k", "3", "--out", "/proc/x"], "city"),
     (["releases"], "bad"),
+    (["cleanup", "--older-than", "a week"], "bad"),
+    (["cleanup", "--older-than", "7"], "bad"),
+    (["cleanup", "--older-than", "30m"], "empty"),
+    (["cleanup"], "bad"),
     (["airflow", "up"], "bad"),
     (["demo", "--points", "100"], "bad"),
 ]

@@ -44,6 +44,16 @@ def test_every_family_dag_runs_its_steps_in_the_registry_order(dagbag, family):
     assert dag.doc_md and "verify" in dag.doc_md
 
 
+def test_the_cleanup_dag_runs_the_commands_cleanup_daily(dagbag):
+    """The maintenance DAG: one task, daily, with the command's options as params."""
+    dag = dagbag.get_dag("anonymizers_cleanup")
+    assert dag.task_ids == ["drop_expired_scratch"]
+    assert dag.timetable.expression == "0 0 * * *"  # @daily
+    assert {name: dag.params[name] for name in ("older_than", "orphans", "dry_run")} == {
+        "older_than": "7d", "orphans": False, "dry_run": False}
+    assert dag.doc_md and "anonymizers cleanup" in dag.doc_md
+
+
 def test_dag_params_come_from_the_registry_param_specs(dagbag):
     """One place: every method parameter's default and range in the DAG is its ParamSpec's."""
     dag = dagbag.get_dag("generalization")

@@ -100,7 +100,12 @@ def step(name: str, spec: dict[str, Any]) -> Iterator[tuple[ReleaseSpec, psycopg
 
 def prepare(params: dict[str, Any], interval: tuple[datetime, datetime] | None,
             run_id: str) -> dict[str, Any] | None:
-    """Resolve the release; None when it is already published (the run then does nothing)."""
+    """Resolve the release; None when it is already published (the run then does nothing).
+
+    First, whatever the release: the scratch of runs that failed or were abandoned longer
+    ago than the retention goes (one query when there is none), so that a scheduled
+    deployment never accumulates it."""
+    _drop_expired_scratch()
     with connect() as conn:
         release = gate.resolve_spec(conn, params, interval, gate.run_token(run_id))
         if gate.is_published(conn, release):
@@ -114,6 +119,16 @@ def prepare(params: dict[str, Any], interval: tuple[datetime, datetime] | None,
     log.info("release %s, window %s .. %s, SRID %s", release.release_name,
              release.window_start, release.window_end, release.srid)
     return release.to_dict()
+
+
+def _drop_expired_scratch() -> None:
+    from anonymizers.release.retention import retention_seconds
+    from anonymizers.release.scratch import drop_expired_scratch
+
+    with connect(autocommit=True) as conn:
+        dropped = drop_expired_scratch(conn, retention_seconds())
+    for line in dropped.lines():
+        log.info("%s", line)
 
 
 def run_step(name: str, spec: dict[str, Any]) -> Any:

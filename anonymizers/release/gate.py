@@ -42,6 +42,7 @@ __all__ = [
     "resolve_spec",
     "run_lock_key",
     "run_token",
+    "work_lock_key",
 ]
 
 log = logging.getLogger(__name__)
@@ -57,7 +58,12 @@ def run_token(run_id: str) -> str:
 
 def run_lock_key(spec: ReleaseSpec) -> str:
     """The advisory lock a run's steps hold (shared) while they work."""
-    return f"run:{spec.work_schema}"
+    return work_lock_key(spec.work_schema)
+
+
+def work_lock_key(work_schema: str) -> str:
+    """The advisory lock of the run whose work schema is ``work_schema``."""
+    return f"run:{work_schema}"
 
 
 def _dataset_row(conn: psycopg.Connection, name: str) -> tuple[Any, ...]:
@@ -252,7 +258,9 @@ def check_enough_owners(conn: psycopg.Connection, spec: ReleaseSpec) -> None:
 
 def prepare_work_schema(conn: psycopg.Connection, spec: ReleaseSpec) -> None:
     """A fresh work schema for this run, registered as running (re-running prepare starts
-    the run over; a build schema left by an earlier attempt of this run goes too)."""
+    the run over; a build schema left by an earlier attempt of this run goes too). The
+    run's lock, held shared meanwhile, keeps a cleanup from dropping what it registers."""
+    conn.execute("SELECT pg_advisory_xact_lock_shared(hashtext(%s))", (run_lock_key(spec),))
     for name in (spec.work_schema, spec.build_schema):
         conn.execute(sql.SQL("DROP SCHEMA IF EXISTS {} CASCADE").format(sql.Identifier(name)))
     conn.execute(sql.SQL("CREATE SCHEMA {}").format(sql.Identifier(spec.work_schema)))
@@ -309,7 +317,7 @@ def drop_stale_schemas(conn: psycopg.Connection, spec: ReleaseSpec,
     names = [spec.work_schema, spec.build_schema]
     for name, run_work in stale:
         free = conn.execute("SELECT pg_try_advisory_xact_lock(hashtext(%s))",
-                            (f"run:{run_work}",)).fetchone()
+                            (work_lock_key(run_work),)).fetchone()
         if free and free[0]:
             names.append(name)
     names = [name for name in names if _schema_exists(conn, name)]
