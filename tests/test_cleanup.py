@@ -45,6 +45,22 @@ def test_publish_keeps_a_running_run_and_drops_a_failed_one(loaded_city, conn, m
     assert not _exists(conn, publisher.work_schema)
 
 
+def test_a_run_whose_failed_step_succeeded_on_retry_keeps_its_schemas(loaded_city, conn,
+                                                                      monkeypatch):
+    """A step that fails and then succeeds on a retry (Airflow retries a task) leaves a
+    live run: another run's publish must not take it for a failed one."""
+    params = release_params()
+    retried = run_steps(params, run_id="retried", until="build_release")
+    monkeypatch.setenv(steps.FAULT_ENV, "manifest")
+    with pytest.raises(steps.InjectedFault, match="fault injected"):
+        steps.run_step("manifest", retried)
+    monkeypatch.delenv(steps.FAULT_ENV)
+    steps.run_step("manifest", retried)  # the retry
+    run_steps(params, run_id="publisher")
+    assert _exists(conn, ReleaseSpec.from_dict(retried).work_schema), \
+        "a publish dropped the schemas of a run whose failed step had succeeded on retry"
+
+
 def test_an_abandoned_run_goes_unless_it_holds_its_lock(loaded_city, conn, db_url):
     params = release_params()
     abandoned = ReleaseSpec.from_dict(run_steps(params, run_id="abandoned", until="project"))
