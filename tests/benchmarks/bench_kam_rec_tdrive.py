@@ -12,7 +12,11 @@ from pathlib import Path
 from _common import peak_rss_mib, scratch_database, timed, write_results
 from _release_runs import run_release
 
-TDRIVE = Path(__file__).resolve().parents[3] / "shared" / "data" / "tdrive_600" / "points.csv.gz"
+# ../shared/data beside the checkout, or beside the folder of git worktrees holding it.
+_SHARED = next((folder / "shared" / "data" for folder in Path(__file__).resolve().parents[2:]
+                if (folder / "shared" / "data").is_dir()),
+               Path(__file__).resolve().parents[3] / "shared" / "data")
+TDRIVE = _SHARED / "tdrive_600" / "points.csv.gz"
 
 
 def main(k: int = 5) -> None:
