@@ -49,6 +49,7 @@ from anonymizers.release.spec import area_of_use
 from anonymizers.verifiers.attack_graph import (
     AttackGraph,
     Cells,
+    Pruning,
     RegionIndex,
     Regions,
     asymmetric_edges,
@@ -69,7 +70,8 @@ from anonymizers.verifiers.base import (
     read_release,
 )
 
-__all__ = ["MOB_METHODS", "verify_mob_release", "verify_release"]
+__all__ = ["MOB_METHODS", "AttackCounts", "MobCounts", "MobView", "attack_counts",
+           "count_mob_release", "derive_mob_view", "verify_mob_release", "verify_release"]
 
 # When a person has a position (sql/verify/mob_person_cells.sql): the verifier's own list.
 POSITION_SCOPES = ("trajectory", "person")
@@ -238,9 +240,10 @@ def _check_every_time_point(missing: int, result: VerifierResult) -> None:
 
 
 def _read_persons(conn: psycopg.Connection, release: ReleaseUnderTest,
-                  grid: TimeGrid) -> tuple[Cells, np.ndarray, np.ndarray]:
-    """The verifier's cells of every person at every time point, and the QID points
-    (person, time point) of the persons that have a position in the window."""
+                  grid: TimeGrid) -> tuple[Cells, np.ndarray, np.ndarray, list[str]]:
+    """The verifier's cells of every person at every time point, the QID points (person,
+    time point) of the persons that have a position in the window, and each person's raw
+    user id (never published: :func:`count_mob_release` names persons by it)."""
     found = conn.execute("SELECT to_regclass('raw.qids')").fetchone()
     if found is None or found[0] is None:
         raise InputError("raw.qids does not exist: apply sql/schema/030_qids.sql "
@@ -256,7 +259,7 @@ def _read_persons(conn: psycopg.Connection, release: ReleaseUnderTest,
     return (Cells.build(len(users.dictionary), grid.n_times, person, cells["t"].to_numpy(),
                         cells["x"].to_numpy(), cells["y"].to_numpy()),
             qid_person.to_numpy(zero_copy_only=False)[known].astype(np.int64),
-            qids["t"].to_numpy()[known])
+            qids["t"].to_numpy()[known], users.dictionary.to_pylist())
 
 
 # --------------------------------------------------------------------------- the model
@@ -343,34 +346,72 @@ def _attack_graph(cells: Cells, qid_person: np.ndarray, qid_t: np.ndarray, regio
                                   ~observed[published.persons])
 
 
-def _check_definition_3(graph: AttackGraph, published: Published, release: ReleaseUnderTest,
-                        result: VerifierResult) -> None:
-    """Degree >= k in G, and degree >= k in G's symmetric core w.r.t. the counterparts
-    (Theorem 1 holds for any perfect matching of G standing for them). Where persons
-    fully match several objects, the pairing found first may leave persons short in the
-    core while another does not: swaps look for one (:func:`certifying_matching`), and
-    the verifier fails closed when they find none.
+@dataclass(frozen=True)
+class AttackCounts:
+    """What the gate counts in an attack graph: I-node i is a published person, O-node i
+    the object matched with it.
+
+    Attributes
+    ----------
+    graph
+        The attack graph (Definition 1).
+    degree
+        Objects adjacent to each person (Definition 3(i)).
+    counterparts
+        The perfect matching standing for the counterparts (:func:`certifying_matching`
+        from the identity, where persons are short in the core under it).
+    core
+        Each person's degree in the symmetric core w.r.t. ``counterparts`` (Definition
+        3(ii) on the core).
+    pruning
+        What the attacker of Definition 2 leaves: each person's candidate objects, each
+        object's candidate persons.
+    """
+
+    graph: AttackGraph
+    degree: np.ndarray
+    counterparts: np.ndarray
+    core: np.ndarray
+    pruning: Pruning
+
+
+def attack_counts(graph: AttackGraph, k: int) -> AttackCounts:
+    """Degree, symmetric-core degree and the attacker's candidates of every person and
+    object of ``graph`` (O-node i matched with I-node i), as the gate checks them with k.
 
     Definition 3(ii) asks all of G to be symmetric. The paper's own algorithms do not give
     that on real data: a region generalized for one group can hold another person's cell
     at every time of that person's QID, an edge whose mirror nobody made (Theorem 2's
     proof overlooks such edges). They only add candidates, never a perfect matching, so
     the guarantee of Theorem 1 rests on the symmetric core (the edges whose mirror is an
-    edge): if it gives every person k objects, nobody can be narrowed below k. The
-    asymmetric edges are counted, and the attacker of Definition 2 still runs on all of G.
+    edge): if it gives every person k objects, nobody can be narrowed below k. Where
+    persons fully match several objects, the pairing found first may leave persons short
+    in the core while another does not: swaps look for one (:func:`certifying_matching`),
+    and the gate fails closed when they find none.
     """
-    k = release.k
     degree = graph.person_degree()
-    short = degree_shortfalls(graph, k)
-    result.checks["definition_3_degree_below_k"] = len(short)
-    for i in short.tolist():
-        result.violations.append(f"object {published.name(i)}: its person's QID is satisfied "
-                                 f"by only {degree[i]} objects (Definition 3(i), k={k})")
     counterparts = np.arange(graph.n_persons)
     core = symmetric_degree(graph, counterparts)
     if np.any((core < k) & (degree >= k)):  # another pairing may certify it
         counterparts = certifying_matching(graph, counterparts, k, core=core)
         core = symmetric_degree(graph, counterparts)
+    return AttackCounts(graph, degree, counterparts, core,
+                        prune_unmatchable(graph, np.arange(graph.n_persons)))
+
+
+def _check_definition_3(counts: AttackCounts, published: Published,
+                        release: ReleaseUnderTest, result: VerifierResult) -> None:
+    """Degree >= k in G, and degree >= k in G's symmetric core w.r.t. the counterparts
+    (Theorem 1 holds for any perfect matching of G standing for them; see
+    :func:`attack_counts`). The asymmetric edges are counted, and the attacker of
+    Definition 2 still runs on all of G."""
+    k, graph, degree, core = release.k, counts.graph, counts.degree, counts.core
+    short = degree_shortfalls(graph, k)
+    result.checks["definition_3_degree_below_k"] = len(short)
+    for i in short.tolist():
+        result.violations.append(f"object {published.name(i)}: its person's QID is satisfied "
+                                 f"by only {degree[i]} objects (Definition 3(i), k={k})")
+    counterparts = counts.counterparts
     result.checks["definition_3_counterparts_swapped"] = interval_count(
         int(np.count_nonzero(counterparts != np.arange(graph.n_persons))), k,
         release.count_interval)
@@ -391,12 +432,11 @@ def _first_per_person(person: np.ndarray, obj: np.ndarray) -> list[tuple[int, in
     return list(zip(person[first].tolist(), obj[first].tolist(), strict=True))
 
 
-def _check_attacker(graph: AttackGraph, published: Published, release: ReleaseUnderTest,
+def _check_attacker(counts: AttackCounts, published: Published, release: ReleaseUnderTest,
                     result: VerifierResult) -> None:
     """Definition 2's attacker prunes every edge in no perfect matching; nobody may be
     left with fewer than k candidates, on either side."""
-    k = release.k
-    pruning = prune_unmatchable(graph, np.arange(graph.n_persons))
+    k, pruning = release.k, counts.pruning
     result.checks["attacker_pruned_edges"] = interval_count(
         int((~pruning.kept).sum()), k, release.count_interval)
     few_objects = np.flatnonzero(pruning.person_candidates < k)
@@ -412,6 +452,47 @@ def _check_attacker(graph: AttackGraph, published: Published, release: ReleaseUn
         result.violations.append(
             f"object {published.name(o)}: after the attacker of Definition 2, it can belong "
             f"to only {pruning.object_candidates[o]} persons (k={k})")
+
+
+# --------------------------------------------------------------------------- derivation
+
+
+@dataclass(frozen=True)
+class _Derivation:
+    """The verifier's derivation of a release: persons' cells (and raw user ids), the
+    published regions and their index, the counterparts and the attack graph."""
+
+    cells: Cells
+    users: list[str]
+    regions: Regions
+    index: RegionIndex
+    published: Published
+    graph: AttackGraph
+
+
+def _derive(conn: psycopg.Connection, release: ReleaseUnderTest, grid: TimeGrid,
+            result: VerifierResult) -> _Derivation:
+    """Regions, persons, counterparts and the attack graph; what is wrong on the way goes
+    into ``result``."""
+    object_ids = _object_ids(conn, release.schema)
+    regions = _read_regions(conn, release, grid, len(object_ids), result)
+    index = RegionIndex(regions)
+    cells, qid_person, qid_t, users = _read_persons(conn, release, grid)
+    published = _match_counterparts(cells, regions, index, object_ids, release, result,
+                                    grid.presence_hidden)
+    graph = _attack_graph(cells, qid_person, qid_t, regions, index, published)
+    return _Derivation(cells, users, regions, index, published, graph)
+
+
+def _derive_schema(conn: psycopg.Connection, schema: str) -> tuple[ReleaseUnderTest,
+                                                                      _Derivation]:
+    """:func:`_derive` of release ``schema`` (raises InputError if it has no grid)."""
+    release = read_release(conn, schema)
+    result = VerifierResult(schema, release.k)
+    grid = _time_grid(release, result)
+    if grid is None:
+        raise InputError(f"{schema}: {'; '.join(result.violations)}")
+    return release, _derive(conn, release, grid, result)
 
 
 # --------------------------------------------------------------------------- attack view
@@ -436,21 +517,35 @@ class MobView:
 
 def derive_mob_view(conn: psycopg.Connection, schema: str) -> MobView:
     """The verifier's derivation of release ``schema`` (raises InputError if it has none)."""
-    release = read_release(conn, schema)
-    result = VerifierResult(schema, release.k)
-    grid = _time_grid(release, result)
-    if grid is None:
-        raise InputError(f"{schema}: {'; '.join(result.violations)}")
-    object_ids = _object_ids(conn, schema)
-    regions = _read_regions(conn, release, grid, len(object_ids), result)
-    index = RegionIndex(regions)
-    cells, qid_person, qid_t = _read_persons(conn, release, grid)
-    published = _match_counterparts(cells, regions, index, object_ids, release, result,
-                                    grid.presence_hidden)
-    graph = _attack_graph(cells, qid_person, qid_t, regions, index, published)
+    _, derived = _derive_schema(conn, schema)
+    graph, published = derived.graph, derived.published
     pruning = prune_unmatchable(graph, np.arange(graph.n_persons))
-    return MobView(cells, regions, index, published.full.person, published.full.obj,
-                   published.persons, pruning.person_candidates)
+    return MobView(derived.cells, derived.regions, derived.index, published.full.person,
+                   published.full.obj, published.persons, pruning.person_candidates)
+
+
+@dataclass(frozen=True)
+class MobCounts:
+    """Per published person and object of a MOB release, what the gate counts with its
+    ``k`` (:class:`AttackCounts`): I-node i is the person ``persons[i]`` (a raw user id:
+    for tests and the differential comparison, never published), O-node i the object
+    ``objects[i]`` (its published object id), matched with it."""
+
+    k: int
+    persons: list[str]
+    objects: list[str]
+    counts: AttackCounts
+
+
+def count_mob_release(conn: psycopg.Connection, schema: str) -> MobCounts:
+    """What the gate counts for every published person and object of release (or build)
+    ``schema``: the attack graph's degrees, symmetric-core degrees and the candidates the
+    attacker of Definition 2 leaves (raises InputError if the release has no grid)."""
+    release, derived = _derive_schema(conn, schema)
+    published = derived.published
+    return MobCounts(release.k, [derived.users[p] for p in published.persons.tolist()],
+                     [published.name(i) for i in range(len(published.objects))],
+                     attack_counts(derived.graph, release.k))
 
 
 # --------------------------------------------------------------------------- entry point
@@ -485,17 +580,13 @@ def verify_mob_release(conn: psycopg.Connection, schema: str) -> VerifierResult:
     if grid is None or not check_shared_rules(conn, release, grid.cell_size, result,
                                               time_lattice_s=grid.interval_s):
         return result
-    object_ids = _object_ids(conn, schema)
-    regions = _read_regions(conn, release, grid, len(object_ids), result)
-    index = RegionIndex(regions)
-    cells, qid_person, qid_t = _read_persons(conn, release, grid)
-    published = _match_counterparts(cells, regions, index, object_ids, release, result,
-                                    grid.presence_hidden)
-    graph = _attack_graph(cells, qid_person, qid_t, regions, index, published)
+    derived = _derive(conn, release, grid, result)
+    graph = derived.graph
     result.checks["persons_without_qid"] = interval_count(
         int(graph.universal.sum()), release.k, release.count_interval)
-    _check_definition_3(graph, published, release, result)
-    _check_attacker(graph, published, release, result)
+    counts = attack_counts(graph, release.k)
+    _check_definition_3(counts, derived.published, release, result)
+    _check_attacker(counts, derived.published, release, result)
     return result
 
 

@@ -89,11 +89,19 @@ def anonymize_objects(spec: dict[str, Any]) -> dict[str, int]:
         run_sql_file(conn, "mob/050_anonymized_tables.sql", work=release.work_schema)
         _copy(conn, release.work_schema, "mob_published",
               {"object_index": published, "blank": unambiguous.blank[published]})
+        _copy(conn, release.work_schema, "mob_sets", _set_pairs(sets))
         _copy(conn, release.work_schema, "mob_regions", regions.columns(),
               null_below_zero=("class_id",))
     return {"objects": objects.n_objects, "suppressed": int(sets.n_suppressed),
             "suppressed_for_stand_ins": unambiguous.excluded, "rounds": unambiguous.rounds,
             "blank": int(unambiguous.blank.sum())}
+
+
+def _set_pairs(sets: Any) -> dict[str, np.ndarray]:
+    """S(O) of every object as (object, member) pairs: the groups the release was made on,
+    kept in the work schema so that they can be compared with what the verifier counts."""
+    owners = np.repeat(np.arange(sets.n_objects), np.diff(sets.set_indptr))
+    return {"object_index": owners, "member_index": sets.set_members}
 
 
 def _outside_qids(conn: psycopg.Connection, release: Any) -> Any:
