@@ -12,7 +12,11 @@ from pathlib import Path
 from _common import peak_rss_mib, scratch_database, timed, write_results
 from _release_runs import run_release
 
-TDRIVE = Path(__file__).resolve().parents[3] / "shared" / "data" / "tdrive_600" / "points.csv.gz"
+# ../shared/data beside the checkout, or beside a folder of git worktrees holding it.
+SHARED_DATA = next((folder / "shared" / "data" for folder in Path(__file__).resolve().parents
+                    if (folder / "shared" / "data").is_dir()),
+                   Path(__file__).resolve().parents[3] / "shared" / "data")
+TDRIVE = SHARED_DATA / "tdrive_600" / "points.csv.gz"
 
 
 def main(k: int = 5) -> None:
