@@ -8,7 +8,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from anonymizers.verifiers import clustering_support
-from anonymizers.verifiers.clustering_support import Boxes, Positions, Support, group_members
+from anonymizers.verifiers.clustering_support import (
+    Boxes,
+    Positions,
+    Support,
+    group_members,
+    members_and_box_persons,
+)
 
 
 @st.composite
@@ -96,3 +102,25 @@ def test_members_of_an_unpublished_group_id_support_no_published_group():
                       np.array([1, 1, 2, 2, 2, 2, 2, 2, 2, 2, 2, 4]),
                       np.array([0, 1, 0, 1, 2, 3, 4, 5, 6, 7, 8, 0]))
     assert support.rows() == [(1, 5, 2), (3, 5, 0)]
+
+
+@settings(max_examples=200, deadline=None)
+@given(positions_and_boxes(), st.sampled_from([1, 3, 4_000_000]))
+def test_each_rectangle_counts_the_distinct_persons_inside_it_at_its_time_point(case, chunk):
+    """The persons of each rectangle (anyone, not only its group's members), found in the
+    pass that finds the members, against the definition."""
+    positions, boxes = case
+    patch = clustering_support._CHUNK_PAIRS
+    clustering_support._CHUNK_PAIRS = chunk
+    try:
+        group, person, box_persons = members_and_box_persons(positions, boxes)
+    finally:
+        clustering_support._CHUNK_PAIRS = patch
+    expected = [len({int(positions.person[r]) for r in range(positions.t.size)
+                     if positions.t[r] == boxes.t[b]
+                     and boxes.x0[b] <= positions.x[r] <= boxes.x1[b]
+                     and boxes.y0[b] <= positions.y[r] <= boxes.y1[b]})
+                for b in range(boxes.t.size)]
+    assert box_persons.tolist() == expected
+    assert set(zip(group.tolist(), person.tolist(), strict=True)) == brute_force(positions,
+                                                                                 boxes)

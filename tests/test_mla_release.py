@@ -14,7 +14,7 @@ from anonymizers import cli
 from anonymizers.errors import InputError
 from anonymizers.release.spec import ReleaseSpec, area_of_use
 from anonymizers.verifiers import verify_release
-from anonymizers.verifiers.clustering import _sequence_support
+from anonymizers.verifiers.clustering import sequence_support
 
 CITY = {"method": "mla_heuristic", "k": 3}
 
@@ -66,7 +66,7 @@ def _supports(conn: psycopg.Connection, schema: str) -> dict[int, int]:
         sql.SQL("SELECT d.dataset_id, m.window_start, m.window_end, m.srid FROM {}.manifest m "
                 "JOIN raw.datasets d ON d.name = m.dataset").format(sql.Identifier(schema))
     ).fetchone(), strict=True))
-    rows = _sequence_support(conn, schema, {**manifest, **area_of_use(manifest["srid"])})
+    rows = sequence_support(conn, schema, {**manifest, **area_of_use(manifest["srid"])})
     return {group: support for group, _, support in rows}
 
 

@@ -67,6 +67,10 @@ PLANTS: dict[str, tuple[str, str]] = {
         "UPDATE {s}.group_regions SET geom = ST_Translate(geom, 0, 50000) "
         "WHERE (group_id, seq) = (SELECT group_id, seq FROM {s}.group_regions LIMIT 1)",
         "distinct persons' raw data lie in its rectangles"),
+    "a rectangle where nobody is at its time point": (
+        "UPDATE {s}.group_regions SET geom = ST_Translate(geom, 0, 50000) "
+        "WHERE (group_id, seq) = (SELECT group_id, seq FROM {s}.group_regions LIMIT 1)",
+        "holds fewer than k=3 persons' positions"),
     "a group shrunk to a point's cell": (
         "UPDATE {s}.group_regions SET geom = ST_MakeEnvelope(ST_XMin(geom), ST_YMin(geom), "
         "ST_XMin(geom) + 50, ST_YMin(geom) + 50, ST_SRID(geom)) "

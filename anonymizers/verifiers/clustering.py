@@ -19,11 +19,14 @@ declared lattice, times on the declared time grid of the window), then the model
      with fixes inside the group's regions and time intervals, one region after the other
      in seq order, each matched by a later fix than the one before;
 
-3. a group's published size (interval-filtered n_persons) is not more than that support.
+3. a group's published size (interval-filtered n_persons) is not more than that support;
+4. TCAA: every rectangle holds the positions of at least k persons at its time point
+   (anyone of the window; counted in the same pass as the groups' members).
 """
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from typing import Any
 
 import psycopg
@@ -37,9 +40,9 @@ from anonymizers.verifiers.base import (
     interval_count,
     read_release,
 )
-from anonymizers.verifiers.clustering_support import derive_support
+from anonymizers.verifiers.clustering_support import Support, derive_support
 
-__all__ = ["ALIGNED_METHODS", "CLUSTERING_METHODS", "support_window",
+__all__ = ["ALIGNED_METHODS", "CLUSTERING_METHODS", "sequence_support", "support_window",
            "verify_clustering_release", "verify_release"]
 
 SYNCHRONIZED_METHODS = frozenset({"tcaa"})  # regions at instants, interpolated positions
@@ -133,11 +136,15 @@ def support_window(release: Any) -> dict[str, Any]:
 def _check_support(conn: psycopg.Connection, release: Any, aligned: bool,
                    result: VerifierResult) -> None:
     window = support_window(release)
-    rows = (_sequence_support(conn, release.schema, window) if aligned
-            else derive_support(conn, release.schema, window).rows())
+    k = release.k
+    if aligned:
+        rows = sequence_support(conn, release.schema, window)
+    else:
+        derived = derive_support(conn, release.schema, window)
+        rows = derived.rows()
+        _check_rectangles(derived, k, result)
     where = ("in its regions in order" if aligned
              else "in its rectangles at all its time points")
-    k = release.k
     thin = [(group, support) for group, _, support in rows if support < k]
     oversized = [(group, n, support) for group, n, support in rows
                  if n is not None and n > support]
@@ -154,8 +161,20 @@ def _check_support(conn: psycopg.Connection, release: Any, aligned: bool,
                                  "persons are consistent with it")
 
 
-def _sequence_support(conn: psycopg.Connection, schema: str,
-                      window: dict[str, Any]) -> list[tuple[int, int | None, int]]:
+def _check_rectangles(support: Support, k: int, result: VerifierResult) -> None:
+    """Every TCAA rectangle holds at least k persons at its time point (its group's
+    members are inside it, so a group of k supporters makes every rectangle of k: a
+    rectangle below k is a group below k, named once more by its time point)."""
+    thin = [(group, t) for group, t, persons in support.region_rows() if persons < k]
+    result.checks["regions_below_k"] = len(thin)
+    for group, t in thin[:SHOWN_GROUPS]:
+        at = datetime.fromtimestamp(t, UTC).isoformat()
+        result.violations.append(f"group {group}: its rectangle at {at} holds fewer than "
+                                 f"k={k} persons' positions")
+
+
+def sequence_support(conn: psycopg.Connection, schema: str,
+                     window: dict[str, Any]) -> list[tuple[int, int | None, int]]:
     """(group_id, n_persons, support) of every group of an aligned release: the persons
     with a trajectory whose raw fixes pass the group's regions in order."""
     with conn.transaction():  # the temporary tables live until its commit

@@ -26,7 +26,8 @@ from anonymizers.counting import distinct_values
 from anonymizers.db.sqlfiles import fetch_columns, run_sql_file
 from anonymizers.sequences import ranges, sized_runs
 
-__all__ = ["Boxes", "Positions", "Support", "derive_support", "group_members"]
+__all__ = ["Boxes", "Positions", "Support", "derive_support", "group_members",
+           "members_and_box_persons"]
 
 _CHUNK_PAIRS = 4_000_000  # (rectangle, candidate position) pairs tested at once
 
@@ -91,7 +92,9 @@ class Boxes:
 @dataclass(frozen=True)
 class Support:
     """The verifier's derivation of a TCAA release: positions, rectangles, each group's
-    published size, and its members (pairs of group id and person)."""
+    published size, its members (pairs of group id and person), and the distinct persons
+    inside each rectangle at its time point (``box_persons``, in the order of ``boxes``;
+    anyone of the window, not only the group's members)."""
 
     positions: Positions
     boxes: Boxes
@@ -99,6 +102,7 @@ class Support:
     n_persons: list[int | None]
     member_group: np.ndarray
     member_person: np.ndarray
+    box_persons: np.ndarray | None = None
 
     def rows(self) -> list[tuple[int, int | None, int]]:
         """(group_id, published n_persons, support) of every group, by group id. Members of
@@ -109,6 +113,14 @@ class Support:
         published[published] = self.groups[at[published]] == self.member_group[published]
         support = np.bincount(at[published], minlength=self.groups.size)
         return list(zip(self.groups.tolist(), self.n_persons, support.tolist(), strict=True))
+
+    def region_rows(self) -> list[tuple[int, float, int]]:
+        """(group_id, time point in epoch seconds, distinct persons inside) of every
+        published rectangle, by time point then group id."""
+        if self.box_persons is None:
+            raise ValueError("this derivation did not count the persons of each rectangle")
+        return list(zip(self.boxes.group.tolist(), self.boxes.t.tolist(),
+                        self.box_persons.tolist(), strict=True))
 
 
 def derive_support(conn: psycopg.Connection, schema: str, window: dict[str, Any]) -> Support:
@@ -121,9 +133,9 @@ def derive_support(conn: psycopg.Connection, schema: str, window: dict[str, Any]
     boxes = Boxes.from_columns(fetch_columns(conn, "verify/clustering_boxes.sql",
                                              release=schema))
     groups = fetch_columns(conn, "verify/clustering_groups.sql", release=schema)
-    member_group, member_person = group_members(positions, boxes)
+    member_group, member_person, box_persons = members_and_box_persons(positions, boxes)
     return Support(positions, boxes, np.array(groups["group_id"], dtype=np.int64),
-                   groups["n_persons"], member_group, member_person)
+                   groups["n_persons"], member_group, member_person, box_persons)
 
 
 def group_members(positions: Positions, boxes: Boxes) -> tuple[np.ndarray, np.ndarray]:
@@ -133,6 +145,14 @@ def group_members(positions: Positions, boxes: Boxes) -> tuple[np.ndarray, np.nd
     A person counts once per rectangle however many positions it has in it, and is a
     member when the rectangles holding it are all of the group's (as SQL's
     count(DISTINCT seq) against the group's count of regions did)."""
+    member_group, member_person, _ = members_and_box_persons(positions, boxes)
+    return member_group, member_person
+
+
+def members_and_box_persons(positions: Positions, boxes: Boxes
+                            ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`group_members`, and the distinct persons inside each rectangle (int64, in
+    the order of ``boxes``), from the same (rectangle, person) pairs."""
     order, range_box, lo, hi = _candidate_runs(positions, boxes)
     groups, box_group = np.unique(boxes.group, return_inverse=True)
     boxes_of = np.bincount(box_group, minlength=groups.size)
@@ -143,6 +163,7 @@ def group_members(positions: Positions, boxes: Boxes) -> tuple[np.ndarray, np.nd
     pairs = np.bincount(range_group, weights=hi - lo, minlength=groups.size)
     n_persons = max(positions.n_persons, 1)
     found = [np.zeros(0, dtype=np.int64)]
+    box_persons = np.zeros(boxes.t.size, dtype=np.int64)
     for first, last in sized_runs(pairs, _CHUNK_PAIRS):
         chosen = by_group[range_starts[first]:range_starts[last]]
         sizes = hi[chosen] - lo[chosen]
@@ -151,11 +172,13 @@ def group_members(positions: Positions, boxes: Boxes) -> tuple[np.ndarray, np.nd
         # x lies in [x0, x1] by the search; the y test, then once per (rectangle, person).
         inside = (boxes.y0[box] <= positions.y[row]) & (positions.y[row] <= boxes.y1[box])
         held = distinct_values(box[inside] * n_persons + positions.person[row[inside]])
+        # A rectangle's runs are all in one chunk (its group's): each pair counted once.
+        box_persons += np.bincount(held // n_persons, minlength=boxes.t.size)
         code, count = np.unique(box_group[held // n_persons] * n_persons + held % n_persons,
                                 return_counts=True)
         found.append(code[count == boxes_of[code // n_persons]])
     codes = np.concatenate(found)
-    return groups[codes // n_persons], codes % n_persons
+    return groups[codes // n_persons], codes % n_persons, box_persons
 
 
 def _candidate_runs(positions: Positions, boxes: Boxes
