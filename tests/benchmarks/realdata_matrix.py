@@ -184,6 +184,7 @@ def run_cell(url: str, cell: Cell, compare: bool, until: str | None) -> dict[str
                 figures["comparison"] = _compared(url, cell, spec)
             if step_name == until:
                 figures["outcome"] = f"built (stopped after {until})"
+                _drop_scratch(url, spec)  # a sweep would pile up tens of MB a cell
                 break
         else:
             figures["outcome"] = "published"
@@ -200,6 +201,17 @@ def run_cell(url: str, cell: Cell, compare: bool, until: str | None) -> dict[str
         figures["message"] = "".join(traceback.format_exception_only(bug)).strip()
     figures["total_s"] = round(time.perf_counter() - started, 1)
     return figures
+
+
+def _drop_scratch(url: str, spec: dict[str, Any]) -> None:
+    """The scratch schemas of a release built only to be compared (never published)."""
+    from anonymizers.release.spec import ReleaseSpec
+
+    release = ReleaseSpec.from_dict(spec)
+    with psycopg.connect(url, autocommit=True) as conn:
+        for name in (release.work_schema, release.build_schema):
+            conn.execute(psycopg.sql.SQL("DROP SCHEMA IF EXISTS {} CASCADE").format(
+                psycopg.sql.Identifier(name)))
 
 
 def _compared(url: str, cell: Cell, spec: dict[str, Any]) -> dict[str, Any]:
