@@ -138,3 +138,29 @@ def test_every_value_on_the_page_is_escaped():
     # title (twice), subtitle, heading, paragraph, table header and cell
     assert page.count("&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt; &amp; ") == 7
     assert "—" in page and "undefined" in page
+
+
+def test_many_rectangles_are_drawn_as_the_count_of_those_covering_each_point():
+    """A layer of thousands of regions is one image whose pixels count the regions over
+    them (a point in three overlapping boxes shows 3; one outside all of them, nothing)."""
+    from matplotlib.figure import Figure
+
+    from anonymizers.reports import figures
+
+    boxes = [(0.0, 0.0, 800.0, 800.0)] * (figures.DENSE_POLYGONS // 2)
+    boxes += [(400.0, 400.0, 800.0, 800.0)] * (figures.DENSE_POLYGONS // 2 + 1)
+    boxes += [(0.0, 0.0, 100.0, 100.0)]
+    rings = [np.array([(x0, y0), (x1, y0), (x1, y1), (x0, y1), (x0, y0)])
+             for x0, y0, x1, y1 in boxes]
+    found = figures._rectangles(rings)
+    assert found is not None and found.shape == (len(boxes), 4)
+    assert figures._rectangles([*rings, np.array([(0, 0), (1, 0), (0, 1), (0, 0)])]) is None
+    ax = Figure().add_subplot()
+    figures._draw_coverage(ax, found, figures.COLOURS[0])
+    image = ax.get_images()[0].get_array()
+    pixel = 800.0 / figures.COVERAGE_PIXELS
+    at = lambda x, y: image[int(y / pixel), int(x / pixel)]  # noqa: E731
+    assert at(50, 50) == figures.DENSE_POLYGONS // 2 + 1
+    assert at(200, 200) == figures.DENSE_POLYGONS // 2
+    assert at(600, 600) == len(boxes) - 1
+    assert image.mask[int(800.5 / pixel), 0]  # just outside every box: nothing drawn

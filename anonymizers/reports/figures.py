@@ -16,6 +16,7 @@ import numpy as np
 import shapely
 from matplotlib.axes import Axes
 from matplotlib.collections import LineCollection, PolyCollection
+from matplotlib.colors import Normalize
 from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 
@@ -28,6 +29,8 @@ __all__ = ["Extent", "before_after_figure", "density_extent", "extent_of", "map_
 Extent = tuple[float, float, float, float]  # xmin, ymin, xmax, ymax
 COLOURS = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2")
 DPI = 100
+DENSE_POLYGONS = 2_000  # more rectangles than this are drawn as a coverage image
+COVERAGE_PIXELS = 800  # the coverage image's longer side
 
 
 def extent_of(layers: Sequence[LayerRows], density: DensityView | None) -> Extent | None:
@@ -95,7 +98,10 @@ def _parts(rows: LayerRows, keep: np.ndarray | None = None
 def _draw_layer(ax: Axes, rows: LayerRows, colour: str, keep: np.ndarray | None = None,
                 fill_alpha: float = 0.08) -> None:
     polygons, lines, points, widths = _parts(rows, keep)
-    if polygons:
+    boxes = _rectangles(polygons) if len(polygons) > DENSE_POLYGONS else None
+    if boxes is not None:
+        _draw_coverage(ax, boxes, colour)
+    elif polygons:
         ax.add_collection(PolyCollection(polygons, facecolors=colour, edgecolors=colour,
                                          linewidths=0.4, alpha=max(fill_alpha, 0.02)))
         ax.add_collection(PolyCollection(polygons, facecolors="none", edgecolors=colour,
@@ -107,6 +113,64 @@ def _draw_layer(ax: Axes, rows: LayerRows, colour: str, keep: np.ndarray | None 
         xy = np.vstack(points)
         ax.scatter(xy[:, 0], xy[:, 1], s=6 * widths[len(lines):] ** 2, color=colour,
                    alpha=0.7, linewidths=0)
+
+
+def _rectangles(polygons: list[np.ndarray]) -> np.ndarray | None:
+    """The (x0, y0, x1, y1) of every ring when each is an axis-aligned rectangle (the
+    regions of MOB, TCAA and MLA), else None."""
+    boxes = np.empty((len(polygons), 4))
+    for index, ring in enumerate(polygons):
+        xs, ys = np.unique(ring[:, 0]), np.unique(ring[:, 1])
+        if ring.shape[0] != 5 or xs.size > 2 or ys.size > 2:
+            return None
+        boxes[index] = (xs[0], ys[0], xs[-1], ys[-1])
+    return boxes
+
+
+def _draw_coverage(ax: Axes, boxes: np.ndarray, colour: str) -> None:
+    """Many rectangles as one image: how many of them cover each pixel (log scale, the
+    layer's colour). Tens of thousands of translucent polygons took minutes to draw and
+    showed only a blur; the count of overlapping regions is what the eye reads there."""
+    from matplotlib.colors import LinearSegmentedColormap, to_rgb
+
+    x_min, y_min = boxes[:, 0].min(), boxes[:, 1].min()
+    x_max, y_max = boxes[:, 2].max(), boxes[:, 3].max()
+    size = max(x_max - x_min, y_max - y_min, 1.0) / COVERAGE_PIXELS
+    width = math.ceil((x_max - x_min) / size) + 1
+    height = math.ceil((y_max - y_min) / size) + 1
+    ix0 = np.floor((boxes[:, 0] - x_min) / size).astype(np.int64)
+    iy0 = np.floor((boxes[:, 1] - y_min) / size).astype(np.int64)
+    # A rectangle covers every pixel it touches (at least one), so none vanishes.
+    ix1 = np.maximum(np.ceil((boxes[:, 2] - x_min) / size).astype(np.int64), ix0 + 1)
+    iy1 = np.maximum(np.ceil((boxes[:, 3] - y_min) / size).astype(np.int64), iy0 + 1)
+    steps = np.zeros((height + 1, width + 1), dtype=np.int64)  # 2-D difference array
+    np.add.at(steps, (iy0, ix0), 1)
+    np.add.at(steps, (iy0, ix1), -1)
+    np.add.at(steps, (iy1, ix0), -1)
+    np.add.at(steps, (iy1, ix1), 1)
+    covered = np.cumsum(np.cumsum(steps, axis=0), axis=1)[:height, :width]
+    shown = np.ma.masked_less(covered.astype(float), 1.0)
+    # From the least covered point: where regions the size of the whole area (MOB's
+    # withheld positions) cover everything, the scale shows what the smaller ones add.
+    low = float(shown.min()) if shown.count() else 1.0
+    rgb = to_rgb(colour)
+    ramp = LinearSegmentedColormap.from_list("coverage", [(*rgb, 0.15), (*rgb, 0.95)])
+    image = ax.imshow(shown, origin="lower", cmap=ramp, interpolation="nearest",
+                      extent=(x_min, x_min + width * size, y_min, y_min + height * size),
+                      norm=_coverage_norm(low, float(covered.max())))
+    bar = ax.figure.colorbar(image, cax=ax.inset_axes((0.05, 0.05, 0.4, 0.025)),
+                             orientation="horizontal")
+    bar.set_label("regions covering each point", fontsize=7)
+    bar.ax.tick_params(labelsize=6)
+
+
+def _coverage_norm(low: float, high: float) -> Normalize:
+    """A log scale over a wide range of counts, a linear one over a narrow range (whose
+    log ticks would crowd into one unreadable label)."""
+    from matplotlib.colors import LogNorm
+
+    high = max(high, low + 1.0)
+    return LogNorm(vmin=low, vmax=high) if high >= 10 * low else Normalize(low, high)
 
 
 def _frame(ax: Axes, extent: Extent, srid: int) -> None:
