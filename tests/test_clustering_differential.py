@@ -5,19 +5,17 @@ bookkeeping, a rectangle moved away from its members in the release)."""
 
 from __future__ import annotations
 
-import gzip
 from pathlib import Path
 
 import psycopg
 import pytest
-from conftest import SHARED_DATA
 from differential.clustering import compare_release, explain
 from pipeline_helpers import run_steps
 from psycopg import sql
+from realdata_helpers import tdrive_window
 
 from anonymizers.release.spec import ReleaseSpec
 
-TDRIVE = SHARED_DATA / "tdrive_600" / "points.csv.gz"
 # Two hours of every taxi of a Sunday morning in Beijing (8,100 fixes, 460 persons), as
 # the release's explicit window: the default one ends at the last fix, one second short of
 # TCAA's second whole slice.
@@ -25,16 +23,6 @@ START, END = "2008-02-03T00:00:00Z", "2008-02-03T02:00:00Z"
 K = 5
 
 
-def tdrive_window(folder: Path) -> Path:
-    """The T-Drive fixes of [START, END) as a CSV of the loader's columns (ISO-8601 UTC
-    times of one format compare as text)."""
-    if not TDRIVE.is_file():
-        pytest.skip(f"{TDRIVE} is absent")
-    path = folder / "tdrive_window.csv"
-    with gzip.open(TDRIVE, "rt") as source, path.open("w") as out:
-        out.write(next(source))
-        out.writelines(line for line in source if START <= line.split(",", 3)[2] < END)
-    return path
 
 
 @pytest.fixture
@@ -43,7 +31,7 @@ def built(db_url: str, tmp_path: Path, request: pytest.FixtureRequest) -> Releas
     verified): its work schema still holds the anonymizer's bookkeeping."""
     from anonymizers.loading import load_dataset
 
-    load_dataset(tdrive_window(tmp_path), "tdrive", url=db_url)
+    load_dataset(tdrive_window(tmp_path, START, END), "tdrive", url=db_url)
     spec = run_steps({"dataset": "tdrive", "method": request.param, "k": K, "start": START,
                       "end": END}, until="manifest")
     assert spec is not None

@@ -12,35 +12,23 @@ the release.
 
 from __future__ import annotations
 
-import gzip
 from pathlib import Path
 
 import psycopg
 import pytest
-from conftest import SHARED_DATA
 from differential.generalization import compare_release, explain
 from pipeline_helpers import catalog_rows, run_steps
+from realdata_helpers import tdrive_window
 
 from anonymizers.pipeline import steps
 from anonymizers.release.spec import ReleaseSpec
 
-TDRIVE = SHARED_DATA / "tdrive_600" / "points.csv.gz"
 # Two hours of every taxi (9,728 rows, 466 persons): the window where the gap visits
 # made the gate refuse kam_rec at k = 5.
 START, END = "2008-02-05T00:00:00Z", "2008-02-05T02:00:00Z"
 K = 5
 
 
-def tdrive_window(folder: Path) -> Path:
-    """The T-Drive fixes of [START, END) as a CSV of the loader's columns (ISO-8601 UTC
-    times of one format compare as text)."""
-    if not TDRIVE.is_file():
-        pytest.skip(f"{TDRIVE} is absent")
-    path = folder / "tdrive_window.csv"
-    with gzip.open(TDRIVE, "rt") as source, path.open("w") as out:
-        out.write(next(source))
-        out.writelines(line for line in source if START <= line.split(",", 3)[2] < END)
-    return path
 
 
 @pytest.mark.realdata
@@ -48,7 +36,7 @@ def test_kam_rec_counts_no_item_of_a_tdrive_window_above_the_verifier_and_publis
         db_url: str, conn: psycopg.Connection, tmp_path: Path) -> None:
     from anonymizers.loading import load_dataset
 
-    load_dataset(tdrive_window(tmp_path), "tdrive", url=db_url)
+    load_dataset(tdrive_window(tmp_path, START, END), "tdrive", url=db_url)
     spec = run_steps({"dataset": "tdrive", "method": "kam_rec", "k": K}, until="manifest")
     assert spec is not None
     release = ReleaseSpec.from_dict(spec)

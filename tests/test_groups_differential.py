@@ -6,37 +6,25 @@ classes too, which T-Drive's persons cannot have)."""
 
 from __future__ import annotations
 
-import gzip
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 import psycopg
 import pytest
-from conftest import SHARED_DATA
 from differential import Item
 from differential.groups import GroupsComparison, compare_release
 from pipeline_helpers import run_steps
 from psycopg import sql
+from realdata_helpers import tdrive_window
 
 from anonymizers.release.spec import ReleaseSpec
 
-TDRIVE = SHARED_DATA / "tdrive_600" / "points.csv.gz"
 # Three hours of every taxi of a working morning (UTC+8: 08:00 to 11:00 in Beijing).
 START, END = "2008-02-05T00:00:00Z", "2008-02-05T03:00:00Z"
 K = 5
 
 
-def tdrive_window(folder: Path) -> Path:
-    """The T-Drive fixes of [START, END) as a CSV of the loader's columns (ISO-8601 UTC
-    times of one format compare as text)."""
-    if not TDRIVE.is_file():
-        pytest.skip(f"{TDRIVE} is absent")
-    path = folder / "tdrive_window.csv"
-    with gzip.open(TDRIVE, "rt") as source, path.open("w") as out:
-        out.write(next(source))
-        out.writelines(line for line in source if START <= line.split(",", 3)[2] < END)
-    return path
 
 
 def _built(params: dict[str, object]) -> ReleaseSpec:
@@ -70,7 +58,7 @@ def test_tg_nonoverlapping_counts_no_item_of_a_tdrive_window_above_the_verifier(
         db_url: str, conn: psycopg.Connection, tmp_path: Path) -> None:
     from anonymizers.loading import load_dataset
 
-    load_dataset(tdrive_window(tmp_path), "tdrive", url=db_url)
+    load_dataset(tdrive_window(tmp_path, START, END), "tdrive", url=db_url)
     release = _built({"dataset": "tdrive", "method": "tg_nonoverlapping", "k": K})
     comparison = compare_release(conn, release.work_schema, release.build_schema)
     kinds = [item.kind for item in comparison.items]

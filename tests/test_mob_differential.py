@@ -9,34 +9,22 @@ than for the verifier, and none fewer than k for the verifier.
 
 from __future__ import annotations
 
-import gzip
 from pathlib import Path
 
 import psycopg
 import pytest
-from conftest import SHARED_DATA
 from differential import Item
 from differential.mob import MobComparison, compare_release, explain
 from pipeline_helpers import run_steps
 from psycopg import sql
+from realdata_helpers import tdrive_window
 
 from anonymizers.release.spec import ReleaseSpec
 
-TDRIVE = SHARED_DATA / "tdrive_600" / "points.csv.gz"
 START, END = "2008-02-05T00:00:00Z", "2008-02-05T03:00:00Z"
 K = 5
 
 
-def tdrive_window(folder: Path) -> Path:
-    """The T-Drive fixes of [START, END) as a CSV of the loader's columns (ISO-8601 UTC
-    times of one format compare as text)."""
-    if not TDRIVE.is_file():
-        pytest.skip(f"{TDRIVE} is absent")
-    path = folder / "tdrive_window.csv"
-    with gzip.open(TDRIVE, "rt") as source, path.open("w") as out:
-        out.write(next(source))
-        out.writelines(line for line in source if START <= line.split(",", 3)[2] < END)
-    return path
 
 
 def tightest(comparison: MobComparison, kind: str) -> Item:
@@ -77,7 +65,7 @@ def test_mob_symmetric_counts_no_group_of_a_tdrive_window_above_the_verifier(
     from anonymizers.loading import load_dataset
     from anonymizers.loading.qids import generate_and_store_qids
 
-    load_dataset(tdrive_window(tmp_path), "tdrive", url=db_url)
+    load_dataset(tdrive_window(tmp_path, START, END), "tdrive", url=db_url)
     generate_and_store_qids("tdrive", "graph", 100, 1, interval_s=300, url=db_url)
     spec = run_steps({"dataset": "tdrive", "method": "mob_symmetric", "k": K,
                       "start": START, "end": END}, until="manifest")
