@@ -10,7 +10,6 @@ group, place or count anything differently do not."""
 
 from __future__ import annotations
 
-import gzip
 import hashlib
 from collections import Counter
 from collections.abc import Callable
@@ -168,17 +167,11 @@ def test_tcaa_builds_the_same_release_of_a_tdrive_day_twice(conn, db_url, tmp_pa
     """The day is loaded again (--replace) between the two runs, its rows stored in another
     order. (Each load draws a new dataset id; the clustering's random choices were seeded
     with it, and every group of the day differed.)"""
-    from test_generalization_realdata import TDRIVE
+    from realdata_helpers import tdrive_window
 
     from anonymizers.loading import load_dataset
 
-    if not TDRIVE.is_file():
-        pytest.skip(f"{TDRIVE} is absent")
-    day = tmp_path / "tdrive_day.csv"
-    with gzip.open(TDRIVE, "rt") as source, day.open("w") as out:
-        out.write(next(source))
-        out.writelines(line for line in source
-                       if TDRIVE_DAY[0] <= line.split(",", 3)[2] < TDRIVE_DAY[1])
+    day = tdrive_window(tmp_path, *TDRIVE_DAY)
     load_dataset(day, "tdrive", url=db_url)
 
     def reload() -> None:
