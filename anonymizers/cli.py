@@ -20,7 +20,7 @@ from anonymizers.errors import (
     InputError,
     PrivacyViolation,
 )
-from anonymizers.release.risks import RISKS
+from anonymizers.risks import RISKS
 
 __all__ = ["main", "param_pairs"]
 

@@ -2,7 +2,7 @@
 and the raw fixes only: an outside recount of a MOB release's attack graph.
 
 It imports neither the MOB anonymizer nor the verifier's attack graph
-(``anonymizers.verifiers.attack_graph``), and derives every person's cell at every time
+(``anonymizers.families.mob.verifier_attack_graph``), and derives every person's cell at every time
 point in Python, from the fixes, by the position rule the manifest publishes
 (``position_scope``, ``position_lookback``, ``interval``, ``cell_size``): a second
 implementation of the rule that sql/mob/020_positions.sql and the verifier's SQL follow.

@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from anonymizers.attacks.adapters import groups as groups_adapter
-from anonymizers.attacks.adapters.groups import spelling_persons
+from anonymizers.families.groups import attack as groups_adapter
+from anonymizers.families.groups.attack import spelling_persons
 
 
 def plain_spelling_persons(groups: list[np.ndarray], sequences: list[np.ndarray],

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from scipy.sparse.csgraph import maximum_bipartite_matching
 
 from anonymizers.errors import InputError
-from anonymizers.verifiers.attack_graph import (
+from anonymizers.families.mob.verifier_attack_graph import (
     AttackGraph,
     Cells,
     RegionIndex,

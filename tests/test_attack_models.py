@@ -124,7 +124,7 @@ def test_mla_region_hits_are_the_closed_rectangles_over_half_open_intervals():
     """The clustering adapter's region test (numpy) against the brute-force definition, with
     fixes on every edge: the rectangle is closed, the interval excludes its end, and two
     regions of one group holding a fix give one pair."""
-    from anonymizers.attacks.adapters.clustering import region_hits
+    from anonymizers.families.clustering.attack import region_hits
 
     rng = np.random.default_rng(7)
     t_us = rng.integers(0, 10, 400) * 1_000_000
@@ -207,8 +207,8 @@ def test_containing_each_is_plain_subsequence_search(seed: int) -> None:
     """The prefix-sharing batch search gives, for every pattern, exactly the records that
     hold it in order: patterns that are prefixes of others, repeated ones, empty ones and
     ones no record holds, over records that may be empty."""
-    from anonymizers.attacks.adapters.generalization import Flat, containing_persons
     from anonymizers.attacks.index import RecordIndex
+    from anonymizers.families.generalization.attack import Flat, containing_persons
 
     rng = np.random.default_rng(seed)
     sequences = [rng.integers(0, 6, size=int(rng.integers(0, 9))) for _ in range(60)]
@@ -240,7 +240,7 @@ def test_containing_each_is_plain_subsequence_search(seed: int) -> None:
 
 @pytest.mark.parametrize("seed", range(3))
 def test_dense_keys_number_labels_in_order_of_first_appearance(seed: int) -> None:
-    from anonymizers.attacks.adapters.generalization import _dense_keys
+    from anonymizers.families.generalization.attack import _dense_keys
 
     rng = np.random.default_rng(seed)
     parts = [rng.integers(0, 50, size=300) * 7, rng.integers(0, 60, size=200) * 7,
@@ -283,8 +283,8 @@ def test_distinct_sets_span_blocks_in_order(monkeypatch: pytest.MonkeyPatch) -> 
 
 
 def test_dense_keys_refuse_negative_cell_ids() -> None:
-    from anonymizers.attacks.adapters.generalization import _dense_keys
     from anonymizers.errors import ReleaseError
+    from anonymizers.families.generalization.attack import _dense_keys
 
     with pytest.raises(ReleaseError, match="non-negative"):
         _dense_keys(np.array([3, -1]), np.array([3]))

@@ -176,7 +176,7 @@ def test_a_target_leaving_the_published_cells_and_coming_back_has_moved_nowhere(
     """Targets drop what lies outside every published cell, then collapse the repeats
     that leaves next to each other, as Definition 3's visits do; they come ordered by
     owner, then trajectory."""
-    from anonymizers.attacks.adapters.generalization import OUTSIDE, _targets
+    from anonymizers.families.generalization.attack import OUTSIDE, _targets
 
     traj = np.array([0, 0, 0, 0, 1, 1, 2])
     cell = np.array([5, OUTSIDE, 5, 6, OUTSIDE, 7, 5])
@@ -211,8 +211,8 @@ def _one_persons_cells(conn: psycopg.Connection, release: str) -> list[int]:
     from collections import defaultdict
     from itertools import pairwise
 
+    from anonymizers.families.generalization.verifier import derive_release_visits
     from anonymizers.verifiers.base import read_release
-    from anonymizers.verifiers.generalization import derive_release_visits
 
     found = read_release(conn, release)
     derived, _ = derive_release_visits(conn, release, found.dataset_id, found.manifest)
@@ -252,9 +252,9 @@ def test_mob_records_for_a_few_targets_are_the_whole_objects_at_their_cells(
     what it builds for sampled targets equals that expansion (done here the plain way,
     every region against every occupied cell of its time point) cut down to the targets'
     cells, with the same whole-record sizes and top two, and attacks them the same."""
-    from anonymizers.attacks.adapters.mob import attack_input as mob_input
     from anonymizers.attacks.suite import run_attacks, sample_units
-    from anonymizers.verifiers.mob import derive_mob_view
+    from anonymizers.families.mob.attack import attack_input as mob_input
+    from anonymizers.families.mob.verifier import derive_mob_view
 
     with psycopg.connect(published_city_db) as conn:
         given = mob_input(conn, published_city["mob_symmetric"])
@@ -325,9 +325,9 @@ def test_tcaa_members_and_records_are_what_the_sql_join_of_positions_and_rectang
     verifier's positions and the rectangles finds inside all of a group's rectangles; the
     attack's records for every target hold exactly the (position, group) pairs it finds."""
     from anonymizers.db.sqlfiles import run_sql_file
+    from anonymizers.families.clustering.verifier import support_window
+    from anonymizers.families.clustering.verifier_support import derive_support
     from anonymizers.verifiers.base import read_release
-    from anonymizers.verifiers.clustering import support_window
-    from anonymizers.verifiers.clustering_support import derive_support
 
     schema = published_city["tcaa"]
     join = sql.SQL("""

@@ -1,4 +1,4 @@
-"""The TCAA verifier's group members (anonymizers.verifiers.clustering_support) against the
+"""The TCAA verifier's group members (anonymizers.families.clustering.verifier_support) against the
 definition, brute force: inside every one of the group's rectangles at its time point."""
 
 from __future__ import annotations
@@ -7,8 +7,8 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from anonymizers.verifiers import clustering_support
-from anonymizers.verifiers.clustering_support import (
+from anonymizers.families.clustering import verifier_support as clustering_support
+from anonymizers.families.clustering.verifier_support import (
     Boxes,
     Positions,
     Support,

@@ -201,9 +201,9 @@ def test_a_tcaa_group_pins_its_members_to_its_next_rectangles(published_city, ci
     rectangles for the rest of the slice (every member is in all of them). Replayed on the
     members' positions the verifier derives: most lie in exactly one group's rectangle,
     and that group has k members (what the model promises, all it promises)."""
+    from anonymizers.families.clustering.verifier import support_window
+    from anonymizers.families.clustering.verifier_support import derive_support
     from anonymizers.verifiers.base import read_release
-    from anonymizers.verifiers.clustering import support_window
-    from anonymizers.verifiers.clustering_support import derive_support
 
     schema = published_city["tcaa"]
     release = read_release(city_conn, schema)

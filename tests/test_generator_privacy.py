@@ -41,8 +41,8 @@ from voronoi_helpers import (
 )
 
 from anonymizers.families.generalization import tessellation
+from anonymizers.families.generalization.verifier import verify_generalization_release
 from anonymizers.release.spec import ReleaseSpec
-from anonymizers.verifiers.generalization import verify_generalization_release
 
 SNAP = 50.0  # the default of the parameter
 MORNING = datetime(2026, 1, 5, 8, 0, tzinfo=UTC)

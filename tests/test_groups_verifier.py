@@ -24,6 +24,7 @@ from psycopg import sql
 from scipy.spatial import Delaunay
 
 from anonymizers.db.sqlfiles import run_sql_file
+from anonymizers.families.groups.verifier import _derive_visits, _settings, verify_groups_release
 from anonymizers.loading import load_dataset
 from anonymizers.release.fingerprint import (
     input_fingerprint,
@@ -31,7 +32,6 @@ from anonymizers.release.fingerprint import (
     source_fingerprint,
 )
 from anonymizers.verifiers.base import VerifierResult, read_release
-from anonymizers.verifiers.groups import _derive_visits, _settings, verify_groups_release
 
 SRID = 32633  # UTM 33N
 CELL = 100.0

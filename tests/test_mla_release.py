@@ -12,9 +12,9 @@ from psycopg import sql
 
 from anonymizers import cli
 from anonymizers.errors import InputError
+from anonymizers.families.clustering.verifier import sequence_support
 from anonymizers.release.spec import ReleaseSpec, area_of_use
 from anonymizers.verifiers import verify_release
-from anonymizers.verifiers.clustering import sequence_support
 
 CITY = {"method": "mla_heuristic", "k": 3}
 

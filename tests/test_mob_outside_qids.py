@@ -14,19 +14,19 @@ from mob_helpers import example_4, mobs, random_objects
 from pipeline_helpers import run_steps
 from psycopg import sql
 
-from anonymizers.attacks.adapters.mob import MATCHING
 from anonymizers.attacks.models import MODELS
 from anonymizers.attacks.release import AttackSettings, attack_release
 from anonymizers.errors import PrivacyViolation
 from anonymizers.families.mob.anonymity import symmetric_anonymization
+from anonymizers.families.mob.attack import MATCHING
 from anonymizers.families.mob.generalize import generalize
 from anonymizers.families.mob.outside_qids import (
     OutsideQids,
     cover_groups,
     publish_outside_qids,
 )
+from anonymizers.families.mob.verifier import derive_mob_view
 from anonymizers.release.spec import ReleaseSpec
-from anonymizers.verifiers.mob import derive_mob_view
 
 BOX = (-1000, -1000, 1000, 1000)
 SHARED_DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data"

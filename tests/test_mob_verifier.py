@@ -13,6 +13,7 @@ import pytest
 from psycopg import sql
 
 from anonymizers.db.sqlfiles import copy_out, run_sql_file
+from anonymizers.families.mob.verifier import verify_mob_release
 from anonymizers.loading import load_dataset
 from anonymizers.release.fingerprint import (
     input_fingerprint,
@@ -20,7 +21,6 @@ from anonymizers.release.fingerprint import (
     source_fingerprint,
 )
 from anonymizers.release.spec import area_of_use
-from anonymizers.verifiers.mob import verify_mob_release
 
 SRID = 32633  # UTM 33N
 CELL = 100.0

@@ -17,8 +17,8 @@ from anonymizers.errors import InputError, PrivacyViolation
 from anonymizers.families.registry import METHODS
 from anonymizers.loading import load_dataset
 from anonymizers.pipeline import steps
-from anonymizers.release.risks import PRECISION_FLOOR_M
 from anonymizers.release.spec import ReleaseSpec
+from anonymizers.risks import PRECISION_FLOOR_M
 from anonymizers.verifiers import verify_release
 
 DAY = "2026-03-02"

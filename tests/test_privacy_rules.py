@@ -17,9 +17,9 @@ from pipeline_helpers import release_params, run_steps
 
 from anonymizers import cli
 from anonymizers.errors import InputError, PrivacyViolation
+from anonymizers.families.generalization.verifier import verify_generalization_release
 from anonymizers.pipeline import steps
 from anonymizers.release.spec import ReleaseSpec
-from anonymizers.verifiers.generalization import verify_generalization_release
 
 DAY = "2026-03-02"
 K = 3

@@ -20,13 +20,13 @@ import shapely
 from anonymizers.db.arrow_reads import read_batches
 from anonymizers.db.groups import whole_groups
 from anonymizers.db.sqlfiles import run_sql_file
+from anonymizers.families.generalization import verifier as generalization_module
+from anonymizers.families.generalization.verifier import CROSSING_METHODS, derive_release_visits
 from anonymizers.processes import PROCESSES_ENV
 from anonymizers.release.spec import area_of_use
 from anonymizers.verifiers import fixes as fixes_module
-from anonymizers.verifiers import generalization as generalization_module
 from anonymizers.verifiers.base import read_release
 from anonymizers.verifiers.fixes import Fixes, Numbering, PersonsNear
-from anonymizers.verifiers.generalization import CROSSING_METHODS, derive_release_visits
 from anonymizers.verifiers.rederive import OUTSIDE, CellLocator, Derived, derive_visits
 
 SMALL_CHUNK = 2_000  # fixes: the small city (~20k) comes in about ten chunks

@@ -14,10 +14,10 @@ from psycopg import sql
 from anonymizers import cli
 from anonymizers.db.sqlfiles import run_sql_file
 from anonymizers.errors import InputError
+from anonymizers.families.clustering.verifier import support_window
 from anonymizers.release.spec import ReleaseSpec
 from anonymizers.verifiers import verify_release
 from anonymizers.verifiers.base import read_release
-from anonymizers.verifiers.clustering import support_window
 
 CITY = {"method": "tcaa", "k": 3, "slice_seconds": 600, "interval": 60}
 

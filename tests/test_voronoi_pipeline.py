@@ -46,11 +46,11 @@ from anonymizers.families.generalization import prefix_tree, tessellation
 from anonymizers.families.generalization.fix_cells import FixCells, Tessellation
 from anonymizers.families.generalization.persons_near import PersonsNear
 from anonymizers.families.generalization.prefix_tree import support
+from anonymizers.families.generalization.verifier import verify_generalization_release
 from anonymizers.pipeline import steps
 from anonymizers.processes import PROCESSES_ENV
 from anonymizers.release.spec import ReleaseSpec
 from anonymizers.verifiers.base import interval_count
-from anonymizers.verifiers.generalization import verify_generalization_release
 
 METHODS = ["kam_cut", "kam_rec"]
 VORONOI = "generalization/voronoi/"

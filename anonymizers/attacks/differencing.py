@@ -64,7 +64,7 @@ from psycopg import sql
 
 from anonymizers.db.sqlfiles import compose_sql, read_sql, run_sql_file
 from anonymizers.errors import InputError
-from anonymizers.families.registry import METHODS
+from anonymizers.families.registry import FAMILIES, METHODS
 
 __all__ = ["DifferencingResult", "ItemDifference", "KindSummary", "ReleaseWindow",
            "certainly_isolated", "difference_bounds", "difference_releases",
@@ -76,24 +76,9 @@ EQUAL, A_IN_B, B_IN_A = "equal", "a inside b", "b inside a"
 OVERLAPPING, ADJACENT, DISJOINT = "overlapping", "adjacent", "disjoint"
 NESTED = (EQUAL, A_IN_B, B_IN_A)
 
-_FLOWS = ("flow_persons", "flow_trajectories")
 _TRAJECTORY_COUNTS = ("flow_trajectories", "group_trajectories", "od_group_trajectories",
                       "window_trajectories")
 _WINDOW = ("window_persons", "window_trajectories")
-_NOT_MONOTONE = {
-    "flow": "flows between data-driven Voronoi cells (kam_cut, kam_rec): the cells and "
-            "crossings between two cells come from each window's data, so a flow's persons "
-            "in the inner window need not take it in the outer",
-    "group_trajectories": "tg_nonoverlapping assigns each part of a trajectory to one group, "
-                          "again in every window (only tg_overlapping over the same places "
-                          "counts every trajectory travelling a sequence)",
-    "od_group_trajectories": "common origin/destination groups are a greedy assignment, "
-                             "redone in every window",
-    "group_persons": "TCAA and MLA re-cluster every window: the members of two groups with "
-                     "the same regions need not nest",
-    "region_objects": "MOB re-optimises its equivalence classes every window and carries "
-                      "positions forward from the window's own fixes",
-}
 
 
 @dataclass(frozen=True)
@@ -118,10 +103,9 @@ class ReleaseWindow:
     @property
     def scope(self) -> str:
         """What the manifest's input counts count: equal scopes, the same count."""
-        if self.family == "groups":
-            p = self.parameters
-            return (f"places:{p.get('places')}:{p.get('places_release')}:"
-                    f"{p.get('cell_size')}")
+        scope_params = FAMILIES[self.family].differencing.scope_params
+        if scope_params:
+            return ", ".join(f"{name}={self.parameters.get(name)}" for name in scope_params)
         return f"fixes in the window and the area of use of SRID {self.srid}"
 
 
@@ -250,7 +234,7 @@ def read_window(conn: psycopg.Connection, schema: str) -> ReleaseWindow:
 
 def _items(window: ReleaseWindow) -> sql.Composable:
     """The release's matchable items as one subquery (its family's and its manifest's)."""
-    family = compose_sql(f"attacks/differencing_{window.family}.sql", release=window.name)
+    family = compose_sql(f"{window.family}/attacks/differencing.sql", release=window.name)
     manifest = sql.SQL(read_sql("attacks/differencing_window.sql")).format(
         release=sql.Identifier(window.name), scope=sql.Literal(window.scope))
     return sql.SQL("SELECT * FROM (\n{}\n) AS family_items\nUNION ALL\n"
@@ -268,11 +252,10 @@ def _not_monotone(kind: str, a: ReleaseWindow, b: ReleaseWindow) -> str | None:
     """Why ``kind`` is not monotone under nesting between ``a`` and ``b`` (None: it is)."""
     if kind in _WINDOW:
         return None  # matched on the scope: the same reading of the window
-    if kind in _FLOWS:
-        return None if a.method == b.method == "grid_kam_cut" else _NOT_MONOTONE["flow"]
-    if kind == "group_trajectories" and a.method == b.method == "tg_overlapping":
-        return None  # matched on the places' exact geometry: the same places
-    return _NOT_MONOTONE.get(kind, "monotony under nesting not established")
+    if a.method == b.method and kind in METHODS[a.method].monotone_counts:
+        return None  # the method declares these counts nest (its declaration says why)
+    return FAMILIES[a.family].differencing.not_monotone.get(
+        kind, "monotony under nesting not established")
 
 
 def _classify(kind: str, label: str, a: tuple[int, int], b: tuple[int, int], relation: str,

@@ -57,7 +57,7 @@ from anonymizers.families.registry import (
     WINDOWS_PARAMS,
     family_params,
 )
-from anonymizers.release.params import ParamSpec
+from anonymizers.parameters import ParamSpec
 
 __all__ = ["dag_params", "param_defaults", "release_dag", "release_schedule",
            "scheduled_interval", "windows_dag", "windows_params"]

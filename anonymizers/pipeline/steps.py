@@ -12,10 +12,8 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager, nullcontext
+from contextlib import nullcontext
 from datetime import datetime
 from typing import Any
 
@@ -28,8 +26,9 @@ from anonymizers.families.registry import SHARED_STEPS_AFTER, method_entry
 from anonymizers.memory import give_back
 from anonymizers.processes import forked_call
 from anonymizers.release import gate
-from anonymizers.release.risks import ATTACK
 from anonymizers.release.spec import ReleaseSpec
+from anonymizers.release.step import FAULT_ENV, InjectedFault, injected_fault, step
+from anonymizers.risks import ATTACK
 
 __all__ = [
     "FAULT_ENV",
@@ -45,58 +44,6 @@ __all__ = [
 ]
 
 log = logging.getLogger(__name__)
-
-# Test hook: "step" raises in that step, "step:hang" blocks it (to kill the process).
-FAULT_ENV = "ANONYMIZERS_INJECT_FAULT"
-
-
-class InjectedFault(RuntimeError):
-    """The failure a test asked for with ANONYMIZERS_INJECT_FAULT: it stands for a crash
-    (a bug or a lost machine), so it is not one of the package's own errors."""
-
-
-def _injected_fault(step_name: str) -> None:
-    target, _, mode = os.environ.get(FAULT_ENV, "").partition(":")
-    if target != step_name:
-        return
-    if mode == "hang":
-        time.sleep(3600)
-    raise InjectedFault(f"fault injected into step {step_name!r} ({FAULT_ENV})")
-
-
-def _mark_failed(release: ReleaseSpec) -> None:
-    """Record that this run failed (so a later cleanup may drop its schemas); best effort."""
-    try:
-        with connect() as conn:
-            run_sql_file(conn, "release/step_failed.sql", {"work_schema": release.work_schema})
-    except psycopg.Error as error:  # the database may be what failed
-        log.warning("could not record the failure of %s: %s", release.work_schema, error)
-
-
-@contextmanager
-def step(name: str, spec: dict[str, Any]) -> Iterator[tuple[ReleaseSpec, psycopg.Connection]]:
-    """One transaction for one step, with timing in the task log.
-
-    The step holds a shared lock on its run for as long as it runs, and records when it
-    ended: the cleanup of a concurrent run of the same release never drops the schemas
-    of a run that is working or only between two steps.
-    """
-    started = time.monotonic()
-    release = ReleaseSpec.from_dict(spec)
-    try:
-        with connect() as conn:
-            conn.execute("SELECT pg_advisory_xact_lock_shared(hashtext(%s))",
-                         (gate.run_lock_key(release),))
-            yield release, conn
-            _injected_fault(name)
-            run_sql_file(conn, "release/step_done.sql", {"work_schema": release.work_schema})
-    except BaseException:
-        _mark_failed(release)
-        raise
-    finally:  # a process running several steps (a test, the CLI) starts each one afresh
-        give_back(f"step {name}")
-    log.info("step %s of %s took %.2f s", name, release.release_name, time.monotonic() - started)
-
 
 def prepare(params: dict[str, Any], interval: tuple[datetime, datetime] | None,
             run_id: str) -> dict[str, Any] | None:
@@ -115,7 +62,7 @@ def prepare(params: dict[str, Any], interval: tuple[datetime, datetime] | None,
         gate.check_precision(release)
         gate.check_enough_owners(conn, release)
         gate.prepare_work_schema(conn, release)
-        _injected_fault("prepare")
+        injected_fault("prepare")
     log.info("release %s, window %s .. %s, SRID %s", release.release_name,
              release.window_start, release.window_end, release.srid)
     return release.to_dict()

@@ -21,15 +21,15 @@ from psycopg import sql
 from anonymizers.db.sqlfiles import run_sql_file
 from anonymizers.errors import InputError, ReleaseError
 from anonymizers.families.registry import FAMILIES, MACHINERY_PARAMS, RUN_PARAMS, method_entry
+from anonymizers.parameters import parse_params
 from anonymizers.release.fingerprint import (
     input_fingerprint,
     installation_secret,
     keyed_digest,
     source_fingerprint,
 )
-from anonymizers.release.params import parse_params
-from anonymizers.release.risks import PRECISION, PRECISION_FLOOR_M, accepted_risks
 from anonymizers.release.spec import MIN_WINDOW_HOURS, ReleaseSpec, utm_srid
+from anonymizers.risks import PRECISION, PRECISION_FLOOR_M, accepted_risks
 
 __all__ = [
     "IDLE_GRACE_SECONDS",

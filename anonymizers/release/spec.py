@@ -18,7 +18,7 @@ from typing import Any
 from anonymizers import __version__
 from anonymizers.errors import InputError
 from anonymizers.families.registry import FAMILIES, method_entry
-from anonymizers.release.risks import COMPOSITION, RISKS
+from anonymizers.risks import COMPOSITION, RISKS
 
 __all__ = [
     "MIN_WINDOW_HOURS",
@@ -76,7 +76,7 @@ class ReleaseSpec:
     # (keyed: a plain hash would let anyone holding a candidate file confirm it); set by the
     # gate. A reload draws a new dataset id: random choices use ``seed`` instead.
     input_fingerprint: str = ""
-    # The operator's reasons for publishing despite a rule (anonymizers.release.risks):
+    # The operator's reasons for publishing despite a rule (anonymizers.risks):
     # ``{column: reason}``, e.g. {"composition_risk": "..."} for an overlapping window.
     risks: dict[str, str] = field(default_factory=dict)
     run_token: str = "manual"  # names this run's scratch schemas; not part of the identity

@@ -15,7 +15,7 @@ from typing import Any
 
 from anonymizers.errors import InputError
 from anonymizers.families.registry import MACHINERY_PARAMS, WINDOWS_PARAMS
-from anonymizers.release.params import parse_params
+from anonymizers.parameters import parse_params
 
 __all__ = ["MAX_WINDOWS", "plan_windows", "split_window"]
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from anonymizers.release.risks import PRECISION_FLOOR_M, RISKS
+from anonymizers.risks import PRECISION_FLOOR_M, RISKS
 
 __all__ = ["checks_rows", "count_text", "manifest_sentences"]
 

@@ -33,7 +33,7 @@ from psycopg import sql
 
 from anonymizers.db.sqlfiles import run_sql_file
 from anonymizers.errors import InputError
-from anonymizers.families.registry import METHODS
+from anonymizers.families.registry import FAMILIES, METHODS
 from anonymizers.release.fingerprint import (
     input_fingerprint,
     installation_secret,
@@ -64,10 +64,9 @@ ATTACK_MAXIMUM = re.compile(r"^attack(_[a-z_]+_prosecutor_max|\.[a-z_]+\.max)$")
 ORDER_STATISTIC = re.compile(r"(^|[._])(max|min|maximum|minimum|quantile|percentile|median)"
                              r"($|[._])")
 # Order statistics that are not of individual raw values: the largest success probability
-# of an attack (bounded by 1/k), and the median size of MOB equivalence classes (sizes of
-# groups of at least k objects, published as an interval-filtered count).
-ALLOWED_ORDER_STATISTICS = frozenset({"reid_max_probability", "reid.max",
-                                      "mob_class_size_median"})
+# of an attack (bounded by 1/k); a family declares its own (FamilyEntry.
+# allowed_order_statistics, e.g. the median size of MOB's classes of at least k objects).
+ALLOWED_ORDER_STATISTICS = frozenset({"reid_max_probability", "reid.max"})
 # The attack suite's largest success probabilities (anonymizers.attacks.release), which are
 # probabilities of an attack, not any person's value; allowed only with that unit.
 ATTACK_PROBABILITY = re.compile(r"^attack[._][a-z_]+[._](prosecutor_max|journalist_max|max)$")
@@ -316,15 +315,22 @@ def on_lattice(value: float, lattice_m: float, tolerance: float = 1e-6) -> bool:
 # --------------------------------------------------------------------------- rule 3
 
 
+def _family_order_statistics(method: str) -> frozenset[str]:
+    """The order-statistic names the method's family declares are not individuals' values."""
+    entry = METHODS.get(method)
+    return FAMILIES[entry.family].allowed_order_statistics if entry else frozenset()
+
+
 def _check_metrics(conn: psycopg.Connection, release: ReleaseUnderTest,
                    result: VerifierResult) -> None:
     rows = run_sql_file(conn, "verify/metric_values.sql", release=release.schema)
     k, width = release.k, release.count_interval
     result.checks["metric_values"] = len(rows)
+    family_allows = _family_order_statistics(release.manifest["method"])
     for name, unit, value in rows:
         # An attack's probability lies in [0, 1]: a raw coordinate or length under that
         # name would not.
-        allowed = name in ALLOWED_ORDER_STATISTICS or (
+        allowed = name in ALLOWED_ORDER_STATISTICS or name in family_allows or (
             unit == "probability" and ATTACK_PROBABILITY.match(name) is not None
             and (value is None or 0.0 <= value <= 1.0))
         if ORDER_STATISTIC.search(name) and not allowed:

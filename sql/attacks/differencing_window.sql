@@ -3,7 +3,7 @@
 -- the window, named by the caller as {scope} (e.g. the fixes of the window inside the
 -- CRS's area of use, for a given SRID): the same scope is the same count in two releases.
 -- A count of 0 is exact; NULL (below k) is no item. Columns as
--- differencing_generalization.sql. No trailing semicolon: a subquery.
+-- generalization/attacks/differencing.sql. No trailing semicolon: a subquery.
 -- Identifiers: release; literal: scope.
 SELECT c.kind, {scope}::text AS item_key, c.label,
        c.n AS n_lo,

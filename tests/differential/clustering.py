@@ -9,12 +9,12 @@ Items, keyed by what the build schema publishes (``groups.group_id``, and
   - TCAA, anonymizer: ``work.cl_group_sizes.n_persons``, the distinct persons of the
     group's pieces that 080_build_release.sql published it on. Verifier: the persons whose
     interpolated positions lie in every one of the group's rectangles
-    (:func:`anonymizers.verifiers.clustering_support.derive_support`, the gate's count).
+    (:func:`anonymizers.families.clustering.verifier_support.derive_support`, the gate's count).
   - MLA, anonymizer: ``work.ml_clusters.matched_persons`` (through ``work.ml_group_ids``),
     the distinct persons with a point in every published column, what
     085_build_aligned_release.sql published it on. Verifier: the persons with a trajectory
     whose raw fixes pass the group's regions in order
-    (:func:`anonymizers.verifiers.clustering.sequence_support`, the gate's count).
+    (:func:`anonymizers.families.clustering.verifier.sequence_support`, the gate's count).
 
 * ``region`` (one per row of ``group_regions``):
 
@@ -47,14 +47,18 @@ import psycopg
 from psycopg import sql
 
 from anonymizers.db.sqlfiles import fetch_columns, run_sql_file
-from anonymizers.verifiers.base import read_release
-from anonymizers.verifiers.clustering import ALIGNED_METHODS, sequence_support, support_window
-from anonymizers.verifiers.clustering_support import (
+from anonymizers.families.clustering.verifier import (
+    ALIGNED_METHODS,
+    sequence_support,
+    support_window,
+)
+from anonymizers.families.clustering.verifier_support import (
     Boxes,
     Positions,
     Support,
     members_and_box_persons,
 )
+from anonymizers.verifiers.base import read_release
 from differential import Comparison, Item
 
 __all__ = ["ClusteringComparison", "compare_release", "explain"]
@@ -120,7 +124,7 @@ def _synchronized(conn: psycopg.Connection, work: str, build: str,
 
 def _verifier_support(conn: psycopg.Connection, build: str,
                       window: dict[str, Any]) -> tuple[Support, list[str]]:
-    """What :func:`~anonymizers.verifiers.clustering_support.derive_support` derives, the
+    """What :func:`~anonymizers.families.clustering.verifier_support.derive_support` derives, the
     same SQL and matching, with the user_id of each person number (its rank among the
     persons with a position, in "C" order, as verify/clustering_position_rows.sql numbers
     them)."""

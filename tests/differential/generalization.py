@@ -18,10 +18,10 @@ from dataclasses import dataclass, field
 import psycopg
 from psycopg import sql
 
+from anonymizers.families.generalization.verifier import derive_release_visits
 from anonymizers.release.spec import area_of_use
 from anonymizers.verifiers.base import read_release
 from anonymizers.verifiers.containment import SupportIndex, is_subsequence
-from anonymizers.verifiers.generalization import derive_release_visits
 from anonymizers.verifiers.rederive import OUTSIDE
 from differential import Comparison, Item
 

@@ -5,7 +5,7 @@ A built (not yet published) groups release keeps its run's work schema: what the
 anonymizer counted when it decided to publish each item, and the maps from the release's
 fresh ids to its own indexes (``tg_group_ids``, ``tg_od_ids``, ``tg_class_ids``). The
 verifier recounts every published item from the raw data over the release's tables
-(:func:`anonymizers.verifiers.groups.recount_items`, the counts its checks hold to k). Kinds
+(:func:`anonymizers.families.groups.verifier.recount_items`, the counts its checks hold to k). Kinds
 of items, keyed by the release's ids, and how each side counts them:
 
 ``group`` (key: ``group_id``)
@@ -51,8 +51,8 @@ from anonymizers.families.groups.steps import (
     _person_values,
     parse_demographic_grid,
 )
+from anonymizers.families.groups.verifier import ItemCounts, recount_items
 from anonymizers.verifiers.base import read_release
-from anonymizers.verifiers.groups import ItemCounts, recount_items
 from differential import Comparison, Item
 
 __all__ = ["GroupsComparison", "anonymizer_counts", "compare_release"]

@@ -34,7 +34,7 @@ The gate cannot know the true pairing: it checks the core under a pairing of its
 which can be smaller (presence hidden makes nearly every object a full match of several
 persons); ``gate_core_below_k`` in the details counts the persons it would refuse for
 that. The verifier's counts are those of its gate
-(:func:`anonymizers.verifiers.mob.count_mob_release`).
+(:func:`anonymizers.families.mob.verifier.count_mob_release`).
 """
 
 from __future__ import annotations
@@ -47,7 +47,7 @@ import numpy as np
 import psycopg
 from psycopg import sql
 
-from anonymizers.verifiers.mob import MobCounts, count_mob_release
+from anonymizers.families.mob.verifier import MobCounts, count_mob_release
 from differential import Comparison, Item
 
 __all__ = ["AnonymizerGroups", "MobComparison", "anonymizer_groups", "compare_release",

@@ -21,7 +21,7 @@ import pyarrow as pa
 from anonymizers.db.arrow_reads import read_columns
 from anonymizers.db.sqlfiles import copy_frame, run_sql_file
 from anonymizers.errors import InputError, ReleaseError
-from anonymizers.pipeline.steps import step
+from anonymizers.release.step import step
 
 if TYPE_CHECKING:
     from anonymizers.families.clustering.mla import MlaRelease

@@ -19,8 +19,8 @@ import pyarrow as pa
 from anonymizers.db.arrow_reads import read_columns
 from anonymizers.db.groups import copy_columns
 from anonymizers.db.sqlfiles import copy_frame, run_sql_file
-from anonymizers.pipeline.steps import step
 from anonymizers.processes import available_processes
+from anonymizers.release.step import step
 from anonymizers.sequences import ConcatenatedSequences
 
 if TYPE_CHECKING:

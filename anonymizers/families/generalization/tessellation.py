@@ -29,8 +29,8 @@ from anonymizers.db.sqlfiles import copy_arrow, copy_frame, fetch_columns, run_s
 from anonymizers.errors import InputError, ReleaseError
 from anonymizers.families.generalization.persons_near import PersonsNear
 from anonymizers.memory import give_back
-from anonymizers.pipeline.steps import step
 from anonymizers.release.spec import ReleaseSpec
+from anonymizers.release.step import step
 
 if TYPE_CHECKING:
     from anonymizers.families.generalization.characteristic_points import (

@@ -22,9 +22,10 @@ from psycopg import sql
 
 from anonymizers.db.sqlfiles import copy_frame, copy_out, fetch_columns, run_sql_file
 from anonymizers.errors import InputError
-from anonymizers.pipeline.steps import step
+from anonymizers.families.groups.declaration import NonoverlappingParams
 from anonymizers.processes import available_processes, map_forked
 from anonymizers.release.spec import area_of_use
+from anonymizers.release.step import step
 
 if TYPE_CHECKING:
     from anonymizers.families.groups.trajectory_groups import (
@@ -274,7 +275,7 @@ def group_trajectories(spec: dict[str, Any]) -> dict[str, int]:
         else:
             result = tg.nonoverlapping_trajectory_groups(*arrays, k=release.k,
                                                          seed=_seed(release))
-            if release.params.get("od_groups", "false") == "true":
+            if NonoverlappingParams.of(release.params).od_groups:
                 od = tg.origin_destination_groups(*arrays, result, release.k, neighbours,
                                                   seed=_seed(release))
                 _write_od(conn, work, od, names)

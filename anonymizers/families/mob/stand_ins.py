@@ -15,7 +15,7 @@ city had five such persons, with one or two candidates each, and the gate refuse
 So O's person is suppressed as well (``excluded``) and the anonymization runs again, to a
 fixed point: every round suppresses at least one more published object, so it ends. The
 published persons are then the only persons with a full match, which the verifier checks
-(``anonymizers.verifiers.mob``).
+(``anonymizers.families.mob.verifier``).
 
 References
 ----------

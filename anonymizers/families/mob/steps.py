@@ -19,8 +19,8 @@ from psycopg import sql
 
 from anonymizers.db.sqlfiles import copy_out, run_sql_file
 from anonymizers.errors import InputError
-from anonymizers.pipeline.steps import step
 from anonymizers.processes import available_processes
+from anonymizers.release.step import step
 
 __all__ = ["anonymize_objects", "build_objects", "prepare_objects", "read_moving_objects"]
 

@@ -45,8 +45,7 @@ import pyarrow.csv as pacsv
 
 from anonymizers.db.sqlfiles import compose_sql, run_sql_file
 from anonymizers.errors import InputError
-from anonymizers.release.spec import area_of_use
-from anonymizers.verifiers.attack_graph import (
+from anonymizers.families.mob.verifier_attack_graph import (
     AttackGraph,
     Cells,
     Pruning,
@@ -62,6 +61,7 @@ from anonymizers.verifiers.attack_graph import (
     prune_unmatchable,
     symmetric_degree,
 )
+from anonymizers.release.spec import area_of_use
 from anonymizers.verifiers.base import (
     ReleaseUnderTest,
     VerifierResult,

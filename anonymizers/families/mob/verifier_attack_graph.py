@@ -1,6 +1,6 @@
 """The attack graph of a MOB release (Yarovoy et al. 2009, Definitions 1-3): build, match, prune.
 
-Pure numpy/scipy, no database: the MOB verifier (:mod:`anonymizers.verifiers.mob`) feeds it
+Pure numpy/scipy, no database: the MOB verifier (:mod:`anonymizers.families.mob.verifier`) feeds it
 integer cells and cell rectangles. Persons are I-nodes, published objects O-nodes; an
 edge is an (I, O) pair of the index arrays ``person`` and ``obj``. A person whose QID is
 empty is adjacent to every object ("universal"): such a person is one flag, not n edges.

@@ -181,7 +181,8 @@ def _settings(conn: psycopg.Connection, release: ReleaseUnderTest,
     except InputError as error:
         result.violations.append(f"the manifest's parameters cannot be checked: {error}")
         return None
-    od = str(params.get("od_groups", "false")).lower() == "true"
+    # an older manifest records the flag as the text "true"/"false"
+    od = str(params.get("od_groups", False)).lower() == "true"
     cells_release = None
     if places == "voronoi":
         cells_release = _cells_release(conn, params.get("places_release"), result)

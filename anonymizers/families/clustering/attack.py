@@ -33,9 +33,9 @@ from anonymizers.attacks.adapters.base import AttackInput
 from anonymizers.attacks.knowledge import Observations, Records
 from anonymizers.attacks.models import MODELS
 from anonymizers.db.sqlfiles import run_sql_file
+from anonymizers.families.clustering.verifier import ALIGNED_METHODS, support_window
+from anonymizers.families.clustering.verifier_support import derive_support
 from anonymizers.verifiers.base import read_release
-from anonymizers.verifiers.clustering import ALIGNED_METHODS, support_window
-from anonymizers.verifiers.clustering_support import derive_support
 
 __all__ = ["attack_input"]
 

@@ -37,9 +37,9 @@ from anonymizers.attacks.knowledge import Observations, Records, WholeRecords, t
 from anonymizers.attacks.models import MODELS
 from anonymizers.attacks.suite import ModelRun
 from anonymizers.errors import InputError
+from anonymizers.families.mob.verifier import MobView, derive_mob_view
+from anonymizers.families.mob.verifier_attack_graph import Regions
 from anonymizers.sequences import ranges, sized_runs
-from anonymizers.verifiers.attack_graph import Regions
-from anonymizers.verifiers.mob import MobView, derive_mob_view
 
 __all__ = ["MATCHING", "OccupiedCells", "attack_input"]
 

@@ -12,7 +12,7 @@ declared lattice, times on the declared time grid of the window), then the model
    raw fixes of the window by the verifier's own SQL:
 
    * TCAA (``sql/verify/clustering_positions.sql``, then
-     :mod:`anonymizers.verifiers.clustering_support`): each person's position at each
+     :mod:`anonymizers.families.clustering.verifier_support`): each person's position at each
      published time point, by linear interpolation between consecutive fixes of a
      trajectory, inside the group's rectangle at every one of its time points;
    * MLA (``sql/verify/clustering_sequence_support.sql``): a trajectory of the person
@@ -33,6 +33,7 @@ import psycopg
 
 from anonymizers.db.sqlfiles import fetch_columns, run_sql_file
 from anonymizers.errors import InputError
+from anonymizers.families.clustering.verifier_support import Support, derive_support
 from anonymizers.release.spec import area_of_use
 from anonymizers.verifiers.base import (
     VerifierResult,
@@ -40,7 +41,6 @@ from anonymizers.verifiers.base import (
     interval_count,
     read_release,
 )
-from anonymizers.verifiers.clustering_support import Support, derive_support
 
 __all__ = ["ALIGNED_METHODS", "CLUSTERING_METHODS", "sequence_support", "support_window",
            "verify_clustering_release", "verify_release"]

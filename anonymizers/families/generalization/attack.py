@@ -30,10 +30,10 @@ from anonymizers.counting import distinct_values
 from anonymizers.db.groups import copy_columns, copy_sequences
 from anonymizers.db.sqlfiles import fetch_columns, run_sql_file
 from anonymizers.errors import ReleaseError
+from anonymizers.families.generalization.verifier import derive_release_visits
 from anonymizers.memory import compact_type, give_back
 from anonymizers.sequences import relabel
 from anonymizers.verifiers.base import read_release
-from anonymizers.verifiers.generalization import derive_release_visits
 from anonymizers.verifiers.rederive import OUTSIDE
 
 __all__ = ["Flat", "attack_input", "containing_persons"]

@@ -2,7 +2,7 @@
 -- trajectory, the exact sequence of (time interval, region) it publishes; groups of one
 -- release with the same trajectory are one item (an attacker cannot tell them apart), their
 -- counts added. n_persons is the lower end of an interval of count_interval persons.
--- Columns as differencing_generalization.sql. No trailing semicolon: a subquery.
+-- Columns as generalization/attacks/differencing.sql. No trailing semicolon: a subquery.
 -- Identifiers: release.
 WITH trajectories AS (
     SELECT r.group_id,

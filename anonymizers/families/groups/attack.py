@@ -17,8 +17,8 @@ from anonymizers.attacks.adapters.base import AttackInput, KeyCoder, sequence_in
 from anonymizers.attacks.models import MODELS
 from anonymizers.counting import distinct_values
 from anonymizers.db.sqlfiles import run_sql_file
+from anonymizers.families.groups.verifier import derive_place_sequences
 from anonymizers.sequences import ranges
-from anonymizers.verifiers.groups import derive_place_sequences
 
 __all__ = ["attack_input", "spelling_persons"]
 

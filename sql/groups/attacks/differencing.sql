@@ -2,7 +2,7 @@
 -- in order, each place by its public name and exact geometry (a grid's 'column:row' names
 -- another square at another cell size); a common origin/destination group by its group,
 -- its kind and its places. Counts are trajectories, published as the inclusive interval
--- [n_lo, n_hi]. Columns as differencing_generalization.sql. No trailing semicolon: a
+-- [n_lo, n_hi]. Columns as generalization/attacks/differencing.sql. No trailing semicolon: a
 -- subquery. Identifiers: release.
 WITH place_keys AS (
     SELECT place_id, place_id || '=' || encode(ST_AsEWKB(geom), 'hex') AS place_key
