@@ -4,6 +4,7 @@ violation (one of its family's own model, and one of the shared rules)."""
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 from typing import Any
 
@@ -13,6 +14,7 @@ from psycopg import sql
 
 from anonymizers.families.base import Family, load_family
 from anonymizers.families.registry import FAMILIES, METHODS, SHARED_STEPS_AFTER, family_params
+from anonymizers.parameters import MethodParams
 from anonymizers.release.spec import ReleaseSpec
 from anonymizers.verifiers import verify_release
 
@@ -20,6 +22,19 @@ from anonymizers.verifiers import verify_release
 def _contract(family: str) -> Any:
     """The family's contract-test support (CITY_PARAMS, EMPTY_BY_DESIGN, plant, setup)."""
     return importlib.import_module(FAMILIES[family].contract)
+
+
+def test_every_method_declares_typed_parameters_and_its_familys_traits():
+    for family in FAMILIES:
+        methods = [m for m in METHODS.values() if m.family == family]
+        assert len({type(m.traits) for m in methods}) == 1, family  # one traits class
+        assert dataclasses.is_dataclass(methods[0].traits), family
+        for method in methods:
+            assert issubclass(method.parameters, MethodParams), method.name
+            # the defaults parse as themselves: one default, typed
+            assert method.parameters.of({}) == method.parameters(), method.name
+        # traits tell the methods apart (two methods with equal traits are one method)
+        assert len({m.traits for m in methods}) == len(methods), family
 
 
 def test_the_registry_is_consistent():
