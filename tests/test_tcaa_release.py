@@ -93,13 +93,13 @@ def test_the_verifier_refuses_each_planted_violation(built, conn):
 
 
 def test_positions_are_each_segment_s_interpolation_at_the_time_points_it_spans(built, conn):
-    """The verifier's positions (clustering_positions.sql, time points found by binary
+    """The verifier's positions (clustering/verify/positions.sql, time points found by binary
     search) against a plain interpolation of the same projected fixes: between consecutive
     fixes of a trajectory, both ends included (a fix at a time point gives it twice, from the
     segments on either side), and the last fix alone."""
     window = support_window(read_release(conn, built))
     with conn.transaction():
-        run_sql_file(conn, "verify/clustering_positions.sql", window, release=built)
+        run_sql_file(conn, "clustering/verify/positions.sql", window, release=built)
         found = conn.execute("SELECT user_id, t, x, y FROM cl_verify_positions").fetchall()
         times = [t for (t,) in _rows(conn, "SELECT DISTINCT t_start FROM {s}.group_regions "
                                            "ORDER BY 1", built)]
