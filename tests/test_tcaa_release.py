@@ -84,12 +84,31 @@ PLANTS: dict[str, tuple[str, str]] = {
         "UPDATE {s}.group_regions SET t_end = t_start + interval '1 minute' "
         "WHERE (group_id, seq) = (SELECT group_id, seq FROM {s}.group_regions LIMIT 1)",
         "t_start different from t_end"),
+    # The lattice is read as the method's typed parameter: a value it cannot take is a
+    # violation, and a missing one is not replaced by the default.
+    "a lattice that is no number": (
+        "UPDATE {s}.manifest SET parameters = jsonb_set(parameters, '{{snap}}', '\"fine\"')",
+        "the manifest's parameters cannot be checked: parameter snap='fine' must be a number"),
+    "a lattice left out": (
+        "UPDATE {s}.manifest SET parameters = parameters - 'snap'",
+        "the manifest's parameters do not declare snap"),
 }
 
 
 @pytest.mark.slow
 def test_the_verifier_refuses_each_planted_violation(built, conn):
     assert_plants_refused(conn, built, PLANTS)
+
+
+def test_the_clustering_verifier_refuses_a_release_of_another_family(built, conn):
+    """Which method is a clustering one is the declaration's word (its family)."""
+    from anonymizers.families.clustering.verifier import verify_clustering_release
+
+    with conn.transaction(force_rollback=True):
+        conn.execute(sql.SQL("UPDATE {}.manifest SET method = 'kam_cut'").format(
+            sql.Identifier(built)))
+        with pytest.raises(InputError, match="is a kam_cut release, not a clustering one"):
+            verify_clustering_release(conn, built)
 
 
 def test_positions_are_each_segment_s_interpolation_at_the_time_points_it_spans(built, conn):
