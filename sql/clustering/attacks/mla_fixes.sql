@@ -1,5 +1,5 @@
 -- Attack suite, clustering family (MLA, aligned): the raw fixes of the window as the
--- verifier reads them (ml_verify_fixes of verify/clustering_sequence_fixes.sql, run first
+-- verifier reads them (ml_verify_fixes of clustering/verify/sequence_fixes.sql, run first
 -- in the same transaction), by trajectory and time; t_us is the instant in microseconds
 -- since the epoch (exact, as the verifier's timestamptz comparisons), for the adapter's
 -- region test in numpy.

@@ -1,9 +1,9 @@
 -- The support of every published group of an aligned (MLA) clustering release, re-derived
--- from raw fixes (clustering_sequence_fixes.sql, run first): the distinct persons with one
--- trajectory whose fixes, in time order, lie in the group's regions in seq order. A fix
--- lies in a region when it is inside the closed rectangle (as the polygon covers it) and
--- t_start <= t < t_end; each region must be matched by a fix strictly later than the fix
--- that matched the region before. The chain takes, region after region, the earliest such
+-- from raw fixes (clustering/verify/sequence_fixes.sql, run first): the distinct persons
+-- with one trajectory whose fixes, in time order, lie in the group's regions in seq order.
+-- A fix lies in a region when it is inside the closed rectangle (as the polygon covers
+-- it) and t_start <= t < t_end; each region must be matched by a fix strictly later than
+-- the fix that matched the region before. The chain takes, region after region, the earliest such
 -- fix: the leftmost match finds a chain whenever one exists (as for any subsequence), and
 -- the trajectories that drop out early are never read again.
 -- Returns group_id, its published n_persons and the re-derived support.

@@ -1,5 +1,5 @@
 -- Attack suite, clustering family (MLA, aligned): every published region as the verifier
--- matches fixes against it (ml_verify_regions of verify/clustering_sequence_support.sql,
+-- matches fixes against it (ml_verify_regions of clustering/verify/sequence_support.sql,
 -- run first in the same transaction): the closed rectangle [x0, x1] x [y0, y1] over
 -- t_start <= t < t_end, times in microseconds since the epoch as in mla_fixes.sql.
 SELECT group_id, (extract(epoch FROM t_start) * 1000000)::int8 AS t_start_us,

@@ -5,7 +5,7 @@
 -- at a time point is its position. Fixes as the release's window reads them:
 -- window_start <= t < window_end, inside the CRS's area of use, projected to srid.
 -- Leaves cl_verify_positions (user_id, t, x, y) for the transaction; the verifier
--- (anonymizers/verifiers/clustering_support.py) matches them against the rectangles.
+-- (anonymizers/families/clustering/verifier_support.py) matches them against the rectangles.
 -- Params: dataset_id, window_start, window_end, srid, lon_min, lon_max, lat_min, lat_max.
 -- Identifiers: release (the schema under test).
 DROP TABLE IF EXISTS pg_temp.cl_verify_positions;

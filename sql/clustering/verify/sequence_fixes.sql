@@ -1,7 +1,7 @@
 -- The raw fixes an aligned (MLA) clustering release is checked against, read by the
 -- verifier itself (never from the anonymizer's tables): the release's window
 -- (window_start <= t < window_end), inside the CRS's area of use, projected to srid, with
--- a spatial index and one on (trajectory, time) for clustering_sequence_support.sql.
+-- a spatial index and one on (trajectory, time) for sequence_support.sql.
 -- Params: dataset_id, window_start, window_end, srid, lon_min, lon_max, lat_min, lat_max.
 DROP TABLE IF EXISTS pg_temp.ml_verify_fixes;
 CREATE TEMP TABLE ml_verify_fixes ON COMMIT DROP AS
