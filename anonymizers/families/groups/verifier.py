@@ -475,17 +475,19 @@ def _od_member_counts(conn: psycopg.Connection, tables: dict[str, Table],
     rows = fetch_columns(conn, "groups/verify/od_members.sql", od_groups=tables["od_groups"],
                          members=members)
     result.checks["od_members"] = "checked"
-    named = list(zip(rows["od_group_id"], rows["published"], rows["unknown"],
-                     rows["unassigned"], rows["wrong_end"], strict=True))
-    _report(result, "od_members_of_unpublished", [f"od group {o}" for o, p, *_ in named if not p],
+    ids = rows["od_group_id"]
+    _report(result, "od_members_of_unpublished",
+            [f"od group {o}" for o, p in zip(ids, rows["published"], strict=True) if not p],
             "members of an od group that is not published")
-    for index, text in ((2, "members whose trajectory is not in the window or another "
-                            "person's"),
-                        (3, "members not assigned to the od group's trajectory group"),
-                        (4, "members whose window sequence does not start (origin) / end "
-                            "(destination) at its places")):
-        key = ("od_members_unknown", "od_members_unassigned", "od_members_wrong_end")[index - 2]
-        _report(result, key, [f"od group {r[0]} ({r[index]})" for r in named if r[index]], text)
+    for column, text in (("unknown", "members whose trajectory is not in the window or "
+                                     "another person's"),
+                         ("unassigned", "members not assigned to the od group's trajectory "
+                                        "group"),
+                         ("wrong_end", "members whose window sequence does not start (origin) "
+                                       "/ end (destination) at its places")):
+        _report(result, f"od_members_{column}",
+                [f"od group {o} ({n})" for o, n in zip(ids, rows[column], strict=True) if n],
+                text)
     twice: dict[tuple[int, ...], int] = defaultdict(int)
     for ids in fetch_columns(conn, "groups/verify/od_twice.sql", od_groups=tables["od_groups"],
                              members=members)["od_group_ids"]:
