@@ -1,5 +1,5 @@
 -- Verifier of trajectory groups (seed 004): every occurrence of every published group's
--- sequence as a contiguous part of a trajectory's sequence of places (groups_visits.sql):
+-- sequence as a contiguous part of a trajectory's sequence of places (visits.sql):
 -- the visits at the sequence's first place followed by its second, kept when the
 -- trajectory's slice from there equals the whole sequence (only sequences of three places
 -- or more need the slice: fetching every candidate's array was most of the verifier's time).

@@ -1,6 +1,6 @@
 -- Verifier of trajectory groups (seed 004): per published group, its declared length and
 -- count interval, and the distinct trajectories and persons whose sequence contains the
--- group's sequence (tgv_occurrences, groups_occurrences.sql).
+-- group's sequence (tgv_occurrences, occurrences.sql).
 -- Identifiers: groups (the table under test).
 SELECT g.group_id, cardinality(g.places) AS n_places, g.length, g.n_lo, g.n_hi,
        count(DISTINCT o.traj) AS trajectories, count(DISTINCT o.person) AS persons

@@ -1,5 +1,5 @@
 -- Verifier of trajectory groups (seed 004), places=voronoi: the neighbours of each cell are
--- the cells of the same release that touch it (tgv_cells, groups_fixes_voronoi.sql).
+-- the cells of the same release that touch it (tgv_cells, fixes_voronoi.sql).
 DROP TABLE IF EXISTS pg_temp.tgv_neighbours;
 CREATE TEMP TABLE tgv_neighbours ON COMMIT DROP AS
 SELECT a.place AS a, b.place AS b

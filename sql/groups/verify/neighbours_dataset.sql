@@ -1,6 +1,6 @@
 -- Verifier of trajectory groups (seed 004), place-sequence dataset: the neighbours of each
 -- place (§4.3.3, "connected by a single route"): the edges of the Delaunay triangulation of
--- all the dataset's places (tgv_places, groups_fixes_dataset.sql), in both directions. An
+-- all the dataset's places (tgv_places, fixes_dataset.sql), in both directions. An
 -- edge's ends are matched to the nearest place (the triangulation returns the input
 -- coordinates, so the nearest is the place itself).
 DROP TABLE IF EXISTS pg_temp.tgv_neighbours;

@@ -1,5 +1,5 @@
 -- Verifier of trajectory groups (seed 004): every trajectory of the window as its sequence
--- of places (after groups_fixes_*.sql). A visit is a maximal run of consecutive fixes of a
+-- of places (after fixes_*.sql). A visit is a maximal run of consecutive fixes of a
 -- trajectory (in time order) at one place, so no place follows itself; seq numbers the
 -- visits of a trajectory from 0; next_place is the place of the next visit (NULL at the
 -- last). tgv_trajectories holds the whole sequence as an array

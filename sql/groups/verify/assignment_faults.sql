@@ -1,5 +1,5 @@
 -- Verifier of trajectory groups (seed 004): faults of the private assignment
--- (tgv_assignment, groups_assignment.sql), as (fault, group_id, rows):
+-- (tgv_assignment, assignment.sql), as (fault, group_id, rows):
 --   unknown_group       rows of a group that is not published;
 --   unknown_trajectory  rows of a trajectory not in the window, or of another person;
 --   misspelt            rows whose visits do not spell the group's sequence;

@@ -1,5 +1,5 @@
 -- Verifier of trajectory groups (seed 004): every trajectory of the window with its person
--- and place sequence (after groups_fixes_*.sql and groups_visits.sql), by person, for the
+-- and place sequence (after fixes_*.sql and visits.sql), by person, for the
 -- attack suite's view of what an attacker can know.
 SELECT traj::text, person::text, places::text[]
 FROM tgv_trajectories

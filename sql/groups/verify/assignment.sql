@@ -1,6 +1,6 @@
 -- Verifier of trajectory groups (seed 004): the run's private assignment (which visits
 -- seq_start .. seq_stop - 1 of which trajectory were counted in which group; work schema,
--- before publication only) joined to the verifier's own sequences (groups_visits.sql).
+-- before publication only) joined to the verifier's own sequences (visits.sql).
 -- Per row: known_group (the group is published), known_trajectory (the trajectory is in
 -- the window and belongs to the person the row names), spelt (those visits spell exactly
 -- the group's sequence). rid tells rows apart.

@@ -1,5 +1,5 @@
 -- Verifier of trajectory groups (seed 004): faults of the published demographic classes'
--- boxes (tgv_boxes, groups_class_boxes.sql), as (fault, group_id, class_id):
+-- boxes (tgv_boxes, class_boxes.sql), as (fault, group_id, class_id):
 --   unknown_group  the class's group is not published;
 --   missing_bound  an attribute's bound is NULL;
 --   off_grid       a bound is not a boundary of the public atomic grid (§4.4.3): it may be
