@@ -51,6 +51,7 @@ from anonymizers.db.groups import copy_columns, copy_sequences
 from anonymizers.db.sqlfiles import copy_out, fetch_columns, run_sql_file
 from anonymizers.errors import PrivacyViolation, ReleaseError
 from anonymizers.families.base import MetricRow, Metrics, SeriesRow
+from anonymizers.families.generalization.declaration import GeneralizationTraits
 from anonymizers.families.generalization.homogeneity import homogeneity
 from anonymizers.families.registry import method_entry
 from anonymizers.metrics.cluster_preservation import (
@@ -178,7 +179,8 @@ def _sql_metrics(conn: psycopg.Connection, release: ReleaseSpec) -> None:
                  {"edges": list(LENGTH_BIN_EDGES_M), "k": release.k}, **schemas)
     if _is_voronoi(release):
         run_sql_file(conn, METRICS_SQL + "030_progressive.sql", **schemas)
-    mismatched = run_sql_file(conn, METRICS_SQL + "070_published_mismatch.sql", **schemas)[0][0]
+    mismatched = fetch_columns(conn, METRICS_SQL + "070_published_mismatch.sql",
+                               **schemas)["mismatched"][0]
     if mismatched:
         raise ReleaseError(f"{release.build_schema}: {mismatched} published trajectories do not "
                            "match work.anonymized; metrics cannot be computed on the release")
@@ -199,7 +201,9 @@ def _fixes_table(conn: psycopg.Connection, release: ReleaseSpec) -> tuple[str, s
 
 
 def _is_voronoi(release: ReleaseSpec) -> bool:
-    return "progressive_generalization" in method_entry(release.method).steps
+    """Whether the method's cells are data-driven (progressive generalization made them)."""
+    traits: GeneralizationTraits = method_entry(release.method).traits
+    return traits.cells == "voronoi"
 
 
 def _number_trajectories(conn: psycopg.Connection, release: ReleaseSpec) -> np.ndarray:
@@ -278,9 +282,10 @@ def _released_cells(conn: psycopg.Connection, release: ReleaseSpec
 def _read_published_routes(conn: psycopg.Connection, release: ReleaseSpec,
                            chosen: np.ndarray) -> list[np.ndarray | None]:
     """Published line of each chosen trajectory (its first published sequence), or None."""
-    rows = run_sql_file(conn, METRICS_SQL + "055_published_routes.sql",
-                        {"chosen": chosen.tolist()}, work=release.work_schema)
-    lines = {source: np.column_stack([xs, ys]).astype(np.float64) for source, xs, ys in rows}
+    found = fetch_columns(conn, METRICS_SQL + "055_published_routes.sql",
+                          {"chosen": chosen.tolist()}, work=release.work_schema)
+    lines = {source: np.column_stack([xs, ys]).astype(np.float64)
+             for source, xs, ys in zip(found["traj_no"], found["xs"], found["ys"], strict=True)}
     return [lines.get(number) for number in chosen.tolist()]
 
 
