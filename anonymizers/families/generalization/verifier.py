@@ -121,13 +121,13 @@ def derive_release_visits(conn: psycopg.Connection, schema: str, dataset_id: int
     chunk_fixes
         Fixes per chunk, about: a chunk never splits a trajectory.
     """
+    crossings = _traits(manifest["method"]).crossings
     params = {"dataset_id": dataset_id, "window_start": manifest["window_start"],
               "window_end": manifest["window_end"], "srid": manifest["srid"],
               **area_of_use(manifest["srid"])}
     found = fetch_columns(conn, VERIFY + "published_cells.sql", release=schema)
     cells = CellLocator(np.array(found["cell_id"], dtype=np.int64),
                         shapely.from_wkb([bytes(wkb) for wkb in found["wkb"]]))
-    crossings = _traits(manifest["method"]).crossings
     parts = []
     # The chunks are derived on forked workers while this process reads the next ones;
     # an error in one ends the read at once (closing), not when its traceback is freed.
