@@ -84,8 +84,7 @@ def test_the_verifier_refuses_a_release_of_another_family() -> None:
 def test_unreadable_manifest_parameters_are_a_violation(loaded_city, conn, method, parameter,
                                                         value) -> None:
     """A manifest whose recorded parameters do not parse is refused with a violation that
-    says so (it once raised a ValueError from the cast, or passed a snap of 0 on to the
-    lattice check)."""
+    says so (the verifier once failed on both with a ValueError, from a cast)."""
     extra = {"cell_size": 500.0} if method == "grid_kam_cut" else {"radius": 300.0}
     spec = ReleaseSpec.from_dict(run_steps({"dataset": loaded_city, "method": method, "k": 3,
                                             **extra}, until="manifest"))
