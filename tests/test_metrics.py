@@ -20,25 +20,28 @@ from hypothesis import strategies as st
 from sklearn.cluster import DBSCAN
 
 from anonymizers.errors import InputError
-from anonymizers.families.generalization.prefix_tree import kam_cut, kam_rec
-from anonymizers.metrics import (
-    NO_CELL,
+from anonymizers.families.generalization.cluster_preservation import (
     NOISE,
     SUPPRESSED,
     cluster_preservation,
+    cluster_preservation_of_sample,
     cluster_preservation_report,
-    displacement_measures,
-    generalize_observations,
-    local_displacements,
     optics_labels,
-    reidentification_risk,
     resample_route,
     route_distance_matrix,
     route_similarity,
+    sample_objects,
 )
-from anonymizers.metrics.cluster_preservation import cluster_preservation_of_sample, sample_objects
-from anonymizers.metrics.reidentification import (
+from anonymizers.families.generalization.displacement import (
+    displacement_measures,
+    local_displacements,
+)
+from anonymizers.families.generalization.prefix_tree import kam_cut, kam_rec
+from anonymizers.families.generalization.reidentification import (
+    NO_CELL,
     ConcatenatedSequences,
+    generalize_observations,
+    reidentification_risk,
     reidentification_risk_of_sample,
     sample_trajectories,
 )

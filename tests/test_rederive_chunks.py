@@ -19,9 +19,11 @@ import shapely
 
 from anonymizers.db.arrow_reads import read_batches
 from anonymizers.db.groups import whole_groups
-from anonymizers.db.sqlfiles import run_sql_file
+from anonymizers.db.sqlfiles import fetch_columns
 from anonymizers.families.generalization import verifier as generalization_module
-from anonymizers.families.generalization.verifier import CROSSING_METHODS, derive_release_visits
+from anonymizers.families.generalization.declaration import KamCutParams
+from anonymizers.families.generalization.verifier import derive_release_visits
+from anonymizers.families.registry import METHODS
 from anonymizers.processes import PROCESSES_ENV
 from anonymizers.release.spec import area_of_use
 from anonymizers.verifiers import fixes as fixes_module
@@ -241,10 +243,10 @@ def one_shot_fixes(conn: psycopg.Connection, manifest: dict, dataset_id: int) ->
 def one_shot_visits(conn: psycopg.Connection, schema: str) -> tuple[Derived, Fixes]:
     release = read_release(conn, schema)
     fixes = one_shot_fixes(conn, release.manifest, release.dataset_id)
-    rows = run_sql_file(conn, "verify/published_cells.sql", release=schema)
-    ids = np.array([row[0] for row in rows], dtype=np.int64)
-    polygons = shapely.from_wkb([bytes(row[1]) for row in rows])
-    crossings = release.manifest["method"] in CROSSING_METHODS
+    found = fetch_columns(conn, "generalization/verify/published_cells.sql", release=schema)
+    ids = np.array(found["cell_id"], dtype=np.int64)
+    polygons = shapely.from_wkb([bytes(wkb) for wkb in found["wkb"]])
+    crossings = METHODS[release.manifest["method"]].traits.crossings
     return derive_visits(fixes.traj, fixes.owner, fixes.x, fixes.y, CellLocator(ids, polygons),
                          crossings), fixes
 
@@ -291,11 +293,12 @@ def test_voronoi_release_derived_in_chunks_equals_one_derivation_and_its_near_co
     spec = run_voronoi_steps(voronoi_params("kam_cut", 3), until="manifest")
     schema = spec.build_schema
     release = read_release(conn, schema)
-    generators = run_sql_file(conn, "verify/data_derived_generators.sql", release=schema)
-    assert len(generators) > 3
-    gx = np.array([row[1] for row in generators], dtype=float)
-    gy = np.array([row[2] for row in generators], dtype=float)
-    reach = float(release.parameters["radius"])
+    generators = fetch_columns(conn, "generalization/verify/data_derived_generators.sql",
+                               release=schema)
+    assert len(generators["cell_id"]) > 3
+    gx = np.array(generators["x"], dtype=float)
+    gy = np.array(generators["y"], dtype=float)
+    reach = KamCutParams.of(release.parameters).radius
     sizes = chunk_counter(monkeypatch)
     derived, near = derive_release_visits(conn, schema, release.dataset_id, release.manifest,
                                           near=PersonsNear(gx, gy, reach),

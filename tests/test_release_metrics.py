@@ -22,20 +22,21 @@ from anonymizers.db.connection import connect
 from anonymizers.db.sqlfiles import run_sql_file
 from anonymizers.errors import PrivacyViolation
 from anonymizers.families.generalization import metrics as release_metrics
+from anonymizers.families.generalization.cluster_preservation import cluster_preservation_report
+from anonymizers.families.generalization.displacement import displacement_measures
 from anonymizers.families.generalization.metrics import (
     LENGTH_BIN_EDGES_M,
     RISK_OBSERVATIONS,
     compute_release_metrics,
     measure_risk,
 )
-from anonymizers.families.registry import method_entry
-from anonymizers.metrics import (
-    cluster_preservation_report,
-    displacement_measures,
+from anonymizers.families.generalization.reidentification import (
+    NO_CELL,
+    generalize_observations,
     reidentification_risk,
-    writer,
 )
-from anonymizers.metrics.reidentification import NO_CELL, generalize_observations
+from anonymizers.families.registry import method_entry
+from anonymizers.metrics import writer
 from anonymizers.metrics.shares import Ratio
 from anonymizers.pipeline import steps
 from anonymizers.release.spec import ReleaseSpec

@@ -3,7 +3,7 @@
 -- the trajectories (traj_id, traj_no). The readers map the cells to published ids and
 -- leave out the visits of unpublished cells (an attacker can only see published cells):
 -- the metrics' linking attack (numbers: metrics/035_trajectory_numbers.sql) and the attack
--- suite at release (attacks/generalization_work_numbers.sql). The visits come in
+-- suite at release (attacks/work_numbers.sql). The visits come in
 -- (traj_id, visit_no) order from their index, so that no sort runs over the 16 million
 -- visits of 25M fixes (a row per visit took 17.9 s, auto_explain). Identifiers: work,
 -- numbers.

@@ -127,8 +127,8 @@ def _generalized_visits(conn: psycopg.Connection, work: str
                         ) -> tuple[np.ndarray, tuple[np.ndarray, np.ndarray]]:
     """The person of each trajectory number, and (trajectory number, published cell) of
     each visit of the run's ``{work}.visits`` to a published cell, in order."""
-    run_sql_file(conn, "attacks/generalization_work_numbers.sql", work=work)
-    owners = copy_columns(conn, "attacks/generalization_work_owners.sql",
+    run_sql_file(conn, "generalization/attacks/work_numbers.sql", work=work)
+    owners = copy_columns(conn, "generalization/attacks/work_owners.sql",
                           {"owner": pa.int64()})["owner"]
     numbers, visits = copy_sequences(conn, "generalization/065_visit_sequences.sql",
                                      work=work, numbers=("pg_temp", "attack_trajectories"))
@@ -163,7 +163,7 @@ def _published(conn: psycopg.Connection, schema: str) -> Flat:
     """The distinct published trajectories' cells, one record per row, in lexicographic
     order of their cells (published_items.sql), which the search for their persons relies
     on for speed (:func:`containing_persons`)."""
-    _, records = copy_sequences(conn, "attacks/published_items.sql", release=schema)
+    _, records = copy_sequences(conn, "generalization/attacks/published_items.sql", release=schema)
     return Flat(records.flat, records.starts)
 
 

@@ -8,12 +8,15 @@ refuses the release when the measured re-identification probability exceeds 1/k:
 
 * counts in and out, trajectory length histograms, progressive generalization and
   displacement (seed 000 §6.1.2, the aggregates of
-  :func:`anonymizers.metrics.displacement_measures` over every fix): SQL
+  :func:`anonymizers.families.generalization.displacement.displacement_measures` over every
+  fix): SQL
   (``sql/generalization/metrics/0[0-4][05]_*.sql``, over ``{work}.input_trajectories``:
   one row per trajectory, which the method's steps made);
 * cluster preservation (§8.3), the linking attack (§8.4, Theorem 10) and the homogeneity
   of published prefixes (issue 7, finding 11): the pure functions of
-  :mod:`anonymizers.metrics` and :mod:`anonymizers.families.generalization.homogeneity`,
+  :mod:`~anonymizers.families.generalization.cluster_preservation`,
+  :mod:`~anonymizers.families.generalization.reidentification` and
+  :mod:`~anonymizers.families.generalization.homogeneity`,
   fed by the published and the generalized input sequences (one row per trajectory) and by
   the fixes of the sampled trajectories only (``sql/generalization/metrics/035`` to
   ``060``). Trajectories are numbered in the database
@@ -51,18 +54,19 @@ from anonymizers.db.groups import copy_columns, copy_sequences
 from anonymizers.db.sqlfiles import copy_out, fetch_columns, run_sql_file
 from anonymizers.errors import PrivacyViolation, ReleaseError
 from anonymizers.families.base import MetricRow, Metrics, SeriesRow
-from anonymizers.families.generalization.homogeneity import homogeneity
-from anonymizers.families.registry import method_entry
-from anonymizers.metrics.cluster_preservation import (
+from anonymizers.families.generalization.cluster_preservation import (
     cluster_preservation_of_sample,
     sample_objects,
 )
-from anonymizers.metrics.reidentification import (
+from anonymizers.families.generalization.declaration import GeneralizationTraits
+from anonymizers.families.generalization.homogeneity import homogeneity
+from anonymizers.families.generalization.reidentification import (
     NO_CELL,
     reidentification_risk,
     reidentification_risk_of_sample,
     sample_trajectories,
 )
+from anonymizers.families.registry import method_entry
 from anonymizers.metrics.shares import Ratio, share
 from anonymizers.release.spec import ReleaseSpec
 from anonymizers.sequences import ConcatenatedSequences, relabel
@@ -178,7 +182,8 @@ def _sql_metrics(conn: psycopg.Connection, release: ReleaseSpec) -> None:
                  {"edges": list(LENGTH_BIN_EDGES_M), "k": release.k}, **schemas)
     if _is_voronoi(release):
         run_sql_file(conn, METRICS_SQL + "030_progressive.sql", **schemas)
-    mismatched = run_sql_file(conn, METRICS_SQL + "070_published_mismatch.sql", **schemas)[0][0]
+    mismatched = fetch_columns(conn, METRICS_SQL + "070_published_mismatch.sql",
+                               **schemas)["mismatched"][0]
     if mismatched:
         raise ReleaseError(f"{release.build_schema}: {mismatched} published trajectories do not "
                            "match work.anonymized; metrics cannot be computed on the release")
@@ -199,7 +204,9 @@ def _fixes_table(conn: psycopg.Connection, release: ReleaseSpec) -> tuple[str, s
 
 
 def _is_voronoi(release: ReleaseSpec) -> bool:
-    return "progressive_generalization" in method_entry(release.method).steps
+    """Whether the method's cells are data-driven (progressive generalization made them)."""
+    traits: GeneralizationTraits = method_entry(release.method).traits
+    return traits.cells == "voronoi"
 
 
 def _number_trajectories(conn: psycopg.Connection, release: ReleaseSpec) -> np.ndarray:
@@ -278,9 +285,10 @@ def _released_cells(conn: psycopg.Connection, release: ReleaseSpec
 def _read_published_routes(conn: psycopg.Connection, release: ReleaseSpec,
                            chosen: np.ndarray) -> list[np.ndarray | None]:
     """Published line of each chosen trajectory (its first published sequence), or None."""
-    rows = run_sql_file(conn, METRICS_SQL + "055_published_routes.sql",
-                        {"chosen": chosen.tolist()}, work=release.work_schema)
-    lines = {source: np.column_stack([xs, ys]).astype(np.float64) for source, xs, ys in rows}
+    found = fetch_columns(conn, METRICS_SQL + "055_published_routes.sql",
+                          {"chosen": chosen.tolist()}, work=release.work_schema)
+    lines = {source: np.column_stack([xs, ys]).astype(np.float64)
+             for source, xs, ys in zip(found["traj_no"], found["xs"], found["ys"], strict=True)}
     return [lines.get(number) for number in chosen.tolist()]
 
 
@@ -395,13 +403,16 @@ def measure_risk(observed_cells: Sequence[np.ndarray], owners: np.ndarray,
                  rng: np.random.Generator | int | None) -> dict[str, Any]:
     """The linking attack of §8.4 on a release; raises if it beats the 1/k bound.
 
-    Parameters are those of :func:`anonymizers.metrics.reidentification_risk` (the
-    observations are :data:`RISK_OBSERVATIONS`, at most :data:`RISK_SAMPLE` trajectories).
+    Parameters are those of
+    :func:`~anonymizers.families.generalization.reidentification.reidentification_risk`
+    (the observations are :data:`RISK_OBSERVATIONS`, at most :data:`RISK_SAMPLE`
+    trajectories).
 
     Returns
     -------
     dict
-        :func:`~anonymizers.metrics.reidentification_risk`'s result.
+        :func:`~anonymizers.families.generalization.reidentification.reidentification_risk`'s
+        result.
 
     Raises
     ------

@@ -18,7 +18,14 @@ import pyarrow as pa
 
 from anonymizers.db.arrow_reads import read_columns
 from anonymizers.db.groups import copy_columns
-from anonymizers.db.sqlfiles import copy_frame, run_sql_file
+from anonymizers.db.sqlfiles import compose_sql, copy_frame, run_sql_file
+from anonymizers.families.generalization.declaration import (
+    GeneralizationTraits,
+    GridKamCutParams,
+    KamRecParams,
+    PrefixTreeParams,
+)
+from anonymizers.families.registry import method_entry
 from anonymizers.processes import available_processes
 from anonymizers.release.step import step
 from anonymizers.sequences import ConcatenatedSequences
@@ -42,7 +49,8 @@ def grid_membership(spec: dict[str, Any]) -> None:
     """grid_kam_cut: each fix's square of the fixed grid (cells anchored at the CRS origin)."""
     with step("grid_membership", spec) as (release, conn):
         run_sql_file(conn, "generalization/020_grid_membership.sql",
-                     {"cell_size": float(release.params["cell_size"]), "srid": release.srid},
+                     {"cell_size": GridKamCutParams.of(release.params).cell_size,
+                      "srid": release.srid},
                      work=release.work_schema)
 
 
@@ -69,17 +77,18 @@ def anonymize(spec: dict[str, Any]) -> dict[str, int]:
 
     with step("anonymize", spec) as (release, conn):
         sequences, owners = _read_sequences(conn, release)
-        if release.method == "kam_rec":
-            published = kam_rec_publication(sequences, owners, release.k,
-                                            float(release.params["p"]),
-                                            int(release.params["lcs_candidates"]),
+        traits: GeneralizationTraits = method_entry(release.method).traits
+        if traits.recovery:
+            recovery = KamRecParams.of(release.params)
+            published = kam_rec_publication(sequences, owners, release.k, recovery.p,
+                                            recovery.lcs_candidates,
                                             processes=available_processes())
         else:
             published = kam_cut_publication(sequences, owners, release.k)
         # Whether a published sequence goes on in 1..m-1 ways depends only on which
         # sequences are published, not on how often: the distinct ones are enough.
         cut = published.replaced(limit_continuations(
-            published.patterns, int(release.params["min_continuations"])))
+            published.patterns, PrefixTreeParams.of(release.params).min_continuations))
         _write_published(conn, release, cut)
     return {"sequences_in": len(sequences), "sequences_out": _published_count(cut),
             "sequences_truncated": _truncated_count(published, cut)}
@@ -104,8 +113,7 @@ def _write_published(conn: psycopg.Connection, release: ReleaseSpec,
                      published: Publication) -> None:
     """work.anonymized: one row per trajectory that publishes a sequence."""
     run_sql_file(conn, "generalization/075_anonymized.sql", work=release.work_schema)
-    patterns = psycopg.sql.SQL("COPY pg_temp.published_patterns (pattern_no, cells) FROM STDIN")
-    with conn.cursor().copy(patterns) as copy:
+    with conn.cursor().copy(compose_sql("generalization/076_copy_published_patterns.sql")) as copy:
         for number, cells in enumerate(published.patterns):
             copy.write_row((number, list(cells)))
     sources = np.flatnonzero(published.pattern_of >= 0)

@@ -21,12 +21,12 @@ import pandas as pd
 import psycopg
 import pyarrow as pa
 import pyarrow.compute as pc
-from psycopg import sql
 
 from anonymizers.db.arrow_reads import read_batches, read_groups
 from anonymizers.db.labels import FirstSeenCodes
 from anonymizers.db.sqlfiles import copy_arrow, copy_frame, fetch_columns, run_sql_file
 from anonymizers.errors import InputError, ReleaseError
+from anonymizers.families.generalization.declaration import TessellationParams
 from anonymizers.families.generalization.persons_near import PersonsNear
 from anonymizers.memory import give_back
 from anonymizers.release.spec import ReleaseSpec
@@ -66,10 +66,10 @@ def characteristic_points(spec: dict[str, Any]) -> dict[str, int]:
     )
 
     with step("characteristic_points", spec) as (release, conn):
-        p = release.params
+        p = TessellationParams.of(release.params)
         params = CharacteristicPointParams(
-            min_angle_deg=p["min_angle"], min_stop_duration_s=p["min_stop_duration"],
-            stop_radius_m=p["stop_radius"], max_distance_m=p["max_distance"])
+            min_angle_deg=p.min_angle, min_stop_duration_s=p.min_stop_duration,
+            stop_radius_m=p.stop_radius, max_distance_m=p.max_distance)
         points, found, persons = 0, [], FirstSeenCodes()
         # The characteristic points (a share of the fixes, as Arrow columns) are written
         # once the fixes are all read.
@@ -115,12 +115,12 @@ def cluster(spec: dict[str, Any]) -> dict[str, int]:
         if x.size < 2:
             raise InputError(f"only {x.size} characteristic point(s) in the window: "
                              "nothing to tessellate; widen the window")
-        clusters = cluster_points(x, y, float(release.params["radius"]))
-        generators = lattice_generators(clusters.labels, users, x, y,
-                                        float(release.params["snap"]))
+        params = TessellationParams.of(release.params)
+        clusters = cluster_points(x, y, params.radius)
+        generators = lattice_generators(clusters.labels, users, x, y, params.snap)
         if len(generators) < 2:
             raise InputError(f"the clusters of the window snap onto {len(generators)} point(s) "
-                             f"of the {release.params['snap']:g} m lattice: nothing to "
+                             f"of the {params.snap:g} m lattice: nothing to "
                              "tessellate; lower snap or widen the window")
         if generators.snap_merges:
             log.info("%d cluster(s) merged into another: both snapped onto one lattice point",
@@ -143,7 +143,7 @@ def _read_characteristic_points(conn: psycopg.Connection, release: ReleaseSpec
     visits them. Streamed into arrays sized by a count first: the points are the window's
     largest input to Python (15 million at 25M fixes), and neither the CSV nor a second
     copy of the arrays is ever held."""
-    n = _count_rows(conn, release, "characteristic_points")
+    n = _count_rows(conn, (release.work_schema, "characteristic_points"))
     users = np.empty(n, dtype=np.int64)
     x, y = np.empty(n), np.empty(n)
     filled = 0
@@ -151,18 +151,17 @@ def _read_characteristic_points(conn: psycopg.Connection, release: ReleaseSpec
                               {"person": pa.int32(), "x": pa.float64(), "y": pa.float64()},
                               work=release.work_schema):
         rows = slice(filled, filled + batch.num_rows)
-        users[rows] = batch.column(0).to_numpy()
-        x[rows], y[rows] = batch.column(1).to_numpy(), batch.column(2).to_numpy()
+        users[rows] = batch.column("person").to_numpy()
+        x[rows], y[rows] = batch.column("x").to_numpy(), batch.column("y").to_numpy()
         filled += batch.num_rows
     _check_all_read(release, "characteristic_points", filled, n)
     return users, x, y
 
 
-def _count_rows(conn: psycopg.Connection, release: ReleaseSpec, table: str) -> int:
-    """Rows of work table ``table``: the size of the arrays a reader streams it into."""
-    found = conn.execute(sql.SQL("SELECT count(*) FROM {}").format(
-        sql.Identifier(release.work_schema, table))).fetchone()
-    return int(found[0]) if found else 0
+def _count_rows(conn: psycopg.Connection, table: tuple[str, str]) -> int:
+    """Rows of ``table`` (schema, name): e.g. the size of the arrays a reader streams it
+    into."""
+    return int(fetch_columns(conn, VORONOI + "count_rows.sql", table=table)["n_rows"][0])
 
 
 def _check_all_read(release: ReleaseSpec, table: str, read: int, counted: int) -> None:
@@ -179,9 +178,9 @@ def _copy_generators(conn: psycopg.Connection, release: ReleaseSpec,
 
 
 def _rebuild_cells(conn: psycopg.Connection, release: ReleaseSpec) -> None:
+    params = TessellationParams.of(release.params)
     run_sql_file(conn, VORONOI + "110_voronoi_cells.sql",
-                 {"srid": release.srid, "margin": float(release.params["radius"]),
-                  "snap": float(release.params["snap"])},
+                 {"srid": release.srid, "margin": params.radius, "snap": params.snap},
                  work=release.work_schema)
     run_sql_file(conn, VORONOI + "112_cell_edges.sql", work=release.work_schema)
 
@@ -211,7 +210,7 @@ def _read_fixes(conn: psycopg.Connection, release: ReleaseSpec) -> _Window:
     count first (no string per fix is kept: a trajectory's ids once, where it starts)."""
     from anonymizers.families.generalization.fix_cells import FixCells
 
-    n = _count_rows(conn, release, "points")
+    n = _count_rows(conn, (release.work_schema, "points"))
     continues, person = np.zeros(n, dtype=bool), np.empty(n, dtype=np.int32)
     times, x, y = np.empty(n, dtype=np.int64), np.empty(n), np.empty(n)
     codes, filled, last = FirstSeenCodes(), 0, None
@@ -219,7 +218,7 @@ def _read_fixes(conn: psycopg.Connection, release: ReleaseSpec) -> _Window:
     user_ids: list[pa.Array] = []
     for batch in read_batches(conn, VORONOI + "103_fixes_for_python.sql", FIX_COLUMNS,
                               work=release.work_schema):
-        rows, traj = slice(filled, filled + batch.num_rows), batch.column(0)
+        rows, traj = slice(filled, filled + batch.num_rows), batch.column("traj_id")
         if filled:
             continues[filled - 1] = traj[0].as_py() == last
         continues[rows.start:rows.stop - 1] = pc.equal(
@@ -227,10 +226,10 @@ def _read_fixes(conn: psycopg.Connection, release: ReleaseSpec) -> _Window:
         starts = np.flatnonzero(~np.r_[continues[filled - 1] if filled else False,
                                        continues[rows.start:rows.stop - 1]])
         traj_ids.append(traj.take(starts))
-        user_ids.append(batch.column(1).take(starts))
-        person[rows] = codes.encode(batch.column(1))
-        times[rows] = batch.column(2).cast(pa.int64()).to_numpy()
-        x[rows], y[rows] = batch.column(3).to_numpy(), batch.column(4).to_numpy()
+        user_ids.append(batch.column("user_id").take(starts))
+        person[rows] = codes.encode(batch.column("user_id"))
+        times[rows] = batch.column("t").cast(pa.int64()).to_numpy()
+        x[rows], y[rows] = batch.column("x").to_numpy(), batch.column("y").to_numpy()
         filled, last = filled + batch.num_rows, traj[len(traj) - 1].as_py()
     _check_all_read(release, "points", filled, n)
     return _Window(FixCells(continues, person, x, y), times,
@@ -382,7 +381,7 @@ def _group_generators(release: ReleaseSpec, fixes: FixCells, stats,
                  support.group, support.x, support.y, support.n_points, support.n_persons,
                  strict=True)}
     row = {int(cell): i for i, cell in enumerate(stats.cell_id)}
-    snap = float(release.params["snap"])
+    snap = TessellationParams.of(release.params).snap
     result = {}
     for gen_id, cells in groups.items():
         if gen_id in found:
@@ -401,7 +400,7 @@ def _plan(release: ReleaseSpec, fixes: FixCells, stats, flows, include_pairs: bo
     farther from it (RMS) than MaxDisplacement is refused and the step planned again."""
     from anonymizers.families.generalization.progressive import plan_merges, rms_distance
 
-    limit = float(release.params["max_displacement"]) or None
+    limit = TessellationParams.of(release.params).max_displacement or None
     row = {int(cell): i for i, cell in enumerate(stats.cell_id)}
     refused: set[tuple[int, int]] = set()
     merged: dict[tuple[int, int], _Generator] = {}
@@ -469,27 +468,24 @@ def _apply(conn: psycopg.Connection, release: ReleaseSpec, fixes: FixCells, stat
     snap_merges = _resolve_coinciding(release, fixes, stats, groups, new, kept)
     gone |= before - set(kept)
     work = release.work_schema
-    conn.execute(sql.SQL("DELETE FROM {} WHERE gen_id = ANY(%s)").format(
-        sql.Identifier(work, "generators")), (sorted(gone | set(new)),))
+    run_sql_file(conn, VORONOI + "130_drop_generators.sql",
+                 {"gen_ids": [int(gen_id) for gen_id in sorted(gone | set(new))]}, work=work)
     if new:
         _copy_generators(conn, release, pd.DataFrame(
             [(gen_id, *generator) for gen_id, generator in new.items()],
             columns=["gen_id", "x", "y", "n_points", "n_persons"]))
-    left = conn.execute(sql.SQL("SELECT count(*) FROM {}").format(
-        sql.Identifier(work, "generators"))).fetchone()
-    return (int(left[0]) if left else 0), snap_merges
+    return _count_rows(conn, (work, "generators")), snap_merges
 
 
 def _log_iteration(conn: psycopg.Connection, release: ReleaseSpec, iteration: int,
                    n_cells: int, plan, displacement: tuple[float, float],
                    snap_merges: int) -> None:
-    conn.execute(sql.SQL(
-        "INSERT INTO {} (iteration, cells, pairs_below_k, thin_generators, merges, drops, "
-        "rejected_by_displacement, displacement_avg_m, displacement_max_m, snap_merges) "
-        "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s)").format(
-        sql.Identifier(release.work_schema, "progressive_log")),
-        (iteration, n_cells, plan.pairs_below_k, plan.thin_generators, len(plan.merges),
-         len(plan.drops), plan.rejected_by_displacement, *displacement, snap_merges))
+    run_sql_file(conn, VORONOI + "135_log_iteration.sql", {
+        "iteration": iteration, "cells": n_cells, "pairs_below_k": int(plan.pairs_below_k),
+        "thin_generators": int(plan.thin_generators), "merges": len(plan.merges),
+        "drops": len(plan.drops), "rejected_by_displacement": int(plan.rejected_by_displacement),
+        "displacement_avg_m": float(displacement[0]), "displacement_max_m": float(displacement[1]),
+        "snap_merges": snap_merges}, work=release.work_schema)
     log.info("progressive generalization step %d: %d cells, %d pairs below k, %d thin "
              "generators, %d merges, %d drops, %d merged onto one lattice point", iteration,
              n_cells, plan.pairs_below_k, plan.thin_generators, len(plan.merges),
@@ -511,23 +507,22 @@ def progressive_generalization(spec: dict[str, Any]) -> dict[str, int]:
     cells, not further-merged ones.
     """
     with step("progressive_generalization", spec) as (release, conn):
-        log_table = sql.Identifier(release.work_schema, "progressive_log")
-        ran_before = conn.execute(sql.SQL("SELECT count(*) FROM {}").format(log_table)).fetchone()
-        if ran_before and ran_before[0]:
+        if _count_rows(conn, (release.work_schema, "progressive_log")):
             run_sql_file(conn, VORONOI + "107_restore_generators.sql", {"save": False},
                          work=release.work_schema)
             _rebuild_cells(conn, release)
-        conn.execute(sql.SQL("TRUNCATE {}").format(log_table))
+        run_sql_file(conn, VORONOI + "108_clear_progressive_log.sql", work=release.work_schema)
         window, cells = _read_fixes(conn, release), _read_tessellation(conn, release)
         fixes = window.fixes
         give_back("reading the fixes")  # the CSV pieces and Arrow's batches
         fixes.locate(cells)
-        near = PersonsNear(fixes.x, fixes.y, fixes.person, float(release.params["radius"]))
+        params = TessellationParams.of(release.params)
+        near = PersonsNear(fixes.x, fixes.y, fixes.person, params.radius)
         iteration = 0
         while True:
             stats, flows, displacement, moves = _statistics(conn, release, fixes, cells, near)
             plan, merged = _plan(release, fixes, stats, flows,
-                                 include_pairs=iteration < int(release.params["max_iterations"]))
+                                 include_pairs=iteration < params.max_iterations)
             left, snap_merges = (_apply(conn, release, fixes, stats, plan, merged)
                                  if plan.changes else (len(stats.cell_id), 0))
             _log_iteration(conn, release, iteration, len(stats.cell_id), plan, displacement,

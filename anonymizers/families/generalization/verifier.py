@@ -22,21 +22,36 @@ keyed fingerprint), then the family's model:
 The re-derivation is anonymizers/verifiers/rederive.py (GEOS via shapely, not the
 anonymizer's SQL). The lattice of the grid is its cell size (cells are anchored at the
 CRS origin); that of the Voronoi methods is ``snap``.
+
+What a method claims comes from its declaration (the registry's traits, and its typed
+parameters read from the values the manifest recorded), never from the anonymizer's code:
+whether a trajectory's visits include the cells crossed between its fixes (``crossings``),
+and whether the cells are data-driven (``cells``: the Voronoi methods' generators).
 """
 
 from __future__ import annotations
 
+import math
 from collections import defaultdict
+from collections.abc import Mapping
 from contextlib import closing
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import psycopg
 import shapely
-from psycopg import sql
 
 from anonymizers.counting import distinct_per_group
-from anonymizers.db.sqlfiles import run_sql_file
+from anonymizers.db.sqlfiles import fetch_columns
+from anonymizers.errors import InputError
+from anonymizers.families.generalization.declaration import (
+    GeneralizationTraits,
+    GridKamCutParams,
+    PrefixTreeParams,
+    TessellationParams,
+)
+from anonymizers.families.registry import METHODS
 from anonymizers.processes import available_processes, imap_forked
 from anonymizers.release.spec import area_of_use
 from anonymizers.verifiers.base import (
@@ -54,9 +69,38 @@ from anonymizers.verifiers.rederive import OUTSIDE, CellLocator, Derived, derive
 __all__ = ["VerifierResult", "derive_release_visits", "verify_generalization_release",
            "verify_release"]
 
-# Methods whose membership includes the cells crossed between fixes (the verifier keeps its
-# own list: it never reads the anonymizer's registry of steps).
-CROSSING_METHODS = {"kam_cut", "kam_rec"}
+VERIFY = "generalization/verify/"
+
+
+def _traits(method: str) -> GeneralizationTraits:
+    """The declared traits of ``method``; InputError unless it is of this family."""
+    entry = METHODS.get(method)
+    if entry is None or entry.family != "generalization":
+        raise InputError(f"a {method} release is not of the generalization family: check it "
+                         "with its own family's verifier")
+    traits: GeneralizationTraits = entry.traits
+    return traits
+
+
+@dataclass(frozen=True)
+class _Settings:
+    """What the release's method declares, and the typed parameters its manifest recorded."""
+
+    traits: GeneralizationTraits
+    lattice_m: float  # the grid's cell size, or the Voronoi methods' snap
+    radius_m: float  # the Voronoi methods' r (NaN for the grid: no data-driven generator)
+    min_continuations: int
+
+
+def _settings(traits: GeneralizationTraits, recorded: Mapping[str, Any]) -> _Settings:
+    """The settings of a method with ``traits`` whose manifest recorded the parameters
+    ``recorded``; InputError when they cannot be read (the release cannot be checked)."""
+    if traits.cells == "voronoi":
+        voronoi = TessellationParams.of(recorded)
+        lattice, radius = voronoi.snap, voronoi.radius
+    else:
+        lattice, radius = GridKamCutParams.of(recorded).cell_size, math.nan
+    return _Settings(traits, lattice, radius, PrefixTreeParams.of(recorded).min_continuations)
 
 
 def derive_release_visits(conn: psycopg.Connection, schema: str, dataset_id: int,
@@ -77,13 +121,13 @@ def derive_release_visits(conn: psycopg.Connection, schema: str, dataset_id: int
     chunk_fixes
         Fixes per chunk, about: a chunk never splits a trajectory.
     """
+    crossings = _traits(manifest["method"]).crossings
     params = {"dataset_id": dataset_id, "window_start": manifest["window_start"],
               "window_end": manifest["window_end"], "srid": manifest["srid"],
               **area_of_use(manifest["srid"])}
-    rows = run_sql_file(conn, "verify/published_cells.sql", release=schema)
-    cells = CellLocator(np.array([row[0] for row in rows], dtype=np.int64),
-                        shapely.from_wkb([bytes(row[1]) for row in rows]))
-    crossings = manifest["method"] in CROSSING_METHODS
+    found = fetch_columns(conn, VERIFY + "published_cells.sql", release=schema)
+    cells = CellLocator(np.array(found["cell_id"], dtype=np.int64),
+                        shapely.from_wkb([bytes(wkb) for wkb in found["wkb"]]))
     parts = []
     # The chunks are derived on forked workers while this process reads the next ones;
     # an error in one ends the read at once (closing), not when its traceback is freed.
@@ -113,9 +157,8 @@ def _derive_chunk(state: tuple[CellLocator, bool, PersonsNear | None],
 def _check_trajectories(conn, schema: str, derived: Derived, k: int,
                         result: VerifierResult) -> SupportIndex:
     index = derived.support_index()
-    published = conn.execute(sql.SQL("SELECT DISTINCT cells FROM {}.trajectories").format(
-        sql.Identifier(schema))).fetchall()
-    shortfalls = index.shortfalls([tuple(row[0]) for row in published], k,
+    published = fetch_columns(conn, VERIFY + "published_sequences.sql", release=schema)["cells"]
+    shortfalls = index.shortfalls([tuple(cells) for cells in published], k,
                                   available_processes())
     result.checks["distinct_published_sequences"] = len(published)
     result.checks["sequences_below_k"] = len(shortfalls)
@@ -154,12 +197,12 @@ def _check_flows(conn, release: ReleaseUnderTest, derived: Derived, index: Suppo
     (the grid) the verifier's exact recount must also lie in each published interval."""
     k, width = release.k, release.count_interval
     recount = _recount_flows(derived) if exact else None
-    rows = conn.execute(sql.SQL(
-        "SELECT from_cell, to_cell, n_persons, n_trajectories FROM {}.flows").format(
-        sql.Identifier(release.schema))).fetchall()
-    result.checks["flows"] = len(rows)
-    supports = dict(index.supports(sorted({(row[0], row[1]) for row in rows})))
-    for from_cell, to_cell, n_persons, n_trajectories in rows:
+    flows = fetch_columns(conn, VERIFY + "flows.sql", release=release.schema)
+    moves = list(zip(flows["from_cell"], flows["to_cell"], strict=True))
+    result.checks["flows"] = len(moves)
+    supports = dict(index.supports(sorted(set(moves))))
+    for (from_cell, to_cell), n_persons, n_trajectories in zip(
+            moves, flows["n_persons"], flows["n_trajectories"], strict=True):
         support = supports[(from_cell, to_cell)]
         if support < k:
             result.violations.append(f"flow {from_cell}->{to_cell}: the move is made by only "
@@ -176,52 +219,50 @@ def _check_flows(conn, release: ReleaseUnderTest, derived: Derived, index: Suppo
                     f"{interval_count(counted, k, width)}")
 
 
-def _persons_near_generators(release: ReleaseUnderTest, rows: list[tuple[Any, ...]]
-                             ) -> PersonsNear | None:
-    """The counter of persons near the data-derived generators ``rows`` (cell, x, y), for
+def _persons_near_generators(settings: _Settings, generators: dict[str, list[Any]],
+                             k: int) -> PersonsNear | None:
+    """The counter of persons near the data-derived ``generators`` (cell_id, x, y), for
     the methods that have them (None otherwise: nothing to count)."""
-    if not rows or release.manifest["method"] not in CROSSING_METHODS:
+    if not generators["cell_id"] or settings.traits.cells != "voronoi":
         return None
-    xy = np.array([(row[1], row[2]) for row in rows], dtype=float)
-    return PersonsNear(xy[:, 0], xy[:, 1], float(release.parameters["radius"]),
-                       enough=release.k)
+    return PersonsNear(np.array(generators["x"], dtype=float),
+                       np.array(generators["y"], dtype=float), settings.radius_m, enough=k)
 
 
-def _check_generators(release: ReleaseUnderTest, rows: list[tuple[Any, ...]],
+def _check_generators(settings: _Settings, generators: dict[str, list[Any]], k: int,
                       near: PersonsNear | None, result: VerifierResult) -> None:
-    """A data-derived generator (centroid other than its polygon's own, ``rows``) must lie
-    on the snap lattice and have fixes of at least k persons within the radius r of it
-    (counted by ``near`` over the window's fixes): it may not point at fewer than k
+    """A data-derived generator (centroid other than its polygon's own, ``generators``)
+    must lie on the snap lattice and have fixes of at least k persons within the radius r
+    of it (counted by ``near`` over the window's fixes): it may not point at fewer than k
     people (rule 2)."""
-    result.checks["data_derived_generators"] = len(rows)
-    if not rows:
+    cells = generators["cell_id"]
+    result.checks["data_derived_generators"] = len(cells)
+    if not cells:
         return
-    if release.manifest["method"] not in CROSSING_METHODS:  # the grid: no data-driven centre
-        for cell, _x, _y in rows:
+    if settings.traits.cells != "voronoi":  # the grid: no data-driven centre
+        for cell in cells:
             result.violations.append(f"the centroid of grid cell {cell} is not its square's "
                                      "centre: it was computed from data")
         return
-    k, params = release.k, release.parameters
-    reach, snap = float(params["radius"]), float(params.get("snap", 0.0))
-    off = [cell for cell, x, y in rows
-           if snap <= 0 or not (on_lattice(x, snap) and on_lattice(y, snap))]
+    snap = settings.lattice_m
+    off = [cell for cell, x, y in zip(cells, generators["x"], generators["y"], strict=True)
+           if not (on_lattice(x, snap) and on_lattice(y, snap))]
     result.checks["generators_off_lattice"] = len(off)
     for cell in off:
         result.violations.append(f"the generator of cell {cell} is not on the {snap:g} m "
                                  "lattice: it may be one person's place")
     # Counted while deriving; without a count every generator fails (never passes).
-    owners = near.counts() if near is not None else np.zeros(len(rows), dtype=np.int64)
-    thin = [rows[g][0] for g in range(len(rows)) if owners[g] < k]
+    owners = near.counts() if near is not None else np.zeros(len(cells), dtype=np.int64)
+    thin = [cell for cell, persons in zip(cells, owners, strict=True) if persons < k]
     result.checks["generators_below_k"] = len(thin)
     for cell in thin:
         result.violations.append(f"the generator of cell {cell} has fixes of fewer than k={k} "
-                                 f"persons within {reach:.0f} m: it points at them")
+                                 f"persons within {settings.radius_m:.0f} m: it points at them")
 
 
 def _check_cells(conn, schema: str, index: SupportIndex, k: int,
                  result: VerifierResult) -> None:
-    cells = [row[0] for row in conn.execute(sql.SQL("SELECT cell_id FROM {}.cells").format(
-        sql.Identifier(schema))).fetchall()]
+    cells = fetch_columns(conn, VERIFY + "cell_ids.sql", release=schema)["cell_id"]
     thin = [cell for (cell,), support in index.supports(sorted((cell,) for cell in cells))
             if support < k]
     result.checks["cells"] = len(cells)
@@ -231,15 +272,14 @@ def _check_cells(conn, schema: str, index: SupportIndex, k: int,
                                  "persons: its geometry would point at them")
 
 
-def _check_continuations(conn, release: ReleaseUnderTest, result: VerifierResult) -> None:
-    """With min_continuations = m > 1, no published prefix has 1..m-1 continuations."""
-    wanted = int(release.parameters.get("min_continuations", 1))
+def _check_continuations(conn, schema: str, wanted: int, result: VerifierResult) -> None:
+    """With min_continuations = ``wanted`` > 1, no published prefix has 1..wanted-1
+    continuations (the distinct published sequences have the same prefixes as all)."""
     if wanted <= 1:
         return
-    rows = conn.execute(sql.SQL("SELECT cells FROM {}.trajectories").format(
-        sql.Identifier(release.schema))).fetchall()
+    published = fetch_columns(conn, VERIFY + "published_sequences.sql", release=schema)["cells"]
     continuations: dict[tuple[int, ...], set[int]] = defaultdict(set)
-    for (cells,) in rows:
+    for cells in published:
         for end in range(1, len(cells)):
             continuations[tuple(cells[:end])].add(cells[end])
     few = [prefix for prefix, nexts in continuations.items() if len(nexts) < wanted]
@@ -253,30 +293,29 @@ def _check_continuations(conn, release: ReleaseUnderTest, result: VerifierResult
 SHOWN_PREFIXES = 10
 
 
-def _lattice(release: ReleaseUnderTest) -> float:
-    """The grid's lattice is its cell size; the Voronoi methods' is snap."""
-    params = release.parameters
-    if release.manifest["method"] in CROSSING_METHODS:
-        return float(params.get("snap", 0.0)) or float("nan")
-    return float(params["cell_size"])
-
-
 def verify_generalization_release(conn: psycopg.Connection, schema: str) -> VerifierResult:
     """Check the privacy model of the release (or build) schema ``schema``."""
     release = read_release(conn, schema)
+    traits = _traits(release.manifest["method"])
     result = VerifierResult(schema, release.k)
-    if not check_shared_rules(conn, release, _lattice(release), result):
+    try:
+        settings = _settings(traits, release.parameters)
+    except InputError as error:
+        result.violations.append(f"the manifest's parameters cannot be checked: {error}")
         return result
-    generators = run_sql_file(conn, "verify/data_derived_generators.sql", release=schema)
-    derived, near = derive_release_visits(conn, schema, release.dataset_id, release.manifest,
-                                          near=_persons_near_generators(release, generators))
+    if not check_shared_rules(conn, release, settings.lattice_m, result):
+        return result
+    generators = fetch_columns(conn, VERIFY + "data_derived_generators.sql", release=schema)
+    derived, near = derive_release_visits(
+        conn, schema, release.dataset_id, release.manifest,
+        near=_persons_near_generators(settings, generators, release.k))
     result.checks["input_trajectories"] = derived.n_trajectories
     index = _check_trajectories(conn, schema, derived, release.k, result)
-    exact = release.manifest["method"] not in CROSSING_METHODS
-    _check_flows(conn, release, derived, index, exact, result)
+    # With fixes-only membership (no crossings) the verifier can recount the flows exactly.
+    _check_flows(conn, release, derived, index, not traits.crossings, result)
     _check_cells(conn, schema, index, release.k, result)
-    _check_generators(release, generators, near, result)
-    _check_continuations(conn, release, result)
+    _check_generators(settings, generators, release.k, near, result)
+    _check_continuations(conn, schema, settings.min_continuations, result)
     return result
 
 

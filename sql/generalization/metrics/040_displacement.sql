@@ -5,7 +5,7 @@
 --                   cell's average displacement (each such cell weighs the same);
 --   global_sum, global_mean  the sum and the average over all those fixes, NULL when they
 --                   belong to fewer than k persons.
--- The definitions of anonymizers.metrics.displacement.displacement_measures, from the
+-- The definitions of anonymizers.families.generalization.displacement.displacement_measures, from the
 -- fixes summed per cell so that no fix leaves the database or the step that holds them:
 -- {sums} has per cell (cell_id, n_points, distance_sum, persons) and, with a NULL cell,
 -- the distinct persons with a fix in any cell. Voronoi methods: the work schema's

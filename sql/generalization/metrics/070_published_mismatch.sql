@@ -15,6 +15,6 @@ WITH work_sequences AS (
 ), published AS (
     SELECT cells, count(*) AS n FROM {build}.trajectories GROUP BY cells
 )
-SELECT coalesce(sum(abs(coalesce(d.n, 0) - coalesce(p.n, 0))), 0)::bigint
+SELECT coalesce(sum(abs(coalesce(d.n, 0) - coalesce(p.n, 0))), 0)::bigint AS mismatched
 FROM derived AS d
 FULL JOIN published AS p ON p.cells = d.cells;

@@ -1,4 +1,4 @@
--- The person number of each trajectory number 0, 1, ... (generalization_work_numbers.sql).
+-- The person number of each trajectory number 0, 1, ... (work_numbers.sql).
 COPY (
     SELECT owner_no FROM attack_trajectories ORDER BY traj_no
 ) TO STDOUT WITH (FORMAT csv)
