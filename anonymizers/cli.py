@@ -251,7 +251,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
 
 
 def cmd_report(args: argparse.Namespace) -> int:
-    """A static HTML page with PNG figures of a release, readable offline (issue 11)."""
+    """A static HTML page with PNG figures of a release, readable offline."""
     from anonymizers.db.connection import connect
     from anonymizers.reports.build import build_report
 

@@ -2,8 +2,8 @@
 as record batches or numpy columns.
 
 Steps and verifiers that look at one trajectory at a time must not hold a window's fixes
-whole: at 25 million fixes their arrays alone pass the 2 GB a Python process may use
-(issue 12), and one Python string per fix for the ids costs more than the numbers. The
+whole: at 25 million fixes their arrays alone pass the 2 GB a Python process may use,
+and one Python string per fix for the ids costs more than the numbers. The
 rows come ordered by their first column (the group key, e.g. the trajectory), as record
 batches read while the server sends them (:mod:`anonymizers.db.arrow_reads`, or here a
 ``COPY (...) TO STDOUT`` parsed by pyarrow: :func:`copy_batches`), and

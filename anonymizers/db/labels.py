@@ -1,8 +1,8 @@
 """Integer codes for string labels (person ids) read batch by batch from a COPY.
 
 A column of ids read whole becomes one Python string per row when handed to pandas:
-15 million characteristic points of a 25M-fix window took more than a gigabyte that way
-(issue 12). Here each Arrow batch is dictionary-encoded (in Arrow, no object per row) and
+15 million characteristic points of a 25M-fix window took more than a gigabyte that way.
+Here each Arrow batch is dictionary-encoded (in Arrow, no object per row) and
 only its distinct labels meet the Python dictionary of codes, so memory follows the
 number of distinct labels, not of rows.
 """

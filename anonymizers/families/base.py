@@ -74,7 +74,7 @@ class Metrics:
 
 @dataclass(frozen=True)
 class ReportLayer:
-    """A geometry layer of the release that the report draws (issue 11).
+    """A geometry layer of the release that the report draws.
 
     Either a table of the release (``table``, its ``geometry`` column, optionally a count
     column ``weight`` that scales the drawing: line width, marker size, fill, and the time

@@ -16,7 +16,7 @@ VALUES FROM (n * 2^32) TO ((n + 1) * 2^32), with a CHECK of the same range: boun
 depend on nothing but the leaf's number. Partition bounds and CHECK constraints are
 printed to anyone by pg_get_expr and pg_get_constraintdef (the catalog is world-
 readable); bounds on traj_id named raw trajectories, which name their person
-('381_0001'): issue 7, finding 3. Nothing outside the loader relies on traj_key.
+('381_0001'). Nothing outside the loader relies on traj_key.
 
 The price of the leaves is paid by queries that read a whole dataset: an Append over the
 leaves, 2-11 % slower than one table (README, "How a load runs"). Windows cut by time read

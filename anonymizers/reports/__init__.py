@@ -1,1 +1,1 @@
-"""Release reports (issue 11): a static HTML page with PNG figures, readable offline."""
+"""Release reports: a static HTML page with PNG figures, readable offline."""

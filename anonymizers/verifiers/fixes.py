@@ -1,8 +1,8 @@
 """The window's raw fixes, streamed from one query in chunks of whole trajectories.
 
 A verifier that re-derives a release from the raw data must not hold the window's fixes
-whole: at 25 million fixes their arrays alone pass the 2 GB a Python process may use
-(issue 12), and one Python string per fix for the trajectory and person ids costs more
+whole: at 25 million fixes their arrays alone pass the 2 GB a Python process may use,
+and one Python string per fix for the trajectory and person ids costs more
 than the numbers. The fixes come in (trajectory, time) order from one query, read into
 Arrow while the server sends them (:mod:`anonymizers.db.arrow_reads`; ids stay Arrow
 strings, dictionary-encoded per chunk), in chunks of about ``chunk_fixes`` fixes that

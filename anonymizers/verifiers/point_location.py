@@ -1,7 +1,7 @@
 """Which published cell holds each point, without a geometry object per point.
 
 The verifier (and the attack's on-demand input) map every fix of a window onto the
-published cells: 25 million fixes at the scale of issue 12. Building one GEOS point per
+published cells: 25 million fixes in a large window. Building one GEOS point per
 fix and querying an STRtree with it cost about 2 µs per fix, most of it the point objects.
 Here the cells are indexed once on a lattice of square buckets:
 

@@ -7,7 +7,7 @@ Section 6.1.2) judge the quality of a generalization with local measures, per ar
 average and the maximum displacement of its points), and global ones over the whole
 territory (the sum, average and maximum displacement).
 
-Only the aggregates survive here (privacy rule 3 of DESIGN.md, issue 7 finding 5): a
+Only the aggregates survive here (privacy rule 3 of DESIGN.md): a
 maximum displacement is the distance of one fix, and on T-Drive the published maximum plus
 the clip box solved to one taxi's exact position. So no maximum is computed at all, and
 every figure is an aggregate over at least ``k`` distinct persons: the global sum and

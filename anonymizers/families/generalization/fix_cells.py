@@ -8,7 +8,7 @@ generator (a fix outside the box is a gap), and only the fixes of the cells whos
 changed can change cell. :class:`FixCells` keeps every fix's cell and every crossing
 (a cell a segment between two fixes runs through without a fix in it) as flat arrays, and
 after a step looks again only at the fixes of the changed cells and at the segments that
-touch them (issue 12: "only the fixes of changed cells; never all fixes again"). Once the
+touch them ("only the fixes of changed cells; never all fixes again"). Once the
 cells are final, the visits a release publishes are made from them
 (:meth:`FixCells.visits`). The same rules in SQL (``120_membership.sql``,
 ``126_segments.sql``, ``128_crossings.sql``) are the reference the tests hold this

@@ -13,7 +13,7 @@ refuses the release when the measured re-identification probability exceeds 1/k:
   (``sql/generalization/metrics/0[0-4][05]_*.sql``, over ``{work}.input_trajectories``:
   one row per trajectory, which the method's steps made);
 * cluster preservation (§8.3), the linking attack (§8.4, Theorem 10) and the homogeneity
-  of published prefixes (issue 7, finding 11): the pure functions of
+  of published prefixes: the pure functions of
   :mod:`~anonymizers.families.generalization.cluster_preservation`,
   :mod:`~anonymizers.families.generalization.reidentification` and
   :mod:`~anonymizers.families.generalization.homogeneity`,
@@ -312,7 +312,7 @@ def _read_input_sequences(conn: psycopg.Connection, release: ReleaseSpec,
 
 def _displacement_rows(conn: psycopg.Connection, release: ReleaseSpec) -> list[Row]:
     """Andrienko's displacement of the fixes to their cell's centroid, as aggregates over at
-    least k persons (no maximum: it is one fix's distance, issue 7 finding 5), from the
+    least k persons (no maximum: it is one fix's distance), from the
     fixes summed per cell where their cells are known (progressive generalization for the
     Voronoi methods, the database for the grid): every fix counts, none is read here."""
     sums = (release.work_schema, "cell_displacement")  # progressive generalization's
@@ -341,7 +341,7 @@ def _displacement_rows(conn: psycopg.Connection, release: ReleaseSpec) -> list[R
 
 
 def _homogeneity_rows(published: _Published) -> list[Row]:
-    """Share of published prefixes with a single continuation (issue 7, finding 11)."""
+    """Share of published prefixes with a single continuation."""
     found = homogeneity(published.cells)
     prefixes = ("published prefixes (cell sequences that start a published trajectory, of "
                 "length 1 or more)")

@@ -175,7 +175,7 @@ def group_points(x: np.ndarray, y: np.ndarray, radius: float) -> np.ndarray:
 
 
 # Points turned into Python numbers at a time by _grid_grouping's feeders: whole lists of
-# 15 million points (a 25M-fix window) took more than a gigabyte (issue 12).
+# 15 million points (a 25M-fix window) took more than a gigabyte.
 _FEED = 1 << 16
 
 

@@ -68,7 +68,7 @@ def visits_and_flows(spec: dict[str, Any]) -> None:
 def anonymize(spec: dict[str, Any]) -> dict[str, int]:
     """The prefix-tree step in Python: KAM_CUT (grid_kam_cut, kam_cut) or KAM_REC, then
     the homogeneity cut: with ``min_continuations`` m > 1, every published sequence through
-    a prefix of 1..m-1 distinct continuations is truncated to it (issue 7, finding 11)."""
+    a prefix of 1..m-1 distinct continuations is truncated to it."""
     from anonymizers.families.generalization.homogeneity import limit_continuations
     from anonymizers.families.generalization.prefix_tree import (
         kam_cut_publication,
