@@ -28,5 +28,6 @@ def test_every_sql_file_the_code_names_exists():
 
 
 def test_a_missing_sql_file_says_which_and_where():
-    with pytest.raises(ReleaseError, match=r"sql/aggregates/none\.sql is missing .*sql/aggregates/"):
+    with pytest.raises(ReleaseError,
+                       match=r"sql/aggregates/none\.sql is missing .*sql/aggregates/"):
         read_sql("aggregates/none.sql")
