@@ -278,7 +278,7 @@ def test_the_verifier_and_an_outside_recount_follow_the_same_rule(
     grid = {**window(hand_made), "cell_size": CELL, "interval_s": INTERVAL,
             "position_scope": params["position_scope"],
             "position_lookback_s": params["position_lookback"]}
-    rows = [line.split(",") for line in copy_out(conn, "verify/mob_person_cells.sql",
+    rows = [line.split(",") for line in copy_out(conn, "mob/verify/person_cells.sql",
                                                  grid).decode().split()]
     assert {(u, int(i)): (int(x), int(y)) for u, i, x, y in rows} == cells
     manifest = {"dataset_id": hand_made, "start": START, "end": END, "srid": SRID,

@@ -199,7 +199,7 @@ def test_the_verifier_derives_positions_on_the_grid_without_interpolation(conn, 
     params = {"dataset_id": dataset_id, "window_start": START, "window_end": END,
               "srid": SRID, "cell_size": CELL, "interval_s": INTERVAL, **area_of_use(SRID),
               "position_scope": "trajectory", "position_lookback_s": None}
-    rows = copy_out(conn, "verify/mob_person_cells.sql", params).decode().split()
+    rows = copy_out(conn, "mob/verify/person_cells.sql", params).decode().split()
     got = {(r.split(",")[0], int(r.split(",")[1])): (int(r.split(",")[2]) - BASE[0])
            for r in rows}
     assert got == {("p", 0): 0,  # p-1 at 08:00

@@ -10,7 +10,7 @@ Yarovoy et al. (EDBT 2009):
 2. every object is the distorted version of one person that "never lies" (§3): the
    verifier re-derives each person's cell at each time point itself, by the position rule
    the manifest records (position_scope, position_lookback;
-   sql/verify/mob_person_cells.sql), and pairs persons with the objects that contain
+   sql/mob/verify/person_cells.sql), and pairs persons with the objects that contain
    their cell every time they have one (a maximum matching of that "full match" graph).
    By the manifest's ``presence`` rule, an object is also present exactly when its person
    is (``published``, the paper's), or has a region at every time point of the grid
@@ -73,14 +73,14 @@ from anonymizers.verifiers.base import (
 __all__ = ["MOB_METHODS", "AttackCounts", "MobCounts", "MobView", "attack_counts",
            "count_mob_release", "derive_mob_view", "verify_mob_release", "verify_release"]
 
-# When a person has a position (sql/verify/mob_person_cells.sql): the verifier's own list.
+# When a person has a position (sql/mob/verify/person_cells.sql): the verifier's own list.
 POSITION_SCOPES = ("trajectory", "person")
 # Which time points an object has a region at (the verifier's own list): every one, or
 # those where its person has a position. A manifest without the parameter: published.
 PRESENCE_RULES = ("hidden", "published")
 # The methods this verifier judges (its own list: it never reads the anonymizer's registry).
 MOB_METHODS = frozenset({"mob_symmetric", "mob_extreme_union"})
-# Fault bits of sql/verify/mob_regions.sql, and what a row with each one is.
+# Fault bits of sql/mob/verify/regions.sql, and what a row with each one is.
 REGION_FAULTS = {
     1: ("unknown_object", "rows of objects that are not in objects"),
     2: ("empty_region", "rows without a region"),
@@ -193,7 +193,7 @@ def _object_ids(conn: psycopg.Connection, schema: str) -> list[str]:
         found = conn.execute("SELECT to_regclass(%s)", (f'"{schema}".{table}',)).fetchone()
         if found is None or found[0] is None:
             raise InputError(f"{schema} has no {table} table: not a MOB release")
-    return [row[0] for row in run_sql_file(conn, "verify/mob_objects.sql",
+    return [row[0] for row in run_sql_file(conn, "mob/verify/objects.sql",
                                            objects=(schema, "objects"))]
 
 
@@ -204,7 +204,7 @@ def _read_regions(conn: psycopg.Connection, release: ReleaseUnderTest, grid: Tim
     time). Faulty rows stand for what they cover: the outward lattice rectangle of an
     off-lattice region; repeats, unknown objects and times outside the window go."""
     names = ["obj", "t", "x0", "y0", "x1", "y1", "faults"]
-    table = _read_csv(conn, "verify/mob_regions.sql", grid.params(), names,
+    table = _read_csv(conn, "mob/verify/regions.sql", grid.params(), names,
                       objects=(release.schema, "objects"), positions=(release.schema, "positions"))
     columns = {name: table[name].to_numpy() for name in names}
     del table
@@ -249,11 +249,11 @@ def _read_persons(conn: psycopg.Connection, release: ReleaseUnderTest,
         raise InputError("raw.qids does not exist: apply sql/schema/030_qids.sql "
                          "(`anonymizers db up`) and load the QIDs of the dataset")
     params = {**grid.params(), "dataset_id": release.dataset_id, **area_of_use(grid.srid)}
-    cells = _read_csv(conn, "verify/mob_person_cells.sql", params, ["user", "t", "x", "y"],
+    cells = _read_csv(conn, "mob/verify/person_cells.sql", params, ["user", "t", "x", "y"],
                       text=("user",))
     users = cells["user"].combine_chunks().dictionary_encode()
     person = users.indices.to_numpy(zero_copy_only=False).astype(np.int64)
-    qids = _read_csv(conn, "verify/mob_qids.sql", params, ["user", "t"], text=("user",))
+    qids = _read_csv(conn, "mob/verify/qids.sql", params, ["user", "t"], text=("user",))
     qid_person = pc.index_in(qids["user"], value_set=users.dictionary)
     known = pc.is_valid(qid_person).to_numpy(zero_copy_only=False)
     return (Cells.build(len(users.dictionary), grid.n_times, person, cells["t"].to_numpy(),

@@ -9,7 +9,7 @@
 -- position_lookback L (seconds) ends a fix's time points L after its time.
 -- Cells are anchored at the CRS origin:
 -- (floor(x / cell_size), floor(y / cell_size)). Fixes outside the CRS's area of use are
--- not used, as in derive_sequences.sql.
+-- not used, as in sql/verify/derive_sequences.sql.
 --
 -- Each fix owns the time points from its own time up to (not including) the next fix of
 -- its trajectory; the last fix only a time point it falls on exactly. Epochs are numeric

@@ -2,7 +2,7 @@
 -- positions, with what is wrong with it (seed 003: a region is a rectangle of whole grid
 -- cells, ST_MakeEnvelope on multiples of cell_size, in the release's SRID, at a time point
 -- window_start + i * interval_s inside the window, of a published object).
--- Columns: object number (object_id order, as mob_objects.sql; -1 for an unknown object),
+-- Columns: object number (object_id order, as objects.sql; -1 for an unknown object),
 -- time point i (floor), the inclusive cell ranges x0..x1, y0..y1 of the smallest lattice
 -- rectangle holding the region's bounding box (edges within 1e-6 m of the lattice count
 -- as on it), and fault bits: 1 unknown object, 2 no region, 4 off the time grid or outside
