@@ -83,7 +83,7 @@ PLANTS: dict[str, Callable[[psycopg.Connection, str], None]] = {
 
 
 def _qids(dataset: str, url: str) -> None:
-    from anonymizers.loading.qids import generate_and_store_qids
+    from anonymizers.families.mob.qids import generate_and_store_qids
 
     generate_and_store_qids(dataset, "graph", 6, seed=1, url=url)
 
