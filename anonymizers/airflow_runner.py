@@ -87,7 +87,11 @@ def _task_errors_listener(errors: dict[str, BaseException | str | None]) -> Any:
 
 
 def _load_dag(dag_id: str) -> Any:
+    """The DAG ``dag_id`` from its file: ``<dag_id>.py``, or the file of its family, which
+    holds both the family's DAGs (``<family>`` and ``<family>_windows``)."""
     path = dags_folder() / f"{dag_id}.py"
+    if not path.exists():
+        path = dags_folder() / f"{dag_id.removesuffix('_windows')}.py"
     spec = importlib.util.spec_from_file_location(f"anonymizers_dag_{dag_id}", path)
     if spec is None or spec.loader is None:
         raise ReleaseError(f"no DAG file {path}")

@@ -48,7 +48,6 @@ import urllib.request
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 import psutil
 import psycopg
@@ -65,7 +64,7 @@ from anonymizers.private_files import (
     private_umask,
 )
 
-__all__ = ["COMPONENTS", "AirflowService", "ServiceError", "cmd_airflow", "sqlalchemy_url"]
+__all__ = ["COMPONENTS", "AirflowService", "ServiceError", "export_lines", "sqlalchemy_url"]
 
 COMPONENTS = ("scheduler", "dag-processor", "api-server")
 DEFAULT_PORT = 8080
@@ -420,35 +419,10 @@ def _without_password(url: str) -> str:
     return f"{scheme}://{credentials.split(':', 1)[0]}@{host}"
 
 
-def _iter_env(service: AirflowService) -> Iterator[str]:
+def export_lines(service: AirflowService) -> Iterator[str]:
     """``export`` lines for running ``airflow`` commands against the service (no secrets)."""
     env = service.environment({})
     for name in ("AIRFLOW_HOME", "AIRFLOW__DATABASE__SQL_ALCHEMY_CONN",
                  "AIRFLOW__CORE__DAGS_FOLDER", "AIRFLOW__CORE__LOAD_EXAMPLES",
                  "AIRFLOW__CORE__EXECUTOR", "DATABASE_URL", "PYTHONPATH"):
         yield f"export {name}='{env[name]}'"
-
-
-def cmd_airflow(args: Any) -> int:
-    """The handler of ``anonymizers airflow up|down|status|logs|env``."""
-    from anonymizers.cli import _echo, _ensure_database
-
-    url = _ensure_database() if args.action == "up" else None
-    if url is None:
-        from anonymizers.db.connection import database_url
-
-        url = database_url()
-    service = AirflowService.from_environment(url)
-    if args.action == "up":
-        service.up(log=_echo)
-        print(service.status())
-    elif args.action == "down":
-        stopped = service.down(log=_echo)
-        _echo(f"stopped {len(stopped)} process(es)" if stopped else "was not running")
-    elif args.action == "status":
-        print(service.status())
-    elif args.action == "logs":
-        print(service.logs(args.lines))
-    else:
-        print("\n".join(_iter_env(service)))
-    return 0

@@ -429,13 +429,32 @@ def _methods_help() -> str:
 
 
 def cmd_airflow(args: argparse.Namespace) -> int:
-    from anonymizers.airflow_service import cmd_airflow as handler
+    """``anonymizers airflow up|down|status|logs|env``: the real scheduler, dag-processor
+    and api-server on the embedded cluster (or DATABASE_URL)."""
+    from anonymizers.airflow_service import AirflowService, export_lines
+    from anonymizers.db.connection import database_url
 
-    return handler(args)
+    url = _ensure_database() if args.action == "up" else database_url()
+    service = AirflowService.from_environment(url)
+    if args.action == "up":
+        service.up(log=_echo)
+        print(service.status())
+    elif args.action == "down":
+        stopped = service.down(log=_echo)
+        _echo(f"stopped {len(stopped)} process(es)" if stopped else "was not running")
+    elif args.action == "status":
+        print(service.status())
+    elif args.action == "logs":
+        print(service.logs(args.lines))
+    else:
+        print("\n".join(export_lines(service)))
+    return 0
 
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="anonymizers", description=__doc__)
+    parser.add_argument("--version", action="version", version=_version_text(),
+                        help="the package version and the commit or build it came from")
     sub = parser.add_subparsers(dest="command", required=True)
     db = sub.add_parser("db", help="the embedded PostGIS cluster (or DATABASE_URL)")
     db.add_argument("action", choices=["up", "down", "status", "url"])
@@ -570,6 +589,12 @@ def _cleanup_parser(sub: Any) -> None:
                        help="list what would be dropped and its size; drop nothing")
     clean.add_argument("--json", action="store_true", help="print the result as JSON")
     clean.set_defaults(func=cmd_cleanup)
+
+
+def _version_text() -> str:
+    from anonymizers.version import code_version
+
+    return f"anonymizers {code_version()}"
 
 
 def main(argv: list[str] | None = None) -> int:

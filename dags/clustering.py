@@ -1,8 +1,10 @@
-"""Airflow DAG of the clustering family (seed 002): tcaa.
+"""Airflow DAGs of the clustering family (seeds 001, 002): tcaa, mla_heuristic, mla_kmeans, mla_iterative_kmeans.
 
-Wiring only: the DAG is built from the registry (anonymizers/families/registry.py).
+``clustering`` publishes one release per run; ``clustering_windows`` one per window of [start, end)
+(mapped tasks). Wiring only: both are built from the registry.
 """
 
-from anonymizers.pipeline.dag_factory import release_dag
+from anonymizers.pipeline.dag_factory import release_dag, windows_dag
 
 dag = release_dag("clustering")
+windows = windows_dag("clustering")

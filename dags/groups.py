@@ -1,10 +1,10 @@
-"""Airflow DAG of the trajectory-groups family (seed 004): tg_overlapping, tg_nonoverlapping.
+"""Airflow DAGs of the trajectory-groups family (seed 004): tg_overlapping, tg_nonoverlapping.
 
-Sequences of places (stations, cells) travelled by at least k distinct persons, with
-common origin/destination groups and demographic classes. Wiring only: the DAG is built
-from the registry (anonymizers/families/registry.py).
+``groups`` publishes one release per run; ``groups_windows`` one per window of [start, end)
+(mapped tasks). Wiring only: both are built from the registry.
 """
 
-from anonymizers.pipeline.dag_factory import release_dag
+from anonymizers.pipeline.dag_factory import release_dag, windows_dag
 
 dag = release_dag("groups")
+windows = windows_dag("groups")

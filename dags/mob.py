@@ -1,8 +1,10 @@
-"""Airflow DAG of the MOB family (seed 003): mob_extreme_union, mob_symmetric.
+"""Airflow DAGs of the MOB family (seed 003): mob_extreme_union, mob_symmetric.
 
-Wiring only: the DAG is built from the registry (anonymizers/families/registry.py).
+``mob`` publishes one release per run; ``mob_windows`` one per window of [start, end)
+(mapped tasks). Wiring only: both are built from the registry.
 """
 
-from anonymizers.pipeline.dag_factory import release_dag
+from anonymizers.pipeline.dag_factory import release_dag, windows_dag
 
 dag = release_dag("mob")
+windows = windows_dag("mob")

@@ -215,14 +215,22 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
 PUBLISHED_K = 3
 # One method per family (and MLA, the clustering family's aligned variant: its regions
 # span intervals where TCAA's are instants), with parameters that suit the small city.
-PUBLISHED_CITY: dict[str, dict[str, object]] = {
-    "grid_kam_cut": {"cell_size": 500.0},
-    "mob_symmetric": {},
-    "tcaa": {"slice_seconds": 600, "interval": 60},
-    "mla_iterative_kmeans": {},
-    "tg_nonoverlapping": {"demographics": "mondrian"},
-}
-PUBLISHED_FIRST = "grid_kam_cut"  # published without accepting composition risk
+def _showcases() -> dict[str, dict[str, object]]:
+    """The methods of each family's contract's SHOWCASE, with the city's parameters."""
+    import importlib
+
+    from anonymizers.families.registry import FAMILIES
+
+    found: dict[str, dict[str, object]] = {}
+    for family in FAMILIES.values():
+        contract = importlib.import_module(family.contract)
+        for method in contract.SHOWCASE:
+            found[method] = dict(contract.CITY_PARAMS.get(method, {}))
+    return found
+
+
+PUBLISHED_CITY: dict[str, dict[str, object]] = _showcases()
+PUBLISHED_FIRST = next(iter(PUBLISHED_CITY))  # published without accepting composition risk
 
 
 @pytest.fixture(scope="session")

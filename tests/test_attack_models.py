@@ -124,7 +124,7 @@ def test_mla_region_hits_are_the_closed_rectangles_over_half_open_intervals():
     """The clustering adapter's region test (numpy) against the brute-force definition, with
     fixes on every edge: the rectangle is closed, the interval excludes its end, and two
     regions of one group holding a fix give one pair."""
-    from anonymizers.families.clustering.attack import region_hits
+    from anonymizers.families.clustering.attack import Regions, region_hits
 
     rng = np.random.default_rng(7)
     t_us = rng.integers(0, 10, 400) * 1_000_000
@@ -132,12 +132,15 @@ def test_mla_region_hits_are_the_closed_rectangles_over_half_open_intervals():
     regions = sorted((int(g), int(t0) * 1_000_000, int(t0 + span) * 1_000_000,
                       float(x0), float(y0), float(x0 + w), float(y0 + h))
                      for g, t0, span, x0, y0, w, h in rng.integers(0, 5, (40, 7)))
-    holds, groups = region_hits(t_us, xy, regions)
+    names = ("group_id", "t_start_us", "t_end_us", "x0", "y0", "x1", "y1")
+    columns = dict(zip(names, zip(*regions, strict=True), strict=True))
+    holds, groups = region_hits(t_us, xy, Regions.from_columns(columns))
     expected = {(i, g) for i in range(t_us.size) for g, t0, t1, x0, y0, x1, y1 in regions
                 if t0 <= t_us[i] < t1 and x0 <= xy[i, 0] <= x1 and y0 <= xy[i, 1] <= y1}
     assert sorted(zip(holds.tolist(), groups.tolist(), strict=True)) == sorted(expected)
     assert len(expected) > 50  # the draw has hits, on edges among them
-    assert region_hits(t_us, xy, [])[0].size == 0
+    empty = Regions.from_columns({name: [] for name in names})
+    assert region_hits(t_us, xy, empty)[0].size == 0
 
 
 def test_records_sharing_anonymity_sets_count_as_records_with_copies_of_them():

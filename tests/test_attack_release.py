@@ -340,7 +340,7 @@ def test_tcaa_members_and_records_are_what_the_sql_join_of_positions_and_rectang
         given = attack_input(conn, schema, "tcaa")
         support = derive_support(conn, schema, window)
         with conn.transaction():
-            run_sql_file(conn, "verify/clustering_positions.sql", window, release=schema)
+            run_sql_file(conn, "clustering/verify/positions.sql", window, release=schema)
             conn.execute("""
                 CREATE TEMP TABLE ranks ON COMMIT DROP AS
                 SELECT user_id, (row_number() OVER (ORDER BY user_id COLLATE "C") - 1)::int8

@@ -90,7 +90,7 @@ _TASK_POOLS = """
 import json, runpy, sys
 from anonymizers.airflow_runner import configure_airflow, dags_folder
 configure_airflow()
-dag = runpy.run_path(str(dags_folder() / "generalization_windows.py"))["dag"]
+dag = runpy.run_path(str(dags_folder() / "generalization.py"))["windows"]
 print(json.dumps(sorted({task.pool for task in dag.tasks})))
 """
 

@@ -105,7 +105,13 @@ def test_the_comparison_counts_demographic_classes_both_ways(
                   "{work}.tg_published_class_members WHERE group_id = {g} AND class_id = {c})",
                   release, g=group, c=class_id):
         assert _overcounted(conn, release) == [("class", key)]
-    # A published box narrower than the one the anonymizer counted its persons in.
+    # A published box narrower than the one the anonymizer counted its persons in (a box
+    # wider than one five-year bin: narrowing one bin wide changes nothing).
+    wide = conn.execute(sql.SQL(
+        "SELECT group_id, class_id FROM {} WHERE age_hi - age_lo > 5 "
+        "ORDER BY group_id, class_id LIMIT 1").format(
+            sql.Identifier(release.build_schema, "demographic_classes"))).fetchone()
+    assert wide is not None
     with _planted(conn, "UPDATE {build}.demographic_classes SET age_lo = age_hi - 5 WHERE "
-                  "group_id = {g} AND class_id = {c}", release, g=group, c=class_id):
-        assert ("class_box", key) in _overcounted(conn, release)
+                  "group_id = {g} AND class_id = {c}", release, g=wide[0], c=wide[1]):
+        assert ("class_box", (wide[0], wide[1])) in _overcounted(conn, release)

@@ -24,6 +24,7 @@ from psycopg import sql
 from scipy.spatial import Delaunay
 
 from anonymizers.db.sqlfiles import run_sql_file
+from anonymizers.errors import InputError
 from anonymizers.families.groups.verifier import _derive_visits, _settings, verify_groups_release
 from anonymizers.loading import load_dataset
 from anonymizers.release.fingerprint import (
@@ -501,7 +502,7 @@ def test_the_occurrences_of_sequences_of_every_length_are_the_brute_force_ones(c
         with conn.cursor() as cur:
             cur.executemany("INSERT INTO probe_groups VALUES (%s, %s)",
                             [(g, grid.places(seq)) for g, seq in enumerate(probes)])
-        run_sql_file(conn, "verify/groups_occurrences.sql", groups=("pg_temp", "probe_groups"))
+        run_sql_file(conn, "groups/verify/occurrences.sql", groups=("pg_temp", "probe_groups"))
         found = conn.execute("SELECT group_id, traj, seq_start FROM tgv_occurrences").fetchall()
     expected = sorted((g, traj, i) for g, seq in enumerate(probes)
                       for traj, _, places in inside() for i in occurrences(seq, places))
@@ -800,3 +801,61 @@ def test_the_verifier_checks_thousands_of_trajectories_quickly(conn, tmp_path, c
     with capsys.disabled():
         print(f"\ngroups verifier: {len(walks)} trajectories, {len(groups)} groups, "
               f"{seconds:.2f} s")
+
+
+# --------------------------------------------------------------------------- the declaration
+
+
+def test_the_verifier_tells_methods_apart_by_their_declared_traits(conn, grid, monkeypatch):
+    """A method is judged by what its declaration says (traits, parameter class, family),
+    never by its name: the nonoverlapping method declared under another name is verified as
+    nonoverlapping (its assignment and od groups checked), and an overlapping one under
+    another name still needs I >= ceil(k/2) (§4.5.1)."""
+    from dataclasses import replace
+
+    from anonymizers.families.registry import METHODS
+
+    for method in ("tg_nonoverlapping", "tg_overlapping"):
+        monkeypatch.setitem(METHODS, f"{method}_renamed",
+                            replace(METHODS[method], name=f"{method}_renamed"))
+    built = build_nonoverlapping(grid)
+    renamed = "UPDATE {s}.manifest SET method = 'tg_nonoverlapping_renamed'"
+    result = planted(conn, built, [renamed])
+    assert result.passed, result.violations
+    assert result.checks["od_members"] == "checked"
+    assert_caught(planted(conn, built, [
+        renamed, "UPDATE {w}.tg_published_assignment SET seq_start = 1, seq_stop = 4 "
+        "WHERE group_id = 1 AND traj_id = 't1'"]), "do not spell the group's sequence")
+    built = build_overlapping(grid)
+    assert_caught(planted(conn, built, [
+        "UPDATE {s}.manifest SET method = 'tg_overlapping_renamed'",
+        "UPDATE {s}.manifest SET parameters = parameters || '{{\"interval_size\": 1}}'"]),
+        "below ceil(k/2)")
+
+
+def test_a_release_of_another_family_is_refused(conn, grid):
+    built = build_overlapping(grid)
+    with conn.transaction(force_rollback=True):
+        conn.execute(sql.SQL("UPDATE {}.manifest SET method = 'kam_cut'").format(
+            sql.Identifier(built.schema)))
+        with pytest.raises(InputError, match="not a trajectory-groups one"):
+            verify_groups_release(conn, built.schema)
+
+
+def test_the_manifest_parameters_are_read_with_the_declared_defaults_and_types(conn, grid):
+    """od_groups is a declared bool, true by default: a nonoverlapping manifest without it
+    publishes od groups (the verifier's own fallback said false and refused them), the text
+    of an older manifest ("false") is read as false, and a value that is no bool cannot be
+    checked."""
+    built = build_nonoverlapping(grid)
+    result = planted(conn, built, ["UPDATE {s}.manifest SET parameters = parameters - "
+                                   "'od_groups'"])
+    assert result.passed, result.violations
+    assert_caught(planted(conn, built, [
+        "UPDATE {s}.manifest SET parameters = parameters || '{{\"od_groups\": \"false\"}}'"]),
+        "publishes no origin-destination groups")
+    for value in ('"maybe"', '"auto"'):
+        key = "od_groups" if value == '"maybe"' else "demographics"
+        assert_caught(planted(conn, built, [
+            f"UPDATE {{s}}.manifest SET parameters = parameters || "
+            f"'{{{{\"{key}\": {value}}}}}'"]), "the manifest's parameters cannot be checked")

@@ -143,6 +143,12 @@ PLANTS: dict[str, tuple[str, str]] = {
         "UPDATE {s}.group_regions SET t_end = t_end - interval '1 minute' "
         "WHERE (group_id, seq) = (SELECT group_id, seq FROM {s}.group_regions LIMIT 1)",
         "off the release's 3600 s grid"),
+    "a time bin below its range": (
+        "UPDATE {s}.manifest SET parameters = jsonb_set(parameters, '{{time_bin}}', '0')",
+        "the manifest's parameters cannot be checked: parameter time_bin must be >= 1"),
+    "a lattice left out": (
+        "UPDATE {s}.manifest SET parameters = parameters - 'epsilon'",
+        "the manifest's parameters do not declare epsilon"),
 }
 
 

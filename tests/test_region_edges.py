@@ -68,7 +68,7 @@ def test_tcaa_publishes_the_share_of_edges_that_place_one_member_within_snap(loa
     spec = _built(TCAA, loaded_city)
     metrics = _metrics(conn, spec.build_schema)
     with conn.transaction():
-        run_sql_file(conn, "verify/clustering_positions.sql", spec.window_params(),
+        run_sql_file(conn, "clustering/verify/positions.sql", spec.window_params(),
                      release=spec.build_schema)
         rows = conn.execute("SELECT user_id, extract(epoch FROM t), x, y "
                             "FROM cl_verify_positions").fetchall()

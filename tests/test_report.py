@@ -12,6 +12,7 @@ import pytest
 from conftest import PUBLISHED_CITY, PUBLISHED_FIRST, PUBLISHED_K
 
 from anonymizers.cli import main
+from anonymizers.families.base import load_family
 from anonymizers.families.registry import FAMILIES, METHODS
 from anonymizers.reports.browser import check_page, ensure_chromium, is_blank
 from anonymizers.reports.density import DensityBin, choose_view, k_supported, read_density
@@ -54,7 +55,7 @@ def test_report_loads_in_a_real_browser(method, releases, city_db, chromium, tmp
     images = sorted(p.name for p in (out / "figures").glob("*.png"))
     assert {"map.png", "before_after.png"} <= set(images)
     assert text.count("<img ") == len(images)
-    if METHODS[method].family in ("mob", "clustering"):
+    if any(layer.over_time for layer in load_family(METHODS[method].family).report_layers):
         assert any(name.startswith("over_time_") for name in images)  # small multiples
     if FAMILIES[METHODS[method].family].attack is not None:
         assert "risk.png" in images  # the attack.* (and reid.*) series

@@ -84,6 +84,14 @@ PLANTS: dict[str, tuple[str, str]] = {
         "UPDATE {s}.group_regions SET t_end = t_start + interval '1 minute' "
         "WHERE (group_id, seq) = (SELECT group_id, seq FROM {s}.group_regions LIMIT 1)",
         "t_start different from t_end"),
+    # The lattice is read as the method's typed parameter: a value it cannot take is a
+    # violation, and a missing one is not replaced by the default.
+    "a lattice that is no number": (
+        "UPDATE {s}.manifest SET parameters = jsonb_set(parameters, '{{snap}}', '\"fine\"')",
+        "the manifest's parameters cannot be checked: parameter snap='fine' must be a number"),
+    "a lattice left out": (
+        "UPDATE {s}.manifest SET parameters = parameters - 'snap'",
+        "the manifest's parameters do not declare snap"),
 }
 
 
@@ -92,14 +100,25 @@ def test_the_verifier_refuses_each_planted_violation(built, conn):
     assert_plants_refused(conn, built, PLANTS)
 
 
+def test_the_clustering_verifier_refuses_a_release_of_another_family(built, conn):
+    """Which method is a clustering one is the declaration's word (its family)."""
+    from anonymizers.families.clustering.verifier import verify_clustering_release
+
+    with conn.transaction(force_rollback=True):
+        conn.execute(sql.SQL("UPDATE {}.manifest SET method = 'kam_cut'").format(
+            sql.Identifier(built)))
+        with pytest.raises(InputError, match="is a kam_cut release, not a clustering one"):
+            verify_clustering_release(conn, built)
+
+
 def test_positions_are_each_segment_s_interpolation_at_the_time_points_it_spans(built, conn):
-    """The verifier's positions (clustering_positions.sql, time points found by binary
+    """The verifier's positions (clustering/verify/positions.sql, time points found by binary
     search) against a plain interpolation of the same projected fixes: between consecutive
     fixes of a trajectory, both ends included (a fix at a time point gives it twice, from the
     segments on either side), and the last fix alone."""
     window = support_window(read_release(conn, built))
     with conn.transaction():
-        run_sql_file(conn, "verify/clustering_positions.sql", window, release=built)
+        run_sql_file(conn, "clustering/verify/positions.sql", window, release=built)
         found = conn.execute("SELECT user_id, t, x, y FROM cl_verify_positions").fetchall()
         times = [t for (t,) in _rows(conn, "SELECT DISTINCT t_start FROM {s}.group_regions "
                                            "ORDER BY 1", built)]

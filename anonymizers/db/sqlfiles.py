@@ -27,7 +27,8 @@ if TYPE_CHECKING:
     import pyarrow as pa
 
 __all__ = ["compose_sql", "copy_arrow", "copy_frame", "copy_out", "copy_pieces",
-           "fetch_columns", "put_unless_stopped", "read_sql", "run_sql_file", "sql_dir"]
+           "fetch_columns", "fetch_row", "fetch_rows", "put_unless_stopped", "read_sql",
+           "run_sql_file", "sql_dir"]
 
 
 def sql_dir() -> Path:
@@ -39,9 +40,15 @@ def sql_dir() -> Path:
 
 @cache
 def read_sql(name: str) -> str:
+    """The text of ``sql/<name>``; ReleaseError saying where it was looked for if missing."""
     path = sql_dir() / name
     if not path.is_file():
-        raise FileNotFoundError(f"SQL file {path} not found (is ANONYMIZERS_SQL_DIR right?)")
+        family = name.split("/", 1)[0]
+        raise ReleaseError(
+            f"the SQL file sql/{name} is missing (looked for {path}): the installation is "
+            f"incomplete or the code names a file that does not exist. Reinstall the package, "
+            f"or set ANONYMIZERS_SQL_DIR to the project's sql/ folder; a family's SQL lives "
+            f"under sql/<family>/ (here sql/{family}/).")
     return path.read_text()
 
 
@@ -93,6 +100,22 @@ def fetch_columns(conn: psycopg.Connection, name: str, params: dict[str, Any] | 
         raise ReleaseError(f"sql/{name}: the result has duplicate column names {names}")
     columns = list(zip(*rows, strict=True)) if rows else [()] * len(names)
     return {column: list(values) for column, values in zip(names, columns, strict=True)}
+
+
+def fetch_rows(conn: psycopg.Connection, name: str, params: dict[str, Any] | None = None,
+               **identifiers: Name) -> list[dict[str, Any]]:
+    """Like :func:`run_sql_file`, but each row of the last result as a dict by column name."""
+    names, rows = _execute(conn, name, params, identifiers)
+    if len(set(names)) != len(names):
+        raise ReleaseError(f"sql/{name}: the result has duplicate column names {names}")
+    return [dict(zip(names, row, strict=True)) for row in rows]
+
+
+def fetch_row(conn: psycopg.Connection, name: str, params: dict[str, Any] | None = None,
+              **identifiers: Name) -> dict[str, Any] | None:
+    """The first row of the last result of ``sql/<name>`` by column name (None: no row)."""
+    rows = fetch_rows(conn, name, params, **identifiers)
+    return rows[0] if rows else None
 
 
 def copy_out(conn: psycopg.Connection, name: str, params: dict[str, Any] | None = None,

@@ -16,9 +16,8 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import psycopg
-from psycopg import sql
 
-from anonymizers.db.sqlfiles import run_sql_file
+from anonymizers.db.sqlfiles import fetch_row, fetch_rows, run_sql_file
 from anonymizers.errors import InputError, ReleaseError
 from anonymizers.families.registry import FAMILIES, MACHINERY_PARAMS, RUN_PARAMS, method_entry
 from anonymizers.parameters import parse_params
@@ -66,10 +65,8 @@ def work_lock_key(work_schema: str) -> str:
     return f"run:{work_schema}"
 
 
-def _dataset_row(conn: psycopg.Connection, name: str) -> tuple[Any, ...]:
-    row = conn.execute(
-        "SELECT dataset_id, source_sha256, t_min, t_max, lon_median, lat_median "
-        "FROM raw.datasets WHERE name = %s", (name,)).fetchone()
+def _dataset_row(conn: psycopg.Connection, name: str) -> dict[str, Any]:
+    row = fetch_row(conn, "release/dataset_row.sql", {"name": name})
     if row is None:
         raise InputError(f"no dataset named {name!r}; load it first with "
                          f"`anonymizers load FILE --dataset {name}` (see `anonymizers releases`)")
@@ -114,9 +111,10 @@ def resolve_spec(conn: psycopg.Connection, params: dict[str, Any],
     The method's family checks its own inputs here and resolves its 'auto' parameters
     (``Family.resolve_params``; ``say`` tells which values it chose)."""
     run = _run_params(params)
-    dataset_id, sha, t_min, t_max, lon, lat = _dataset_row(conn, run["dataset"])
-    start, end = _window(run, interval, t_min, t_max)
-    srid = int(run["srid"] or utm_srid(lon, lat))
+    dataset = _dataset_row(conn, run["dataset"])
+    dataset_id, sha = dataset["dataset_id"], dataset["source_sha256"]
+    start, end = _window(run, interval, dataset["t_min"], dataset["t_max"])
+    srid = int(run["srid"] or utm_srid(dataset["lon_median"], dataset["lat_median"]))
     secret = installation_secret(conn)
     chosen = {**_family_params(conn, run, dataset_id, params, say, (start, end)),
               **_keyed_inputs(conn, secret, params["method"], dataset_id)}
@@ -195,14 +193,14 @@ def check_composition(conn: psycopg.Connection, spec: ReleaseSpec) -> None:
                          f"{spec.window_hours * 60:.0f} min, shorter than min_window_hours="
                          f"{floor:g}: next to other releases a short window isolates people. "
                          "Widen it, or give --accept-composition-risk \"<reason>\".")
-    overlapping = run_sql_file(conn, "release/overlapping_releases.sql", {
+    overlapping = fetch_rows(conn, "release/overlapping_releases.sql", {
         "dataset": spec.dataset, "source_fingerprint": spec.source_fingerprint,
         "window_start": spec.window_start, "window_end": spec.window_end,
         "release_name": spec.release_name})
     if overlapping:
-        shown = "; ".join(f"{name} ({dataset}, {method}, {start:%Y-%m-%d %H:%M} .. "
-                          f"{end:%Y-%m-%d %H:%M})"
-                          for name, dataset, method, start, end, _ in overlapping[:3])
+        shown = "; ".join(f"{row['release_name']} ({row['dataset']}, {row['method']}, "
+                          f"{row['window_start']:%Y-%m-%d %H:%M} .. "
+                          f"{row['window_end']:%Y-%m-%d %H:%M})" for row in overlapping[:3])
         raise InputError(
             f"the window {spec.window_start} .. {spec.window_end} overlaps {len(overlapping)} "
             f"published release(s) of the data of dataset {spec.dataset!r} (under this or "
@@ -234,18 +232,19 @@ def check_precision(spec: ReleaseSpec) -> None:
 
 
 def is_published(conn: psycopg.Connection, spec: ReleaseSpec) -> bool:
-    row = conn.execute("SELECT 1 FROM catalog.releases WHERE release_name = %s",
-                       (spec.release_name,)).fetchone()
-    return row is not None
+    return fetch_row(conn, "release/is_published.sql",
+                     {"release_name": spec.release_name}) is not None
 
 
 def check_enough_owners(conn: psycopg.Connection, spec: ReleaseSpec) -> None:
     """Fail fast when the window holds fewer than k owners: nothing could be published."""
     params = spec.window_params()
-    owners = int(run_sql_file(conn, "release/window_owners.sql", params)[0][0])
+    found = fetch_row(conn, "release/window_owners.sql", params)
+    owners = int(found["owners"]) if found else 0
     if owners == 0:
-        first, last = (moment.astimezone(UTC).strftime("%Y-%m-%d %H:%M:%S")
-                       for moment in _dataset_row(conn, spec.dataset)[2:4])
+        dataset = _dataset_row(conn, spec.dataset)
+        first, last = (dataset[bound].astimezone(UTC).strftime("%Y-%m-%d %H:%M:%S")
+                       for bound in ("t_min", "t_max"))
         raise InputError(f"the window {spec.window_start} .. {spec.window_end} holds no fix of "
                          f"dataset {spec.dataset!r}, whose fixes run from {first} to {last} "
                          "UTC: choose --start/--end within them (or omit both for the whole "
@@ -260,25 +259,22 @@ def prepare_work_schema(conn: psycopg.Connection, spec: ReleaseSpec) -> None:
     """A fresh work schema for this run, registered as running (re-running prepare starts
     the run over; a build schema left by an earlier attempt of this run goes too). The
     run's lock, held shared meanwhile, keeps a cleanup from dropping what it registers."""
-    conn.execute("SELECT pg_advisory_xact_lock_shared(hashtext(%s))", (run_lock_key(spec),))
-    for name in (spec.work_schema, spec.build_schema):
-        conn.execute(sql.SQL("DROP SCHEMA IF EXISTS {} CASCADE").format(sql.Identifier(name)))
-    conn.execute(sql.SQL("CREATE SCHEMA {}").format(sql.Identifier(spec.work_schema)))
+    run_sql_file(conn, "release/lock_run_shared.sql", {"lock_key": run_lock_key(spec)})
+    run_sql_file(conn, "release/reset_work_schema.sql", work=spec.work_schema,
+                 build=spec.build_schema)
     run_sql_file(conn, "release/register_run.sql", {
         "work_schema": spec.work_schema, "build_schema": spec.build_schema,
         "release_name": spec.release_name})
 
 
 def _schema_exists(conn: psycopg.Connection, name: str) -> bool:
-    found = conn.execute("SELECT to_regnamespace(%s)", (name,)).fetchone()
-    return found is not None and found[0] is not None
+    row = fetch_row(conn, "release/schema_exists.sql", {"name": name})
+    return bool(row and row["present"])
 
 
 def _verifier_passed(conn: psycopg.Connection, spec: ReleaseSpec) -> bool:
-    query = sql.SQL("SELECT (verifier_result ->> 'passed')::boolean FROM {}.manifest").format(
-        sql.Identifier(spec.build_schema))
-    row = conn.execute(query).fetchone()
-    return bool(row and row[0])
+    row = fetch_row(conn, "release/verifier_passed.sql", build=spec.build_schema)
+    return bool(row and row["passed"])
 
 
 def publish(conn: psycopg.Connection, spec: ReleaseSpec) -> bool:
@@ -287,8 +283,8 @@ def publish(conn: psycopg.Connection, spec: ReleaseSpec) -> bool:
     The ledger is checked again under a lock per dataset: of two overlapping runs that
     both passed ``prepare``, only the first to publish gets through.
     """
-    conn.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", (f"ledger:{spec.dataset}",))
-    conn.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", (spec.release_name,))
+    run_sql_file(conn, "release/lock_publication.sql",
+                 {"dataset": spec.dataset, "release_name": spec.release_name})
     if is_published(conn, spec):
         return False
     check_composition(conn, spec)
@@ -316,12 +312,12 @@ def drop_stale_schemas(conn: psycopg.Connection, spec: ReleaseSpec,
         "release_name": spec.release_name, "grace_seconds": grace_seconds})
     names = [spec.work_schema, spec.build_schema]
     for name, run_work in stale:
-        free = conn.execute("SELECT pg_try_advisory_xact_lock(hashtext(%s))",
-                            (work_lock_key(run_work),)).fetchone()
-        if free and free[0]:
+        free = fetch_row(conn, "release/try_lock_run.sql",
+                         {"lock_key": work_lock_key(run_work)})
+        if free and free["pg_try_advisory_xact_lock"]:
             names.append(name)
     names = [name for name in names if _schema_exists(conn, name)]
     for name in names:
-        conn.execute(sql.SQL("DROP SCHEMA {} CASCADE").format(sql.Identifier(name)))
+        run_sql_file(conn, "release/drop_run_schema.sql", schema=name)
     run_sql_file(conn, "release/forget_runs.sql", {"work_schemas": names})
     return names

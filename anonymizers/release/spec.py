@@ -15,10 +15,10 @@ from dataclasses import asdict, dataclass, field
 from datetime import datetime
 from typing import Any
 
-from anonymizers import __version__
 from anonymizers.errors import InputError
 from anonymizers.families.registry import FAMILIES, method_entry
 from anonymizers.risks import COMPOSITION, RISKS
+from anonymizers.version import code_version as running_code_version
 
 __all__ = [
     "MIN_WINDOW_HOURS",
@@ -80,7 +80,8 @@ class ReleaseSpec:
     # ``{column: reason}``, e.g. {"composition_risk": "..."} for an overlapping window.
     risks: dict[str, str] = field(default_factory=dict)
     run_token: str = "manual"  # names this run's scratch schemas; not part of the identity
-    code_version: str = __version__
+    # package version + the commit or build of the code that resolved the release
+    code_version: str = field(default_factory=running_code_version)
 
     def __post_init__(self) -> None:
         method_entry(self.method)  # InputError naming the methods if unknown

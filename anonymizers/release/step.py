@@ -64,8 +64,8 @@ def step(name: str, spec: dict[str, Any]) -> Iterator[tuple[ReleaseSpec, psycopg
     release = ReleaseSpec.from_dict(spec)
     try:
         with connect() as conn:
-            conn.execute("SELECT pg_advisory_xact_lock_shared(hashtext(%s))",
-                         (gate.run_lock_key(release),))
+            run_sql_file(conn, "release/lock_run_shared.sql",
+                         {"lock_key": gate.run_lock_key(release)})
             yield release, conn
             injected_fault(name)
             run_sql_file(conn, "release/step_done.sql", {"work_schema": release.work_schema})

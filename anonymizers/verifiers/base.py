@@ -39,6 +39,8 @@ from anonymizers.release.fingerprint import (
     installation_secret,
     source_fingerprint,
 )
+from anonymizers.verifiers.intervals import interval_count
+from anonymizers.verifiers.ratios import check_ratios
 
 __all__ = [
     "ALLOWED_ORDER_STATISTICS",
@@ -145,16 +147,6 @@ def read_release(conn: psycopg.Connection, schema: str) -> ReleaseUnderTest:
     return ReleaseUnderTest(schema, manifest, int(found[0]), str(found[1]))
 
 
-def interval_count(n: int, k: int, width: int) -> int | None:
-    """The interval filter (seed 004 §4.2), written again here: 0, None below k, else the
-    lower end of the interval of size ``width`` starting at k that holds n."""
-    if n == 0:
-        return 0
-    if n < k:
-        return None
-    return k + width * ((n - k) // width)
-
-
 def check_shared_rules(conn: psycopg.Connection, release: ReleaseUnderTest, lattice_m: float,
                        result: VerifierResult, time_lattice_s: float | None = None) -> bool:
     """Rules 1-5 of the machinery; False when the input is not the release's (stop there).
@@ -169,7 +161,6 @@ def check_shared_rules(conn: psycopg.Connection, release: ReleaseUnderTest, latt
     _check_count_columns(conn, release, result)
     _check_lattice(conn, release, lattice_m, result)
     _check_metrics(conn, release, result)
-    from anonymizers.verifiers.ratios import check_ratios  # rule 8; it imports this module
     check_ratios(conn, release, result)
     _check_window(conn, release, result)
     _check_precision(release, result)

@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Any
 import psycopg
 
 from anonymizers.db.sqlfiles import run_sql_file
+from anonymizers.verifiers.intervals import interval_count
 
 if TYPE_CHECKING:
     from anonymizers.verifiers.base import ReleaseUnderTest, VerifierResult
@@ -134,8 +135,6 @@ def _public_counts(conn: psycopg.Connection, release: ReleaseUnderTest,
 
 def _filtered(n: int | None, k: int, width: int) -> bool:
     """0 or an interval-filtered count of at least k (a signed sum by its magnitude)."""
-    from anonymizers.verifiers.base import interval_count
-
     return n is not None and interval_count(abs(n), k, width) == abs(n)
 
 

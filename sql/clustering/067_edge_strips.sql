@@ -5,7 +5,7 @@
 -- published rectangle, the edges whose strip holds exactly one person of the window (that
 -- edge places one member to within snap metres) and fewer than k persons. Persons of the
 -- window are everyone with a position at that time (pg_temp.cl_verify_positions, made in
--- this transaction by verify/clustering_positions.sql from raw fixes), not only the
+-- this transaction by clustering/verify/positions.sql from raw fixes), not only the
 -- group members. A rectangle one step wide has its strips on both sides equal to itself.
 -- Params: window_start, snap (metres), k. Identifiers: build.
 DROP TABLE IF EXISTS pg_temp.cl_strip_positions;

@@ -40,6 +40,7 @@ Windows are named ``tdrive:2008-02-03``, ``tdrive:2008-02-03/am`` (00-12 UTC),
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import os
 import subprocess
@@ -286,25 +287,15 @@ def read_results(path: Path) -> dict[str, dict[str, Any]]:
     return found
 
 
-def render(records: list[dict[str, Any]], title: str) -> str:
-    """A Markdown table, one row per cell, and the outcomes counted per method."""
-    lines = [f"# {title}", "", "| window | method | k | outcome | time (s) | peak RSS (MiB) "
-             "| overcounted items | note |", "|---|---|---|---|---|---|---|---|"]
-    for r in sorted(records, key=lambda r: (r["window"], r["method"], r["k"])):
-        compared = r.get("comparison") or {}
-        over = compared.get("overcounted", "")
-        note = (r.get("message") or compared.get("skipped") or "").replace("|", "/")
-        lines.append(f"| {r['window']} | {r['method']} | {r['k']} | {r['outcome']} | "
-                     f"{r.get('total_s', '')} | {r.get('peak_rss_mib', '')} | {over} | "
-                     f"{note[:300]} |")
-    outcomes = sorted({r["outcome"] for r in records})
-    lines += ["", "| method | " + " | ".join(outcomes) + " |",
-              "|---|" + "---|" * len(outcomes)]
-    for method in sorted({r["method"] for r in records}):
-        counts = [sum(1 for r in records if r["method"] == method and r["outcome"] == o)
-                  for o in outcomes]
-        lines.append(f"| {method} | " + " | ".join(map(str, counts)) + " |")
-    return "\n".join(lines) + "\n"
+def render(sweep: str, title: str) -> str:
+    """The sweep's tables as the documentation site shows them (one renderer for both: the
+    site's hook, docs/hooks/benchmarks.py, reads the same JSON lines)."""
+    hook = Path(__file__).resolve().parents[2] / "docs" / "hooks" / "benchmarks.py"
+    spec = importlib.util.spec_from_file_location("docs_benchmarks_hook", hook)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return f"# {title}\n\n{module.render_sweep(sweep)}"
 
 
 def main() -> None:
@@ -349,8 +340,7 @@ def main() -> None:
                 flush=True)
             with results.open("a") as out:
                 out.write(json.dumps(figures, default=str) + "\n")
-    records = list(read_results(results).values())
-    (MEASURED / f"{args.sweep}.md").write_text(render(records, title))
+    (MEASURED / f"{args.sweep}.md").write_text(render(args.sweep, title))
 
 
 if __name__ == "__main__":

@@ -27,7 +27,7 @@ Items, keyed by what the build schema publishes (``groups.group_id``, and
   - MLA, anonymizer: ``work.ml_regions.n_persons``, the distinct persons of the points the
     alignment put in that column. Verifier: the distinct persons of the window with a raw
     fix in the closed rectangle during [t_start, t_end), the way the verifier's support
-    matches a fix to a region (its fixes from verify/clustering_sequence_fixes.sql; the
+    matches a fix to a region (its fixes from clustering/verify/sequence_fixes.sql; the
     gate does not count regions of MLA: each holds its group's supporters, and they are
     checked).
 
@@ -48,7 +48,7 @@ from psycopg import sql
 
 from anonymizers.db.sqlfiles import fetch_columns, run_sql_file
 from anonymizers.families.clustering.verifier import (
-    ALIGNED_METHODS,
+    declared_traits,
     sequence_support,
     support_window,
 )
@@ -82,7 +82,7 @@ def compare_release(conn: psycopg.Connection, work: str, build: str) -> Clusteri
     """Every published group and region of ``build``, counted by both sides."""
     release = read_release(conn, build)
     window = support_window(release)
-    if release.manifest["method"] in ALIGNED_METHODS:
+    if declared_traits(release).aligned:
         return _aligned(conn, work, build, window)
     return _synchronized(conn, work, build, window)
 
@@ -126,17 +126,17 @@ def _verifier_support(conn: psycopg.Connection, build: str,
                       window: dict[str, Any]) -> tuple[Support, list[str]]:
     """What :func:`~anonymizers.families.clustering.verifier_support.derive_support` derives, the
     same SQL and matching, with the user_id of each person number (its rank among the
-    persons with a position, in "C" order, as verify/clustering_position_rows.sql numbers
+    persons with a position, in "C" order, as clustering/verify/position_rows.sql numbers
     them)."""
     with conn.transaction():
-        run_sql_file(conn, "verify/clustering_positions.sql", window, release=build)
+        run_sql_file(conn, "clustering/verify/positions.sql", window, release=build)
         positions = Positions.from_columns(fetch_columns(
-            conn, "verify/clustering_position_rows.sql"))
+            conn, "clustering/verify/position_rows.sql"))
         names = [row[0] for row in conn.execute(
             'SELECT DISTINCT user_id COLLATE "C" FROM cl_verify_positions ORDER BY 1')]
-    boxes = Boxes.from_columns(fetch_columns(conn, "verify/clustering_boxes.sql",
+    boxes = Boxes.from_columns(fetch_columns(conn, "clustering/verify/boxes.sql",
                                              release=build))
-    groups = fetch_columns(conn, "verify/clustering_groups.sql", release=build)
+    groups = fetch_columns(conn, "clustering/verify/groups.sql", release=build)
     member_group, member_person, box_persons = members_and_box_persons(positions, boxes)
     return Support(positions, boxes, np.array(groups["group_id"], dtype=np.int64),
                    groups["n_persons"], member_group, member_person, box_persons), names
@@ -181,13 +181,13 @@ def _aligned(conn: psycopg.Connection, work: str, build: str,
 
 def _region_persons(conn: psycopg.Connection, build: str,
                     window: dict[str, Any]) -> dict[tuple[int, int], int]:
-    """The distinct persons with a fix of the verifier's (verify/clustering_sequence_
-    fixes.sql) in each published region: the closed rectangle during [t_start, t_end).
+    """The distinct persons with a fix of the verifier's (clustering/verify/
+    sequence_fixes.sql) in each published region: the closed rectangle during [t_start, t_end).
     MLA's regions are coarse (a whole day: 5,762 regions of 4,300 km² and 15 hours on
     average), so a join in SQL would pair most fixes with most regions: here, per region,
     the fixes of its interval by a binary search over time, then the rectangle test."""
     with conn.transaction():
-        run_sql_file(conn, "verify/clustering_sequence_fixes.sql", window)
+        run_sql_file(conn, "clustering/verify/sequence_fixes.sql", window)
         fixes = conn.execute(
             "SELECT person, (extract(epoch FROM t) * 1000000)::int8, x, y "
             "FROM ml_verify_fixes ORDER BY t").fetchall()

@@ -23,8 +23,9 @@ rectangle took most of a TCAA release's 651 s of metrics.
 
 from __future__ import annotations
 
-import itertools
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import psycopg
@@ -32,12 +33,12 @@ import psycopg
 from anonymizers.attacks.adapters.base import AttackInput
 from anonymizers.attacks.knowledge import Observations, Records
 from anonymizers.attacks.models import MODELS
-from anonymizers.db.sqlfiles import run_sql_file
-from anonymizers.families.clustering.verifier import ALIGNED_METHODS, support_window
+from anonymizers.db.sqlfiles import fetch_columns, run_sql_file
+from anonymizers.families.clustering.verifier import declared_traits, support_window
 from anonymizers.families.clustering.verifier_support import derive_support
 from anonymizers.verifiers.base import read_release
 
-__all__ = ["attack_input"]
+__all__ = ["Regions", "attack_input", "region_hits"]
 
 # Every position is a key of its own, visited once: a share of visits (probability) and
 # the two most visited places (home/work) mean nothing here, so those two are not run.
@@ -47,7 +48,7 @@ COVERED = tuple(m for m in MODELS if m not in ("location_probability", "home_wor
 def attack_input(conn: psycopg.Connection, schema: str) -> AttackInput:
     release = read_release(conn, schema)
     window = support_window(release)
-    if release.manifest["method"] in ALIGNED_METHODS:
+    if declared_traits(release).aligned:
         return _aligned_input(conn, schema, window)
     support = derive_support(conn, schema, window)
     positions, boxes = support.positions, support.boxes
@@ -77,22 +78,23 @@ def _aligned_input(conn: psycopg.Connection, schema: str,
     """MLA: targets are the window's trajectories, fix by fix; a group holds a fix when
     one of its regions (a rectangle over an interval) does."""
     with conn.transaction():
-        run_sql_file(conn, "verify/clustering_sequence_fixes.sql", window)
-        run_sql_file(conn, "verify/clustering_sequence_support.sql", release=schema)
-        fixes = run_sql_file(conn, "attacks/mla_fixes.sql")
-        regions = run_sql_file(conn, "attacks/mla_regions.sql")
-        members = run_sql_file(conn, "attacks/mla_members.sql")
-    unit = np.unique([row[0] for row in fixes], return_inverse=True)[1]
-    persons, person_of = np.unique([row[1] for row in fixes], return_inverse=True)
-    t_us = np.array([row[2] for row in fixes], dtype=np.int64)
+        run_sql_file(conn, "clustering/verify/sequence_fixes.sql", window)
+        run_sql_file(conn, "clustering/verify/sequence_support.sql", release=schema)
+        fixes = fetch_columns(conn, "clustering/attacks/mla_fixes.sql")
+        regions = Regions.from_columns(fetch_columns(conn, "clustering/attacks/mla_regions.sql"))
+        members = fetch_columns(conn, "clustering/attacks/mla_members.sql")
+    unit = np.unique(fixes["traj"], return_inverse=True)[1]
+    persons, person_of = np.unique(fixes["person"], return_inverse=True)
+    t_us = np.array(fixes["t_us"], dtype=np.int64)
     time_of = np.unique(t_us, return_inverse=True)[1]
-    key = np.arange(len(fixes), dtype=np.int64)  # one key per fix
+    key = np.arange(t_us.size, dtype=np.int64)  # one key per fix
     observations = Observations(unit.astype(np.int64), person_of.astype(np.int64), key,
                                 time_of.astype(np.int64))
-    xy = np.array([row[3:5] for row in fixes], dtype=np.float64).reshape(-1, 2)
-    sets = _anonymity_sets(np.unique([row[0] for row in regions]).astype(np.int64),
-                           np.array([row[0] for row in members], dtype=np.int64),
-                           np.searchsorted(persons, [row[1] for row in members]))
+    xy = np.column_stack([np.array(fixes["x"], dtype=np.float64),
+                          np.array(fixes["y"], dtype=np.float64)])
+    sets = _anonymity_sets(np.unique(regions.group_id),
+                           np.array(members["group_id"], dtype=np.int64),
+                           np.searchsorted(persons, members["person"]))
 
     def records_for(targets: Observations) -> Records:
         # Only the targets' fixes: each fix is a key of its own, no one else's matches it.
@@ -104,12 +106,42 @@ def _aligned_input(conn: psycopg.Connection, schema: str,
                        "published groups (regions over intervals)")
 
 
+@dataclass(frozen=True)
+class Regions:
+    """Published regions as the verifier matches fixes against them (the columns of
+    ``sql/clustering/attacks/mla_regions.sql``): the closed rectangle [x0, x1] x [y0, y1]
+    over t_start_us <= t < t_end_us (microseconds since the epoch), grouped by group_id."""
+
+    group_id: np.ndarray
+    t_start_us: np.ndarray
+    t_end_us: np.ndarray
+    x0: np.ndarray
+    y0: np.ndarray
+    x1: np.ndarray
+    y1: np.ndarray
+
+    @classmethod
+    def from_columns(cls, columns: Mapping[str, Sequence[Any]]) -> Regions:
+        return cls(np.array(columns["group_id"], dtype=np.int64),
+                   np.array(columns["t_start_us"], dtype=np.int64),
+                   np.array(columns["t_end_us"], dtype=np.int64),
+                   *(np.array(columns[c], dtype=np.float64) for c in ("x0", "y0", "x1", "y1")))
+
+    def runs(self) -> list[tuple[int, int, int]]:
+        """(group_id, first, end) of every run of consecutive regions of one group."""
+        first = np.ones(self.group_id.size, dtype=bool)
+        first[1:] = self.group_id[1:] != self.group_id[:-1]
+        starts = np.flatnonzero(first)
+        ends = np.append(starts[1:], self.group_id.size)[:starts.size]  # none if empty
+        return list(zip(self.group_id[starts].tolist(), starts.tolist(), ends.tolist(),
+                        strict=True))
+
+
 def region_hits(t_us: np.ndarray, xy: np.ndarray,
-                regions: list[tuple]) -> tuple[np.ndarray, np.ndarray]:
+                regions: Regions) -> tuple[np.ndarray, np.ndarray]:
     """The distinct (fix, group) pairs where one of the group's regions holds the fix.
 
-    ``regions`` are rows (group_id, t_start_us, t_end_us, x0, y0, x1, y1), grouped by group;
-    a region holds a fix at ``t_us`` and ``xy`` when t_start <= t < t_end and the point is
+    A region holds a fix at ``t_us`` and ``xy`` when t_start <= t < t_end and the point is
     in the closed rectangle, as the verifier matches them. MLA's regions are coarse and
     overlap in time (each fix of a T-Drive morning lies in half of them), so the pairs are
     found group by group with one mask per group over the fixes of each region's interval:
@@ -119,12 +151,15 @@ def region_hits(t_us: np.ndarray, xy: np.ndarray,
     sorted_t = t_us[by_time]
     holds: list[np.ndarray] = []
     groups: list[np.ndarray] = []
-    for group_id, rows in itertools.groupby(regions, key=lambda row: row[0]):
+    r = regions
+    for group_id, first, end in r.runs():
         inside = np.zeros(t_us.size, dtype=bool)
-        for _, t0, t1, x0, y0, x1, y1 in rows:
-            span = by_time[np.searchsorted(sorted_t, t0):np.searchsorted(sorted_t, t1)]
+        for i in range(first, end):
+            span = by_time[np.searchsorted(sorted_t, r.t_start_us[i]):
+                           np.searchsorted(sorted_t, r.t_end_us[i])]
             x, y = xy[span, 0], xy[span, 1]
-            inside[span[(x >= x0) & (x <= x1) & (y >= y0) & (y <= y1)]] = True
+            held = (x >= r.x0[i]) & (x <= r.x1[i]) & (y >= r.y0[i]) & (y <= r.y1[i])
+            inside[span[held]] = True
         fixes = np.flatnonzero(inside)
         holds.append(fixes)
         groups.append(np.full(fixes.size, group_id, dtype=np.int64))

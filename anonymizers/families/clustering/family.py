@@ -9,14 +9,11 @@ import psycopg
 
 from anonymizers.families.base import Family, ManifestCounts, Metrics, ReportLayer, StepFunction
 from anonymizers.families.clustering import steps
+from anonymizers.families.clustering.declaration import ClusteringTraits
+from anonymizers.families.clustering.metrics import measure_release
 from anonymizers.families.registry import FAMILIES, method_entry
 
-__all__ = ["FAMILY", "ClusteringFamily", "is_aligned"]
-
-
-def is_aligned(method: str) -> bool:
-    """True for MLA's methods (seed 001: aligned regions), False for TCAA (instants)."""
-    return "align_clusters" in method_entry(method).steps
+__all__ = ["FAMILY", "ClusteringFamily"]
 
 
 class ClusteringFamily(Family):
@@ -37,14 +34,13 @@ class ClusteringFamily(Family):
         return ("groups", "group_regions")
 
     def manifest_counts(self, conn: psycopg.Connection, release: Any) -> ManifestCounts:
-        counts = ("clustering/095_aligned_manifest_counts.sql" if is_aligned(release.method)
+        traits: ClusteringTraits = method_entry(release.method).traits
+        counts = ("clustering/095_aligned_manifest_counts.sql" if traits.aligned
                   else "clustering/090_manifest_counts.sql")
         return ManifestCounts.from_sql(conn, counts,
                                        work=release.work_schema, build=release.build_schema)
 
     def measure(self, conn: psycopg.Connection, release: Any) -> Metrics:
-        from anonymizers.families.clustering.metrics import measure_release
-
         return measure_release(conn, release)
 
     @property

@@ -12,6 +12,8 @@ import psycopg
 
 from anonymizers.db.sqlfiles import copy_out, fetch_columns, run_sql_file
 from anonymizers.families.base import MetricRow, Metrics
+from anonymizers.families.clustering.declaration import ClusteringTraits, MlaParams, TcaaParams
+from anonymizers.families.registry import method_entry
 from anonymizers.metrics.shares import Ratio, share
 
 __all__ = ["measure_release"]
@@ -19,9 +21,8 @@ __all__ = ["measure_release"]
 
 def measure_release(conn: psycopg.Connection, release: Any) -> Metrics:
     """The metrics of the release's method (TCAA or MLA)."""
-    from anonymizers.families.clustering.family import is_aligned
-
-    if is_aligned(release.method):
+    traits: ClusteringTraits = method_entry(release.method).traits
+    if traits.aligned:
         return _measure_aligned(conn, release)
     return _measure_synchronized(conn, release)
 
@@ -78,7 +79,7 @@ def _aligned_edge_rows(conn: psycopg.Connection, release: Any) -> list[MetricRow
     are the window's own (every person of it, as the verifier reads them from raw)."""
     found = {name: values[0] for name, values in fetch_columns(
         conn, "clustering/068_aligned_edge_strips.sql",
-        {"window_start": release.window_start, "epsilon": float(release.params["epsilon"]),
+        {"window_start": release.window_start, "epsilon": MlaParams.of(release.params).epsilon,
          "k": release.k}, work=release.work_schema, build=release.build_schema).items()}
     return _strip_rows(found, "the half of the region next to the edge (the whole region "
                               "when it is one epsilon cell wide), during its time interval")
@@ -109,7 +110,7 @@ def _measure_synchronized(conn: psycopg.Connection, release: Any) -> Metrics:
     """TCAA: IL (eq. 1) over the slices, area per published rectangle, persons kept,
     counts."""
     work = release.work_schema
-    slices = {"slice_seconds": int(release.params["slice_seconds"])}
+    slices = {"slice_seconds": TcaaParams.of(release.params).slice_seconds}
     found = {name: values[0] for name, values in fetch_columns(
         conn, "clustering/060_measures.sql", slices, work=work,
         build=release.build_schema).items()}
@@ -129,9 +130,9 @@ def _edge_rows(conn: psycopg.Connection, release: Any) -> list[MetricRow]:
     Positions are the verifier's derivation from raw fixes (every person of the window at
     each published time point), not the family's synchronized pieces, which leave out the
     persons without a piece in that slice: they are there for an attacker too."""
-    snap = float(release.params["snap"])
+    snap = TcaaParams.of(release.params).snap
     with conn.transaction():  # the positions' temporary tables live until its commit
-        run_sql_file(conn, "verify/clustering_positions.sql", release.window_params(),
+        run_sql_file(conn, "clustering/verify/positions.sql", release.window_params(),
                      release=release.build_schema)
         found = {name: values[0] for name, values in fetch_columns(
             conn, "clustering/067_edge_strips.sql",

@@ -21,6 +21,8 @@ import pyarrow as pa
 from anonymizers.db.arrow_reads import read_columns
 from anonymizers.db.sqlfiles import copy_frame, run_sql_file
 from anonymizers.errors import InputError, ReleaseError
+from anonymizers.families.clustering.declaration import ClusteringTraits, MlaParams, TcaaParams
+from anonymizers.families.registry import method_entry
 from anonymizers.release.step import step
 
 if TYPE_CHECKING:
@@ -81,8 +83,8 @@ def cluster_pieces(spec: dict[str, Any]) -> dict[str, int]:
     from anonymizers.families.clustering.tcaa import synchronize_on_grid, tcaa
 
     with step("cluster_pieces", spec) as (release, conn):
-        params = release.params
-        interval, slice_seconds = int(params["interval"]), int(params["slice_seconds"])
+        params = TcaaParams.of(release.params)
+        interval, slice_seconds = params.interval, params.slice_seconds
         if slice_seconds % interval:
             raise InputError(f"slice_seconds={slice_seconds} is not a multiple of "
                              f"interval={interval}; choose slice_seconds = n * interval")
@@ -91,9 +93,9 @@ def cluster_pieces(spec: dict[str, Any]) -> dict[str, int]:
         pieces = synchronize_on_grid(
             fixes["traj"].to_numpy(np.int64), fixes["person"].to_numpy(np.int64),
             fixes["s"].to_numpy(float), fixes["x"].to_numpy(float), fixes["y"].to_numpy(float),
-            0.0, end, interval=float(interval), slice_seconds=float(slice_seconds))
-        labels = tcaa(pieces, release.k, lam=float(params["lam"]),
-                      alpha=float(params["alpha"]), seed=_seed(release))
+            0.0, end, interval=interval, slice_seconds=slice_seconds)
+        labels = tcaa(pieces, release.k, lam=params.lam, alpha=params.alpha,
+                      seed=_seed(release))
         _write(conn, release.work_schema, pieces, labels)
     return {"pieces": pieces.n_pieces, "grouped": int((labels >= 0).sum()),
             "persons_without_piece": int(pieces.uncovered_persons.size)}
@@ -126,13 +128,12 @@ def _write(conn: psycopg.Connection, work: str, pieces: SynchronizedPieces,
 def build_groups(spec: dict[str, Any]) -> None:
     """The release tables groups and group_regions (TGeneralizing in PostGIS)."""
     with step("build_groups", spec) as (release, conn):
-        params = release.params
+        params = TcaaParams.of(release.params)
         _release_tables(conn, release)
         run_sql_file(conn, "clustering/080_build_release.sql", {
-            "srid": release.srid, "snap": float(params["snap"]), "k": release.k,
+            "srid": release.srid, "snap": params.snap, "k": release.k,
             "count_interval": release.count_interval, "window_start": release.window_start,
-            "slice_seconds": int(params["slice_seconds"]),
-            "interval_s": int(params["interval"])},
+            "slice_seconds": params.slice_seconds, "interval_s": params.interval},
             work=release.work_schema, build=release.build_schema)
 
 
@@ -143,19 +144,20 @@ def align_clusters(spec: dict[str, Any]) -> dict[str, int]:
     from anonymizers.families.clustering import mla
 
     with step("align_clusters", spec) as (release, conn):
-        params = release.params
-        time_bin = int(params["time_bin"])
+        params = MlaParams.of(release.params)
+        time_bin = params.time_bin
         end = usable_window_seconds(_window_seconds(release), time_bin, "time_bin")
         fixes = _read_fixes(conn, release.work_schema, end)
         if fixes.empty:
             raise InputError("the window has no fixes inside whole time bins; widen the window "
                              "or lower time_bin")
-        grid = _core_grid(fixes, float(params["epsilon"]), time_bin, int(end // time_bin),
-                          float(params["coverage"]))
+        grid = _core_grid(fixes, params.epsilon, time_bin, int(end // time_bin),
+                          params.coverage)
         inside = grid.contains(fixes["x"].to_numpy(float), fixes["y"].to_numpy(float))
         fixes = fixes[inside]
-        run = {"mla_heuristic": mla.mla_heuristic, "mla_kmeans": mla.mla_kmeans,
-               "mla_iterative_kmeans": mla.mla_iterative_kmeans}[release.method]
+        traits: ClusteringTraits = method_entry(release.method).traits
+        run = {"heuristic": mla.mla_heuristic, "kmeans": mla.mla_kmeans,
+               "iterative_kmeans": mla.mla_iterative_kmeans}[traits.clustering]
         result = run(fixes["traj"].to_numpy(np.int64), fixes["person"].to_numpy(np.int64),
                      fixes["s"].to_numpy(float), fixes["x"].to_numpy(float),
                      fixes["y"].to_numpy(float), k=release.k, grid=grid, seed=_seed(release))
@@ -174,7 +176,7 @@ def _core_grid(fixes: pd.DataFrame, epsilon: float, time_bin: int, n_bins: int,
 
     tail = (1.0 - coverage) / 2
     x, y = (np.quantile(fixes[axis].to_numpy(float), [tail, 1.0 - tail]) for axis in "xy")
-    return Grid.anchored(x, y, epsilon, float(time_bin), n_bins)
+    return Grid.anchored(x, y, epsilon, time_bin, n_bins)
 
 
 def _write_aligned(conn: psycopg.Connection, work: str, result: MlaRelease,

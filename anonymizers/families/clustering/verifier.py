@@ -11,17 +11,21 @@ declared lattice, times on the declared time grid of the window), then the model
 2. every published group is supported by at least k distinct persons, re-derived from the
    raw fixes of the window by the verifier's own SQL:
 
-   * TCAA (``sql/verify/clustering_positions.sql``, then
+   * TCAA (``sql/clustering/verify/positions.sql``, then
      :mod:`anonymizers.families.clustering.verifier_support`): each person's position at each
      published time point, by linear interpolation between consecutive fixes of a
      trajectory, inside the group's rectangle at every one of its time points;
-   * MLA (``sql/verify/clustering_sequence_support.sql``): a trajectory of the person
+   * MLA (``sql/clustering/verify/sequence_support.sql``): a trajectory of the person
      with fixes inside the group's regions and time intervals, one region after the other
      in seq order, each matched by a later fix than the one before;
 
 3. a group's published size (interval-filtered n_persons) is not more than that support;
 4. TCAA: every rectangle holds the positions of at least k persons at its time point
    (anyone of the window; counted in the same pass as the groups' members).
+
+What the method publishes (instants or aligned intervals) and which lattice its manifest
+declares are read from the method's declared traits and typed parameters
+(:mod:`anonymizers.families.clustering.declaration`), never from the anonymizer's code.
 """
 
 from __future__ import annotations
@@ -33,7 +37,13 @@ import psycopg
 
 from anonymizers.db.sqlfiles import fetch_columns, run_sql_file
 from anonymizers.errors import InputError
-from anonymizers.families.clustering.verifier_support import Support, derive_support
+from anonymizers.families.clustering.declaration import ClusteringTraits, MlaParams, TcaaParams
+from anonymizers.families.clustering.verifier_support import (
+    GroupSupport,
+    Support,
+    derive_support,
+)
+from anonymizers.families.registry import METHODS
 from anonymizers.release.spec import area_of_use
 from anonymizers.verifiers.base import (
     VerifierResult,
@@ -42,12 +52,9 @@ from anonymizers.verifiers.base import (
     read_release,
 )
 
-__all__ = ["ALIGNED_METHODS", "CLUSTERING_METHODS", "sequence_support", "support_window",
+__all__ = ["declared_traits", "sequence_support", "support_window",
            "verify_clustering_release", "verify_release"]
 
-SYNCHRONIZED_METHODS = frozenset({"tcaa"})  # regions at instants, interpolated positions
-ALIGNED_METHODS = frozenset({"mla_heuristic", "mla_kmeans", "mla_iterative_kmeans"})
-CLUSTERING_METHODS = SYNCHRONIZED_METHODS | ALIGNED_METHODS
 SHOWN_GROUPS = 5  # groups named per kind of violation
 
 
@@ -70,11 +77,8 @@ def verify_clustering_release(conn: psycopg.Connection, schema: str) -> Verifier
     trajectories of a cluster). k counts distinct persons here.
     """
     release = read_release(conn, schema)
-    if release.manifest["method"] not in CLUSTERING_METHODS:
-        raise InputError(f"{schema} is a {release.manifest['method']} release, "
-                         "not a clustering one")
+    aligned = declared_traits(release).aligned
     result = VerifierResult(schema, release.k)
-    aligned = release.manifest["method"] in ALIGNED_METHODS
     grid = _declared_grid(release.parameters, aligned, result)
     if grid is None:
         return result
@@ -86,28 +90,44 @@ def verify_clustering_release(conn: psycopg.Connection, schema: str) -> Verifier
     return result
 
 
+def declared_traits(release: Any) -> ClusteringTraits:
+    """The declared traits of the method a release's manifest names; InputError when it is
+    not a clustering method."""
+    method = release.manifest["method"]
+    entry = METHODS.get(method)
+    if entry is None or entry.family != "clustering":
+        raise InputError(f"{release.schema} is a {method} release, not a clustering one")
+    traits: ClusteringTraits = entry.traits
+    return traits
+
+
 def _declared_grid(params: dict[str, Any], aligned: bool,
                    result: VerifierResult) -> tuple[float, float] | None:
     """The spatial lattice and time grid the manifest declares (MLA: epsilon, time_bin;
-    TCAA: snap, interval)."""
+    TCAA: snap, interval), typed and checked by the method's declared parameters (both
+    positive); None with a violation when they cannot be."""
     names = ("epsilon", "time_bin") if aligned else ("snap", "interval")
+    # A lattice the manifest does not record is not checked against a default one.
+    if missing := [name for name in names if params.get(name) in (None, "")]:
+        result.violations.append(f"the manifest's parameters do not declare "
+                                 f"{' and '.join(missing)}: the lattice and the time grid "
+                                 "cannot be checked")
+        return None
     try:
-        lattice, time_step = (float(params[name]) for name in names)
-    except (KeyError, TypeError, ValueError):
-        result.violations.append(f"the manifest's parameters do not declare {' and '.join(names)}:"
-                                 " the lattice and the time grid cannot be checked")
+        if aligned:
+            mla = MlaParams.of(params)
+            return mla.epsilon, mla.time_bin
+        tcaa = TcaaParams.of(params)
+        return tcaa.snap, tcaa.interval
+    except InputError as error:
+        result.violations.append(f"the manifest's parameters cannot be checked: {error}")
         return None
-    if not (lattice > 0 and time_step > 0):
-        result.violations.append(f"{names[0]} {lattice:g} m and {names[1]} {time_step:g} s must "
-                                 "be positive")
-        return None
-    return lattice, time_step
 
 
 def _check_regions(conn: psycopg.Connection, schema: str, snap: float, aligned: bool,
                    result: VerifierResult) -> None:
     faults = {name: int(values[0]) for name, values in fetch_columns(
-        conn, "verify/clustering_regions.sql", {"snap": snap}, release=schema).items()}
+        conn, "clustering/verify/regions.sql", {"snap": snap}, release=schema).items()}
     # Instants (TCAA) or intervals (MLA): the other kind's faults are the right shape.
     for name in (("not_instants", "repeated_times") if aligned else ("empty_intervals",)):
         del faults[name]
@@ -126,7 +146,7 @@ def _check_regions(conn: psycopg.Connection, schema: str, snap: float, aligned: 
 
 
 def support_window(release: Any) -> dict[str, Any]:
-    """Parameters of verify/clustering_positions.sql: the release's window, CRS and its area."""
+    """Parameters of clustering/verify/positions.sql: the release's window, CRS and its area."""
     manifest = release.manifest
     srid = int(manifest["srid"])
     return {"dataset_id": release.dataset_id, "window_start": manifest["window_start"],
@@ -145,20 +165,19 @@ def _check_support(conn: psycopg.Connection, release: Any, aligned: bool,
         _check_rectangles(derived, k, result)
     where = ("in its regions in order" if aligned
              else "in its rectangles at all its time points")
-    thin = [(group, support) for group, _, support in rows if support < k]
-    oversized = [(group, n, support) for group, n, support in rows
-                 if n is not None and n > support]
+    thin = [row for row in rows if row.support < k]
+    oversized = [row for row in rows if row.n_persons is not None and row.n_persons > row.support]
     result.checks["groups"] = interval_count(len(rows), k, release.count_interval)
     result.checks["groups_below_k"] = len(thin)
     result.checks["groups_larger_than_support"] = len(oversized)
-    for group, support in thin[:SHOWN_GROUPS]:
-        result.violations.append(f"group {group}: only {support} distinct persons' raw data lie "
-                                 f"{where} (k={k})")
+    for row in thin[:SHOWN_GROUPS]:
+        result.violations.append(f"group {row.group_id}: only {row.support} distinct persons' "
+                                 f"raw data lie {where} (k={k})")
     if len(thin) > SHOWN_GROUPS:
         result.violations.append(f"... and {len(thin) - SHOWN_GROUPS} more groups below k")
-    for group, n, support in oversized[:SHOWN_GROUPS]:
-        result.violations.append(f"group {group}: publishes n_persons={n} but only {support} "
-                                 "persons are consistent with it")
+    for row in oversized[:SHOWN_GROUPS]:
+        result.violations.append(f"group {row.group_id}: publishes n_persons={row.n_persons} but "
+                                 f"only {row.support} persons are consistent with it")
 
 
 def _check_rectangles(support: Support, k: int, result: VerifierResult) -> None:
@@ -174,12 +193,14 @@ def _check_rectangles(support: Support, k: int, result: VerifierResult) -> None:
 
 
 def sequence_support(conn: psycopg.Connection, schema: str,
-                     window: dict[str, Any]) -> list[tuple[int, int | None, int]]:
+                     window: dict[str, Any]) -> list[GroupSupport]:
     """(group_id, n_persons, support) of every group of an aligned release: the persons
     with a trajectory whose raw fixes pass the group's regions in order."""
     with conn.transaction():  # the temporary tables live until its commit
-        run_sql_file(conn, "verify/clustering_sequence_fixes.sql", window)
-        return run_sql_file(conn, "verify/clustering_sequence_support.sql", release=schema)
+        run_sql_file(conn, "clustering/verify/sequence_fixes.sql", window)
+        found = fetch_columns(conn, "clustering/verify/sequence_support.sql", release=schema)
+    return [GroupSupport(*row) for row in zip(found["group_id"], found["n_persons"],
+                                              found["support"], strict=True)]
 
 
 # The name every family verifier exports (anonymizers.verifiers.verify_release dispatches).

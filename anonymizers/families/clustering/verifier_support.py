@@ -1,7 +1,7 @@
 """Which persons support each group of a TCAA release: inside its rectangle at every one of
 its time points (seed 002, Definitions 4-6), from positions the verifier derived itself.
 
-The positions come from ``sql/verify/clustering_positions.sql`` (raw fixes interpolated at
+The positions come from ``sql/clustering/verify/positions.sql`` (raw fixes interpolated at
 the published time points, in PostGIS); the matching against the rectangles is here, in
 numpy. The rectangles of a TCAA release are large and overlap (5M-fix city: 194,340
 rectangles of 5.3 km² on average, each position inside 27 of them), so the (rectangle,
@@ -17,7 +17,7 @@ city's 160 s.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import psycopg
@@ -26,10 +26,19 @@ from anonymizers.counting import distinct_values
 from anonymizers.db.sqlfiles import fetch_columns, run_sql_file
 from anonymizers.sequences import ranges, sized_runs
 
-__all__ = ["Boxes", "Positions", "Support", "derive_support", "group_members",
+__all__ = ["Boxes", "GroupSupport", "Positions", "Support", "derive_support", "group_members",
            "members_and_box_persons"]
 
 _CHUNK_PAIRS = 4_000_000  # (rectangle, candidate position) pairs tested at once
+
+
+class GroupSupport(NamedTuple):
+    """One published group: its id, its published (interval-filtered) size and the
+    distinct persons the verifier finds consistent with it."""
+
+    group_id: int
+    n_persons: int | None
+    support: int
 
 
 @dataclass(frozen=True)
@@ -104,7 +113,7 @@ class Support:
     member_person: np.ndarray
     box_persons: np.ndarray | None = None
 
-    def rows(self) -> list[tuple[int, int | None, int]]:
+    def rows(self) -> list[GroupSupport]:
         """(group_id, published n_persons, support) of every group, by group id. Members of
         a rectangle's group id that names no published group count for no group (a
         release without the foreign key must not lend them to its neighbour id)."""
@@ -112,7 +121,8 @@ class Support:
         published = at < self.groups.size
         published[published] = self.groups[at[published]] == self.member_group[published]
         support = np.bincount(at[published], minlength=self.groups.size)
-        return list(zip(self.groups.tolist(), self.n_persons, support.tolist(), strict=True))
+        return [GroupSupport(*row) for row in zip(self.groups.tolist(), self.n_persons,
+                                                  support.tolist(), strict=True)]
 
     def region_rows(self) -> list[tuple[int, float, int]]:
         """(group_id, time point in epoch seconds, distinct persons inside) of every
@@ -127,12 +137,12 @@ def derive_support(conn: psycopg.Connection, schema: str, window: dict[str, Any]
     """Positions from raw fixes (SQL), rectangles and groups of release ``schema``, and
     each group's members."""
     with conn.transaction():  # the temporary tables live until its commit
-        run_sql_file(conn, "verify/clustering_positions.sql", window, release=schema)
+        run_sql_file(conn, "clustering/verify/positions.sql", window, release=schema)
         positions = Positions.from_columns(fetch_columns(
-            conn, "verify/clustering_position_rows.sql"))
-    boxes = Boxes.from_columns(fetch_columns(conn, "verify/clustering_boxes.sql",
+            conn, "clustering/verify/position_rows.sql"))
+    boxes = Boxes.from_columns(fetch_columns(conn, "clustering/verify/boxes.sql",
                                              release=schema))
-    groups = fetch_columns(conn, "verify/clustering_groups.sql", release=schema)
+    groups = fetch_columns(conn, "clustering/verify/groups.sql", release=schema)
     member_group, member_person, box_persons = members_and_box_persons(positions, boxes)
     return Support(positions, boxes, np.array(groups["group_id"], dtype=np.int64),
                    groups["n_persons"], member_group, member_person, box_persons)

@@ -16,7 +16,7 @@ import psycopg
 from anonymizers.attacks.adapters.base import AttackInput, KeyCoder, sequence_input
 from anonymizers.attacks.models import MODELS
 from anonymizers.counting import distinct_values
-from anonymizers.db.sqlfiles import run_sql_file
+from anonymizers.db.sqlfiles import fetch_columns
 from anonymizers.families.groups.verifier import derive_place_sequences
 from anonymizers.sequences import ranges
 
@@ -30,8 +30,9 @@ def attack_input(conn: psycopg.Connection, schema: str) -> AttackInput:
     coder = KeyCoder()
     person_ids = np.unique(persons, return_inverse=True)[1].astype(np.int64)
     targets = [coder.encode(sequence) for sequence in places]
-    groups = [coder.encode(list(row[0])) for row in
-              run_sql_file(conn, "attacks/published_groups.sql", release=schema)]
+    groups = [coder.encode(list(places)) for places in
+              fetch_columns(conn, "groups/attacks/published_groups.sql",
+                            release=schema)["places"]]
     return sequence_input(person_ids, targets, groups,
                           spelling_persons(groups, targets, person_ids), COVERED,
                           "targets: the window's trajectories as place sequences; "

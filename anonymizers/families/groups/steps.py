@@ -18,11 +18,15 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 import psycopg
-from psycopg import sql
 
 from anonymizers.db.sqlfiles import copy_frame, copy_out, fetch_columns, run_sql_file
 from anonymizers.errors import InputError
-from anonymizers.families.groups.declaration import NonoverlappingParams
+from anonymizers.families.groups.declaration import (
+    GroupsParams,
+    GroupsTraits,
+    NonoverlappingParams,
+)
+from anonymizers.families.registry import method_entry
 from anonymizers.processes import available_processes, map_forked
 from anonymizers.release.spec import area_of_use
 from anonymizers.release.step import step
@@ -48,26 +52,40 @@ __all__ = [
 ]
 
 log = logging.getLogger(__name__)
-KNOWN_COLUMNS = ("age", "income")  # numeric columns of raw.persons; others: attributes jsonb
 
 
 # --------------------------------------------------------------------------- parameters
 
 
+def typed_params(release: Any) -> GroupsParams:
+    """The release's parameters as its method's typed dataclass (tg_nonoverlapping's
+    adds od_groups)."""
+    params = method_entry(release.method).parameters.of(release.params)
+    if not isinstance(params, GroupsParams):
+        raise TypeError(f"{release.method} declares {type(params).__name__}, not the "
+                        "trajectory-groups family's GroupsParams")
+    return params
+
+
+def _traits(release: Any) -> GroupsTraits:
+    traits: GroupsTraits = method_entry(release.method).traits
+    return traits
+
+
 def interval_size(release: Any) -> int:
-    """I_s of the release (default k). tg_overlapping needs at least ceil(k/2), and k when
-    it publishes demographic classes (§4.5.1: with k/2, nested groups' classes tell what the
-    fewer than k persons between them are, Figure 13)."""
-    value = release.params.get("interval_size")
-    size = release.k if value is None else int(value)
-    if release.method != "tg_overlapping":
+    """I_s of the release (default k). The overlapping anonymizer needs at least ceil(k/2),
+    and k when it publishes demographic classes (§4.5.1: with k/2, nested groups' classes
+    tell what the fewer than k persons between them are, Figure 13)."""
+    params = typed_params(release)
+    size = release.k if params.interval_size is None else params.interval_size
+    if not _traits(release).overlapping:
         return size
     if 2 * size < release.k:
         raise InputError(f"interval_size={size} is below k/2 = {release.k / 2:g}: the "
                          "overlapping anonymizer's nested groups would let their counts be "
                          "subtracted (seed 004 §4.5.1); use at least "
                          f"{-(-release.k // 2)} (the thesis recommends k)")
-    if size < release.k and release.params.get("demographics", "ga") != "none":
+    if size < release.k and params.demographics != "none":
         raise InputError(f"interval_size={size} is below k = {release.k} with demographic "
                          "classes: two nested groups' classes would tell what the persons "
                          "between them are (seed 004 §4.5.1, Figure 13); use interval_size="
@@ -82,14 +100,15 @@ def resolve_demographics(conn: psycopg.Connection, dataset: str, dataset_id: int
     whether at least k persons of the dataset, and of the window [start, end), carry every
     attribute of the grid (fewer could fill no class). InputError for ga or mondrian
     without them: before the grouping's work, not after it."""
-    chosen = str(params.get("demographics") or "auto")
+    typed = GroupsParams.of(params)
+    chosen: str = typed.demographics
     if chosen == "none":
         return chosen
-    grid = parse_demographic_grid(str(params.get("demographic_grid") or ""))
+    grid = parse_demographic_grid(typed.demographic_grid)
     found = fetch_columns(conn, "groups/005_persons_with_attributes.sql",
                           {"dataset_id": dataset_id, "attributes": list(grid.names),
                            "window_start": window[0], "window_end": window[1]})
-    carriers, in_window = int(found["persons"][0]), int(found["window_persons"][0])
+    (carriers,), (in_window,) = found["persons"], found["window_persons"]
     names = ", ".join(grid.names)
     held = (f"{carriers} persons of dataset {dataset!r} carry {names} (demographic_grid)"
             if carriers < k else
@@ -117,20 +136,21 @@ def resolve_places(conn: psycopg.Connection, dataset: str, dataset_id: int,
     """'dataset', 'grid' or 'voronoi': the ``places`` parameter, 'auto' resolved by whether
     the dataset was loaded with a places file; InputError for a choice the dataset (or the
     catalog) cannot serve."""
-    mode = str(params.get("places") or "auto")
-    if mode == "voronoi" or params.get("places_release") is not None:
-        if mode != "voronoi" or not params.get("places_release"):
+    typed = GroupsParams.of(params)
+    mode: str = typed.places
+    if mode == "voronoi" or typed.places_release is not None:
+        if mode != "voronoi" or not typed.places_release:
             raise InputError("places=voronoi and places_release=RELEASE go together: name "
                              "the published generalization release whose cells are the "
                              "places (`anonymizers releases` lists them)")
-        release_cells(conn, str(params["places_release"]))
+        release_cells(conn, typed.places_release)
         return mode
     has_places = _dataset_has_places(conn, dataset_id)
     if mode == "auto":
         mode = "dataset" if has_places else "grid"
         meaning = ("its places file" if has_places else
                    f"no places file, so cells of a fixed grid of cell_size="
-                   f"{float(params.get('cell_size') or 0):g} m")
+                   f"{typed.cell_size:g} m")
         say(f"places=auto: dataset {dataset!r} has {meaning}, so places={mode}; set places "
             "to choose")
         return mode
@@ -149,25 +169,23 @@ def places_mode(conn: psycopg.Connection, release: Any) -> str:
 
 
 def _dataset_has_places(conn: psycopg.Connection, dataset_id: int) -> bool:
-    if conn.execute("SELECT to_regclass('raw.places')").fetchone() == (None,):
-        return False
-    row = conn.execute("SELECT EXISTS (SELECT 1 FROM raw.places WHERE dataset_id = %s)",
-                       (dataset_id,)).fetchone()
-    return bool(row and row[0])
+    (found,) = fetch_columns(conn, "groups/006_dataset_has_places.sql",
+                             {"dataset_id": dataset_id})["has_places"]
+    return bool(found)
 
 
-def release_cells(conn: psycopg.Connection, name: str) -> tuple[tuple[str, str], int]:
+def release_cells(conn: psycopg.Connection, name: str | None
+                  ) -> tuple[tuple[str, str], int]:
     """The cells table of the published generalization release ``name`` and its SRID;
     InputError if it is none."""
-    from anonymizers.families.registry import method_entry
-
-    row = conn.execute("SELECT method FROM catalog.releases WHERE release_name = %s",
-                       (name,)).fetchone()
-    if row is None or method_entry(row[0]).family != "generalization":
+    methods = [] if name is None else fetch_columns(
+        conn, "groups/007_places_release_method.sql", {"release_name": name})["method"]
+    if name is None or not methods or method_entry(methods[0]).family != "generalization":
         raise InputError(f"places_release={name!r} is no published generalization release "
                          "(kam_cut, kam_rec, grid_kam_cut); `anonymizers releases` lists them")
-    srid = conn.execute("SELECT Find_SRID(%s, 'cells', 'geom')", (name,)).fetchone()
-    return (name, "cells"), int(srid[0]) if srid else 0
+    srids = fetch_columns(conn, "groups/008_places_release_srid.sql",
+                          {"release_name": name})["srid"]
+    return (name, "cells"), int(srids[0]) if srids and srids[0] is not None else 0
 
 
 @dataclass(frozen=True, eq=False)
@@ -214,18 +232,19 @@ def map_places(spec: dict[str, Any]) -> dict[str, Any]:
     """The window's trajectories as sequences of places (PostGIS)."""
     with step("map_places", spec) as (release, conn):
         mode = places_mode(conn, release)
+        typed = typed_params(release)
         params = {**release.window_params(), "srid": release.srid}
         if mode == "dataset":
             run_sql_file(conn, "groups/010_dataset_places.sql", params, work=release.work_schema)
         elif mode == "voronoi":
-            cells, cells_srid = release_cells(conn, str(release.params["places_release"]))
+            cells, cells_srid = release_cells(conn, typed.places_release)
             run_sql_file(conn, "groups/012_release_cell_places.sql",
                          {**params, "cells_srid": cells_srid},
                          work=release.work_schema, cells=cells)
         else:
             run_sql_file(conn, "groups/011_grid_places.sql",
                          {**params, **area_of_use(release.srid),
-                          "cell_size": float(release.params["cell_size"])},
+                          "cell_size": typed.cell_size},
                          work=release.work_schema)
         run_sql_file(conn, "groups/020_visits.sql", {"window_start": release.window_start},
                      work=release.work_schema)
@@ -270,12 +289,13 @@ def group_trajectories(spec: dict[str, Any]) -> dict[str, int]:
                              "check that places cover the data (places=grid for GPS data)")
         neighbours, names = _neighbours(conn, work, visited)
         od = None
-        if release.method == "tg_overlapping":
+        params = typed_params(release)
+        if _traits(release).overlapping:
             result = tg.overlapping_group_windows(*arrays, k=release.k)
         else:
             result = tg.nonoverlapping_trajectory_groups(*arrays, k=release.k,
                                                          seed=_seed(release))
-            if NonoverlappingParams.of(release.params).od_groups:
+            if isinstance(params, NonoverlappingParams) and params.od_groups:
                 od = tg.origin_destination_groups(*arrays, result, release.k, neighbours,
                                                   seed=_seed(release))
                 _write_od(conn, work, od, names)
@@ -288,7 +308,7 @@ def _seed(release: Any) -> int:
     """The ``seed`` parameter mixed with the release's keyed seed: fixed for a source file,
     window, installation secret and seed (reruns, and runs after a reload of the file, give
     the same release), unguessable from the seed alone."""
-    return (int(release.seed) & 0xFFFFFFFF) ^ int(release.params.get("seed", 0))
+    return (int(release.seed) & 0xFFFFFFFF) ^ typed_params(release).seed
 
 
 def _neighbours(conn: psycopg.Connection, work: str,
@@ -345,10 +365,11 @@ def demographic_classes(spec: dict[str, Any]) -> dict[str, int]:
     with step("demographic_classes", spec) as (release, conn):
         work = release.work_schema
         run_sql_file(conn, "groups/045_class_tables.sql", work=work)
-        method = str(release.params.get("demographics", "ga"))
+        params = typed_params(release)
+        method: str = params.demographics
         if method == "none":
             return {"classes": 0}
-        grid = parse_demographic_grid(str(release.params["demographic_grid"]))
+        grid = parse_demographic_grid(params.demographic_grid)
         members = _group_persons(conn, work)
         values = _person_values(conn, work, release.dataset_id, grid)
         classes, class_members, suppressed = _all_classes(
@@ -369,21 +390,16 @@ def _group_persons(conn: psycopg.Connection, work: str) -> pd.DataFrame:
 
 def _person_values(conn: psycopg.Connection, work: str, dataset_id: int,
                    grid: DemographicGrid) -> pd.DataFrame:
-    """Every window person's attribute values (NaN where unknown), by person_index."""
-    # A non-numeric value of attributes is unknown (NULL), never a failed cast.
-    columns = [(sql.SQL("p.{}::float8").format(sql.Identifier(name)) if name in KNOWN_COLUMNS
-                else sql.SQL("CASE WHEN jsonb_typeof(p.attributes -> {name}) = 'number' "
-                             "THEN (p.attributes ->> {name})::float8 END").format(
-                    name=sql.Literal(name)))
-               for name in grid.names]
-    query = sql.SQL(
-        "COPY (SELECT DISTINCT t.person_index, {} FROM {} AS t "
-        "LEFT JOIN raw.persons AS p ON p.dataset_id = %s AND p.user_id = t.user_id "
-        "ORDER BY 1) TO STDOUT (FORMAT csv)").format(
-        sql.SQL(", ").join(columns), sql.Identifier(work, "tg_trajectories"))
-    with conn.cursor().copy(query, (dataset_id,)) as copy:
-        data = b"".join(bytes(chunk) for chunk in copy)
-    return pd.read_csv(io.BytesIO(data), names=["person_index", *grid.names])
+    """Every window person's attribute values (NaN where unknown), by person_index: one
+    column per attribute of the grid, in its order."""
+    data = copy_out(conn, "groups/047_read_person_values.sql",
+                    {"dataset_id": dataset_id, "attributes": list(grid.names)}, work=work)
+    values = pd.read_csv(io.BytesIO(data), names=["person_index", "attribute", "value"],
+                         dtype={"value": float})
+    wide = values.pivot(index="person_index", columns="attribute", values="value").reindex(
+        columns=range(1, len(grid.names) + 1))
+    wide.columns = pd.Index(grid.names)
+    return wide.reset_index()
 
 
 def _all_classes(members: pd.DataFrame, values: pd.DataFrame, grid: DemographicGrid, k: int,
@@ -517,37 +533,27 @@ def build_places_release(spec: dict[str, Any]) -> None:
         run_sql_file(conn, "groups/060_build_release.sql",
                      {"k": release.k, "interval_size": interval_size(release)},
                      work=work, build=build)
-        names = (parse_demographic_grid(str(release.params["demographic_grid"])).names
-                 if release.params.get("demographics", "ga") != "none" else ())
+        params = typed_params(release)
+        names = (parse_demographic_grid(params.demographic_grid).names
+                 if params.demographics != "none" else ())
         _build_classes(conn, work, build, names, release.k, interval_size(release))
 
 
 def _build_classes(conn: psycopg.Connection, work: str, build: str, names: tuple[str, ...],
                    k: int, size: int) -> None:
-    """demographic_classes: one lo/hi column pair per attribute holding the hidden bounds
-    (the fixed part, ids and the private members, is sql/groups/070_class_ids.sql)."""
+    """demographic_classes: ids and the private members (sql/groups/070_class_ids.sql),
+    the rows (071_class_rows.sql), then one lo/hi column pair per attribute holding the
+    hidden bounds (072_class_bounds.sql, one attribute at a time: the columns are the
+    grid's)."""
     run_sql_file(conn, "groups/070_class_ids.sql", {"k": k}, work=work)
     if not names:
         return
-    table = sql.Identifier(build, "demographic_classes")
-    for name in names:
-        conn.execute(sql.SQL("ALTER TABLE {} ADD COLUMN {} double precision NOT NULL, "
-                             "ADD COLUMN {} double precision NOT NULL").format(
-            table, sql.Identifier(f"{name}_lo"), sql.Identifier(f"{name}_hi")))
-        for end, what in (("lo", "lower bound (inclusive)"), ("hi", "upper bound (exclusive)")):
-            conn.execute(sql.SQL("COMMENT ON COLUMN {}.{} IS {}").format(
-                table, sql.Identifier(f"{name}_{end}"),
-                sql.Literal(f"Hidden {what} of the class's {name} (seed 004 §4.4.5), an "
-                            "atomic boundary of manifest.parameters.demographic_grid.")))
-    columns = [sql.Identifier(f"{name}_{end}") for name in names for end in ("lo", "hi")]
-    bounds = [sql.SQL("c.{}[{}]").format(sql.Identifier(f"hidden_{side}"), sql.Literal(j + 1))
-              for j in range(len(names)) for side in ("lower", "upper")]
-    conn.execute(sql.SQL(
-        "INSERT INTO {table} (group_id, class_id, {columns}, n_lo, n_hi) "
-        "SELECT d.group_id, d.class_id, {bounds}, f.n_lo, f.n_lo + %(size)s - 1 "
-        "FROM {classes} AS c JOIN {ids} AS d USING (group_index, class_index) "
-        "CROSS JOIN LATERAL (SELECT %(k)s + %(size)s * ((c.n_persons - %(k)s) / %(size)s) "
-        "AS n_lo) AS f ORDER BY random()").format(
-        table=table, columns=sql.SQL(", ").join(columns), bounds=sql.SQL(", ").join(bounds),
-        classes=sql.Identifier(work, "tg_classes"), ids=sql.Identifier(work, "tg_class_ids")),
-        {"k": k, "size": size})
+    run_sql_file(conn, "groups/071_class_rows.sql", {"k": k, "size": size},
+                 work=work, build=build)
+    for position, name in enumerate(names, start=1):
+        comments = {f"{end}_comment": f"Hidden {what} of the class's {name} (seed 004 §4.4.5), "
+                    "an atomic boundary of manifest.parameters.demographic_grid."
+                    for end, what in (("lo", "lower bound (inclusive)"),
+                                      ("hi", "upper bound (exclusive)"))}
+        run_sql_file(conn, "groups/072_class_bounds.sql", {"position": position, **comments},
+                     work=work, build=build, lo=f"{name}_lo", hi=f"{name}_hi")

@@ -2,9 +2,10 @@
 
 It reads only the release (or build) schema under test, the run's private work tables when
 they still exist, the ledger and ``raw``; it never imports the groups anonymizer nor runs
-its SQL (``sql/groups``): places, visits, sequences, neighbours and hidden bounds are
-derived again by ``sql/verify/groups_*.sql``. First the machinery's shared rules
-(:mod:`anonymizers.verifiers.base`), then Nordström's model:
+its SQL (``sql/groups/*.sql``): places, visits, sequences, neighbours and hidden bounds are
+derived again by its own ``sql/groups/verify/*.sql``. It reads the family's declaration
+(plain data: the method's traits and typed parameters), as the anonymizer does. First the
+machinery's shared rules (:mod:`anonymizers.verifiers.base`), then Nordström's model:
 
 1. **places**: every published place is the dataset's place of that name, at its position
    (place-sequence datasets), or exactly its cell of the fixed grid (GPS datasets); every
@@ -46,6 +47,12 @@ import psycopg
 
 from anonymizers.db.sqlfiles import fetch_columns, run_sql_file
 from anonymizers.errors import InputError
+from anonymizers.families.groups.declaration import (
+    GroupsParams,
+    GroupsTraits,
+    NonoverlappingParams,
+)
+from anonymizers.families.registry import METHODS
 from anonymizers.release.spec import area_of_use
 from anonymizers.verifiers.base import (
     ReleaseUnderTest,
@@ -54,11 +61,9 @@ from anonymizers.verifiers.base import (
     read_release,
 )
 
-__all__ = ["GROUPS_METHODS", "Attribute", "ItemCounts", "derive_place_sequences",
-           "parse_demographic_grid", "recount_items", "verify_groups_release", "verify_release"]
+__all__ = ["Attribute", "ItemCounts", "derive_place_sequences", "parse_demographic_grid",
+           "recount_items", "verify_groups_release", "verify_release"]
 
-# The methods this verifier judges (its own list: it never reads the anonymizer's registry).
-GROUPS_METHODS = frozenset({"tg_overlapping", "tg_nonoverlapping"})
 RELEASE_TABLES = ("places", "groups", "od_groups", "demographic_classes", "manifest")
 PRIVATE_TABLES = ("tg_published_assignment", "tg_published_od_members",
                   "tg_published_class_members")
@@ -82,9 +87,10 @@ class Attribute:
 
 @dataclass(frozen=True)
 class Settings:
-    """What the manifest declares, resolved (places 'auto' -> 'dataset' or 'grid')."""
+    """What the manifest declares, resolved (places 'auto' -> 'dataset' or 'grid'), and
+    what the method's declaration says it publishes (its traits)."""
 
-    method: str
+    traits: GroupsTraits
     places: str
     cell_size: float | None
     interval: int
@@ -95,7 +101,8 @@ class Settings:
 
     @property
     def nonoverlapping(self) -> bool:
-        return self.method == "tg_nonoverlapping"
+        """No part of a trajectory is counted in two groups (Algorithms 4-5)."""
+        return not self.traits.overlapping
 
     @property
     def lattice_m(self) -> float:
@@ -165,80 +172,67 @@ def parse_demographic_grid(text: str) -> tuple[Attribute, ...]:
 
 def _settings(conn: psycopg.Connection, release: ReleaseUnderTest,
               result: VerifierResult) -> Settings | None:
-    """The manifest's parameters, or None with a violation when they cannot be checked."""
-    params = release.parameters
+    """The manifest's parameters (typed by the method's declared dataclass), or None with a
+    violation when they cannot be checked."""
+    entry = METHODS[release.manifest["method"]]
     try:
-        places = _place_mode(conn, release, str(params.get("places", "auto")))
-        cell_size = _cell_size(params.get("cell_size"), places)
-        interval = _interval(params.get("interval_size"), release.k)
-        demographics = str(params.get("demographics", "none"))
-        if demographics not in ("ga", "mondrian", "none"):
-            raise InputError(f"demographics {demographics!r} is none of ga, mondrian, none")
+        params = entry.parameters.of(release.parameters)
+        if not isinstance(params, GroupsParams):
+            raise InputError(f"{entry.name} declares {type(params).__name__}, not the "
+                             "trajectory-groups family's GroupsParams")
+        places = _place_mode(conn, release, params.places)
+        cell_size = _cell_size(params.cell_size, places)
+        interval = release.k if params.interval_size is None else params.interval_size
+        demographics: str = params.demographics
+        if demographics == "auto":
+            raise InputError("demographics 'auto' was not resolved: the manifest must record "
+                             "ga, mondrian or none")
         grid = (() if demographics == "none"
-                else parse_demographic_grid(params.get("demographic_grid", "")))
+                else parse_demographic_grid(params.demographic_grid))
         if demographics != "none" and not grid:
             raise InputError("demographics without a demographic_grid")
     except InputError as error:
         result.violations.append(f"the manifest's parameters cannot be checked: {error}")
         return None
-    # an older manifest records the flag as the text "true"/"false"
-    od = str(params.get("od_groups", False)).lower() == "true"
+    # only the nonoverlapping anonymizer's parameters hold the flag (§4.3.3)
+    od = isinstance(params, NonoverlappingParams) and params.od_groups
     cells_release = None
     if places == "voronoi":
-        cells_release = _cells_release(conn, params.get("places_release"), result)
+        cells_release = _cells_release(conn, params.places_release, result)
         if cells_release is None:
             return None
-    return Settings(release.manifest["method"], places, cell_size, interval, od, demographics,
-                    grid, cells_release)
+    traits: GroupsTraits = entry.traits
+    return Settings(traits, places, cell_size, interval, od, demographics, grid, cells_release)
 
 
-GENERALIZATION_METHODS = frozenset({"grid_kam_cut", "kam_cut", "kam_rec"})
-
-
-def _cells_release(conn: psycopg.Connection, name: Any, result: VerifierResult) -> str | None:
+def _cells_release(conn: psycopg.Connection, name: str | None,
+                   result: VerifierResult) -> str | None:
     """The published generalization release whose cells are the places, or None with a
     violation."""
-    row = conn.execute("SELECT method FROM catalog.releases WHERE release_name = %s",
-                       (str(name),)).fetchone()
-    if row is None or row[0] not in GENERALIZATION_METHODS:
+    methods = [] if name is None else fetch_columns(
+        conn, "groups/verify/cells_release.sql", {"release_name": name})["method"]
+    if name is None or not methods or methods[0] not in METHODS \
+            or METHODS[methods[0]].family != "generalization":
         result.violations.append(f"places_release {name!r} is no published generalization "
                                  "release: the places cannot be checked")
         return None
-    return str(name)
+    return name
 
 
 def _place_mode(conn: psycopg.Connection, release: ReleaseUnderTest, declared: str) -> str:
-    if declared not in ("auto", "dataset", "grid", "voronoi"):
-        raise InputError(f"places {declared!r} is none of auto, dataset, grid, voronoi")
     if declared != "auto":
         return declared
-    has_places = run_sql_file(conn, "verify/groups_dataset_has_places.sql",
-                              {"dataset_id": release.dataset_id})[0][0]
+    (has_places,) = fetch_columns(conn, "groups/verify/dataset_has_places.sql",
+                                  {"dataset_id": release.dataset_id})["has_places"]
     return "dataset" if has_places else "grid"
 
 
-def _cell_size(value: Any, places: str) -> float | None:
+def _cell_size(size: float, places: str) -> float | None:
     if places != "grid":
         return None
-    try:
-        size = float(value)
-    except (TypeError, ValueError):
-        raise InputError(f"cell_size {value!r} is not a number of metres") from None
-    if not (math.isfinite(size) and size > 0):
-        raise InputError(f"cell_size {size:g} must be positive")
+    if not math.isfinite(size):
+        raise InputError(f"cell_size {size:g} must be a finite number of metres")
     return size
-
-
-def _interval(value: Any, k: int) -> int:
-    if value is None:
-        return k
-    try:
-        interval = int(value)
-    except (TypeError, ValueError):
-        raise InputError(f"interval_size {value!r} is not an integer") from None
-    if interval < 1 or interval != float(value):
-        raise InputError(f"interval_size {value!r} is not a positive integer")
-    return interval
 
 
 # --------------------------------------------------------------------------- reporting
@@ -272,8 +266,8 @@ def interval_faults(n_lo: int | None, n_hi: int | None, k: int, interval: int,
 
 
 def _release_tables(conn: psycopg.Connection, schema: str) -> dict[str, Table]:
-    found = {row[0] for row in run_sql_file(conn, "verify/groups_tables.sql",
-                                            {"schema": schema, "tables": list(RELEASE_TABLES)})}
+    found = set(fetch_columns(conn, "groups/verify/tables.sql",
+                              {"schema": schema, "tables": list(RELEASE_TABLES)})["table_name"])
     missing = [name for name in RELEASE_TABLES if name not in found]
     if missing:
         raise InputError(f"{schema} has no {', '.join(missing)} table: not a trajectory-groups "
@@ -293,8 +287,8 @@ def _private_tables(conn: psycopg.Connection, schema: str,
     work = work_schema(schema)
     found: set[str] = set()
     if work is not None:
-        found = {row[0] for row in run_sql_file(conn, "verify/groups_tables.sql",
-                                                {"schema": work, "tables": list(PRIVATE_TABLES)})}
+        found = set(fetch_columns(conn, "groups/verify/tables.sql",
+                                  {"schema": work, "tables": list(PRIVATE_TABLES)})["table_name"])
     result.checks["private_tables"] = sorted(found) if found else NOT_AVAILABLE
     return {name: (str(work), name) for name in found}
 
@@ -306,15 +300,15 @@ def derive_place_sequences(conn: psycopg.Connection, schema: str
                            ) -> tuple[list[str], list[str], list[list[str]]]:
     """Trajectory, person and place sequence of every trajectory of the window of release
     ``schema``, as this verifier derives them (the attack suite reads them too)."""
-    release = read_release(conn, schema)
+    release = _groups_release(conn, schema)
     result = VerifierResult(schema, release.k)
     settings = _settings(conn, release, result)
     if settings is None:
         raise InputError(f"{schema}: {'; '.join(result.violations)}")
     with conn.transaction():
         _derive_visits(conn, release, settings)
-        rows = run_sql_file(conn, "verify/groups_sequences.sql")
-    return [r[0] for r in rows], [r[1] for r in rows], [list(r[2]) for r in rows]
+        rows = fetch_columns(conn, "groups/verify/sequences.sql")
+    return rows["traj"], rows["person"], [list(places) for places in rows["places"]]
 
 
 def _derive_visits(conn: psycopg.Connection, release: ReleaseUnderTest,
@@ -330,21 +324,21 @@ def _derive_visits(conn: psycopg.Connection, release: ReleaseUnderTest,
         params |= {"cell_size": settings.cell_size, **area_of_use(srid)}
     if settings.places_release is not None:
         identifiers["cells"] = (settings.places_release, "cells")
-        found = conn.execute("SELECT Find_SRID(%s, 'cells', 'geom')",
-                             (settings.places_release,)).fetchone()
-        params["cells_srid"] = int(found[0]) if found else 0
-    run_sql_file(conn, f"verify/groups_fixes_{settings.places}.sql", params, **identifiers)
-    run_sql_file(conn, "verify/groups_visits.sql")
-    run_sql_file(conn, f"verify/groups_neighbours_{settings.places}.sql")
+        srids = fetch_columns(conn, "groups/verify/cells_srid.sql",
+                              {"release_name": settings.places_release})["srid"]
+        params["cells_srid"] = int(srids[0]) if srids and srids[0] is not None else 0
+    run_sql_file(conn, f"groups/verify/fixes_{settings.places}.sql", params, **identifiers)
+    run_sql_file(conn, "groups/verify/visits.sql")
+    run_sql_file(conn, f"groups/verify/neighbours_{settings.places}.sql")
 
 
 def _check_places(conn: psycopg.Connection, release: ReleaseUnderTest, tables: dict[str, Table],
                   result: VerifierResult) -> None:
-    rows = run_sql_file(conn, "verify/groups_places.sql", {"srid": int(release.manifest["srid"])},
-                        places=tables["places"], groups=tables["groups"],
-                        od_groups=tables["od_groups"])
+    rows = fetch_columns(conn, "groups/verify/places.sql",
+                         {"srid": int(release.manifest["srid"])}, places=tables["places"],
+                         groups=tables["groups"], od_groups=tables["od_groups"])
     faults: dict[str, list[str]] = defaultdict(list)
-    for fault, place in rows:
+    for fault, place in zip(rows["fault"], rows["place_id"], strict=True):
         faults[fault].append(f"place {place}")
     texts = {"not_a_place": "is no place of the dataset (nor a grid cell near a visited one)",
              "moved": "its geometry is not the place's (moved, or another type or SRID)",
@@ -361,7 +355,7 @@ def _check_groups(conn: psycopg.Connection, release: ReleaseUnderTest, settings:
                   tables: dict[str, Table], assigned: dict[int, tuple[int, int]] | None,
                   counts: ItemCounts, result: VerifierResult) -> None:
     """Support, length and count interval of every group (from tgv_occurrences)."""
-    support = fetch_columns(conn, "verify/groups_support.sql", groups=tables["groups"])
+    support = fetch_columns(conn, "groups/verify/support.sql", groups=tables["groups"])
     k = release.k
     thin, wrong_length, bad_interval = [], [], []
     for i, group in enumerate(support["group_id"]):
@@ -415,12 +409,12 @@ def _check_assignment(conn: psycopg.Connection, release: ReleaseUnderTest, setti
     if "tg_published_assignment" not in private:
         result.checks["assignment"] = NOT_AVAILABLE
         return None
-    run_sql_file(conn, "verify/groups_assignment.sql",
+    run_sql_file(conn, "groups/verify/assignment.sql",
                  assignment=private["tg_published_assignment"], groups=tables["groups"])
-    rows = run_sql_file(conn, "verify/groups_assignment_faults.sql",
-                        {"nonoverlapping": settings.nonoverlapping})
+    rows = fetch_columns(conn, "groups/verify/assignment_faults.sql",
+                         {"nonoverlapping": settings.nonoverlapping})
     faults: dict[str, list[str]] = defaultdict(list)
-    for fault, group, n in rows:
+    for fault, group, n in zip(rows["fault"], rows["group_id"], rows["n"], strict=True):
         faults[fault].append(f"group {group} ({n} assignment rows)")
     texts = {"unknown_group": "assigned to a group that is not published",
              "unknown_trajectory": "of a trajectory not in the window or of another person",
@@ -430,7 +424,7 @@ def _check_assignment(conn: psycopg.Connection, release: ReleaseUnderTest, setti
                             "(§4.3.3: nonoverlapping)"}
     for fault, text in texts.items():
         _report(result, f"assignment_{fault}", faults[fault], text)
-    counted = fetch_columns(conn, "verify/groups_assigned.sql", groups=tables["groups"])
+    counted = fetch_columns(conn, "groups/verify/assigned.sql", groups=tables["groups"])
     assigned = {g: (t, p) for g, t, p in zip(counted["group_id"], counted["trajectories"],
                                              counted["persons"], strict=True)}
     if settings.nonoverlapping:
@@ -448,7 +442,7 @@ def _check_assignment(conn: psycopg.Connection, release: ReleaseUnderTest, setti
 def _check_od_groups(conn: psycopg.Connection, release: ReleaseUnderTest, settings: Settings,
                      tables: dict[str, Table], private: dict[str, Table], counts: ItemCounts,
                      result: VerifierResult) -> None:
-    od = fetch_columns(conn, "verify/groups_od_closed.sql", od_groups=tables["od_groups"],
+    od = fetch_columns(conn, "groups/verify/od_closed.sql", od_groups=tables["od_groups"],
                        groups=tables["groups"])
     result.checks["od_groups"] = len(od["od_group_id"])
     if od["od_group_id"] and not (settings.nonoverlapping and settings.od_groups):
@@ -467,7 +461,7 @@ def _check_od_groups(conn: psycopg.Connection, release: ReleaseUnderTest, settin
         members = _od_member_counts(conn, tables, private, result)
     else:
         result.checks["od_members"] = NOT_AVAILABLE
-        members = fetch_columns(conn, "verify/groups_od_support.sql",
+        members = fetch_columns(conn, "groups/verify/od_support.sql",
                                 od_groups=tables["od_groups"])
     _check_od_counts(release, settings, od, members, with_members, counts, result)
 
@@ -478,23 +472,25 @@ def _od_member_counts(conn: psycopg.Connection, tables: dict[str, Table],
     """The members' faults; per od group the distinct valid member trajectories and
     persons."""
     members = private["tg_published_od_members"]
-    rows = fetch_columns(conn, "verify/groups_od_members.sql", od_groups=tables["od_groups"],
+    rows = fetch_columns(conn, "groups/verify/od_members.sql", od_groups=tables["od_groups"],
                          members=members)
     result.checks["od_members"] = "checked"
-    named = list(zip(rows["od_group_id"], rows["published"], rows["unknown"],
-                     rows["unassigned"], rows["wrong_end"], strict=True))
-    _report(result, "od_members_of_unpublished", [f"od group {o}" for o, p, *_ in named if not p],
+    ids = rows["od_group_id"]
+    _report(result, "od_members_of_unpublished",
+            [f"od group {o}" for o, p in zip(ids, rows["published"], strict=True) if not p],
             "members of an od group that is not published")
-    for index, text in ((2, "members whose trajectory is not in the window or another "
-                            "person's"),
-                        (3, "members not assigned to the od group's trajectory group"),
-                        (4, "members whose window sequence does not start (origin) / end "
-                            "(destination) at its places")):
-        key = ("od_members_unknown", "od_members_unassigned", "od_members_wrong_end")[index - 2]
-        _report(result, key, [f"od group {r[0]} ({r[index]})" for r in named if r[index]], text)
+    for column, text in (("unknown", "members whose trajectory is not in the window or "
+                                     "another person's"),
+                         ("unassigned", "members not assigned to the od group's trajectory "
+                                        "group"),
+                         ("wrong_end", "members whose window sequence does not start (origin) "
+                                       "/ end (destination) at its places")):
+        _report(result, f"od_members_{column}",
+                [f"od group {o} ({n})" for o, n in zip(ids, rows[column], strict=True) if n],
+                text)
     twice: dict[tuple[int, ...], int] = defaultdict(int)
-    for _, ids in run_sql_file(conn, "verify/groups_od_twice.sql",
-                               od_groups=tables["od_groups"], members=members):
+    for ids in fetch_columns(conn, "groups/verify/od_twice.sql", od_groups=tables["od_groups"],
+                             members=members)["od_group_ids"]:
         twice[tuple(ids)] += 1
     _report(result, "od_members_twice",
             [f"od groups {', '.join(map(str, ids))} ({n} trajectories)"
@@ -534,8 +530,8 @@ def _check_classes(conn: psycopg.Connection, release: ReleaseUnderTest, settings
                    assignment_available: bool, counts: ItemCounts,
                    result: VerifierResult) -> None:
     classes = tables["demographic_classes"]
-    result.checks["demographic_classes"] = run_sql_file(
-        conn, "verify/groups_class_count.sql", classes=classes)[0][0]
+    (result.checks["demographic_classes"],) = fetch_columns(
+        conn, "groups/verify/class_count.sql", classes=classes)["classes"]
     if settings.demographics == "none":
         if result.checks["demographic_classes"]:
             result.violations.append("demographic_classes has rows although the manifest's "
@@ -545,10 +541,11 @@ def _check_classes(conn: psycopg.Connection, release: ReleaseUnderTest, settings
         return
     _derive_class_inputs(conn, release, settings, classes, assignment_available)
     n_attributes = len(settings.grid)
-    rows = run_sql_file(conn, "verify/groups_class_faults.sql", {"n_attributes": n_attributes},
-                        classes=classes, groups=tables["groups"])
+    rows = fetch_columns(conn, "groups/verify/class_faults.sql",
+                         {"n_attributes": n_attributes}, classes=classes, groups=tables["groups"])
     faults: dict[str, list[str]] = defaultdict(list)
-    for fault, group, class_id in rows:
+    for fault, group, class_id in zip(rows["fault"], rows["group_id"], rows["class_id"],
+                                      strict=True):
         faults[fault].append(f"group {group} class {class_id}")
     texts = {"unknown_group": "the class's group is not published",
              "missing_bound": "a bound is missing",
@@ -567,8 +564,8 @@ def _check_classes(conn: psycopg.Connection, release: ReleaseUnderTest, settings
 
 def _class_columns(conn: psycopg.Connection, schema: str, grid: tuple[Attribute, ...],
                    result: VerifierResult) -> bool:
-    columns = {row[0] for row in run_sql_file(conn, "verify/groups_class_columns.sql",
-                                              {"schema": schema})}
+    columns = set(fetch_columns(conn, "groups/verify/class_columns.sql",
+                                {"schema": schema})["column_name"])
     missing = [f"{a.name}_{side}" for a in grid for side in ("lo", "hi")
                if f"{a.name}_{side}" not in columns]
     if missing:
@@ -582,15 +579,15 @@ def _derive_class_inputs(conn: psycopg.Connection, release: ReleaseUnderTest,
     """Temporary tables: values, atomic edges, boxes, and the persons of every group."""
     grid = settings.grid
     names = [a.name for a in grid]
-    run_sql_file(conn, "verify/groups_person_values.sql",
+    run_sql_file(conn, "groups/verify/person_values.sql",
                  {"dataset_id": release.dataset_id, "attributes": names})
-    run_sql_file(conn, "verify/groups_edges.sql", {
+    run_sql_file(conn, "groups/verify/edges.sql", {
         "attributes": names, "lowers": [a.lower for a in grid],
         "uppers": [a.upper for a in grid], "bins": [a.bins for a in grid]})
-    run_sql_file(conn, "verify/groups_class_boxes.sql", {"attributes": names}, classes=classes)
+    run_sql_file(conn, "groups/verify/class_boxes.sql", {"attributes": names}, classes=classes)
     assigned = settings.nonoverlapping and assignment_available
-    run_sql_file(conn, "verify/groups_persons_assigned.sql" if assigned
-                 else "verify/groups_persons_occurring.sql")
+    run_sql_file(conn, "groups/verify/persons_assigned.sql" if assigned
+                 else "groups/verify/persons_occurring.sql")
 
 
 def _check_class_support(conn: psycopg.Connection, release: ReleaseUnderTest,
@@ -598,7 +595,7 @@ def _check_class_support(conn: psycopg.Connection, release: ReleaseUnderTest,
                          result: VerifierResult) -> None:
     """At least k persons of the group inside every box, and the classes' intervals."""
     k, d = release.k, len(settings.grid)
-    rows = fetch_columns(conn, "verify/groups_class_support.sql", {"n_attributes": d},
+    rows = fetch_columns(conn, "groups/verify/class_support.sql", {"n_attributes": d},
                          classes=classes)
     thin: list[str] = []
     bad: list[str] = []
@@ -623,7 +620,7 @@ def _check_class_members(conn: psycopg.Connection, release: ReleaseUnderTest,
                          settings: Settings, classes: Table, members: Table, counts: ItemCounts,
                          result: VerifierResult) -> None:
     k = release.k
-    rows = fetch_columns(conn, "verify/groups_class_members.sql",
+    rows = fetch_columns(conn, "groups/verify/class_members.sql",
                          {"n_attributes": len(settings.grid)}, classes=classes, members=members)
     result.checks["class_members"] = "checked"
     names = [f"group {g} class {c}" for g, c in zip(rows["group_id"], rows["class_id"],
@@ -653,11 +650,13 @@ def _check_class_members(conn: psycopg.Connection, release: ReleaseUnderTest,
 
 def _check_hiding(conn: psycopg.Connection, release: ReleaseUnderTest, members: Table,
                   result: VerifierResult) -> None:
-    rows = run_sql_file(conn, "verify/groups_class_hiding.sql",
-                        {"m": math.ceil(release.k / 2)}, members=members)
+    rows = fetch_columns(conn, "groups/verify/class_hiding.sql",
+                         {"m": math.ceil(release.k / 2)}, members=members)
     _report(result, "classes_bounds_not_hidden",
             [f"group {g} class {c} {attr} [{lo:g}, {hi:g}) instead of [{elo:g}, {ehi:g})"
-             for g, c, attr, lo, hi, elo, ehi in rows],
+             for g, c, attr, lo, hi, elo, ehi in zip(
+                 rows["group_id"], rows["class_id"], rows["attr"], rows["lo"], rows["hi"],
+                 rows["expected_lo"], rows["expected_hi"], strict=True)],
             "bounds are not hidden as §4.4.5 says (means of the ceil(k/2) lowest and highest "
             "member values, moved out to the atomic grid)")
 
@@ -715,7 +714,8 @@ def recount_items(conn: psycopg.Connection, schema: str) -> tuple[VerifierResult
 
 def _groups_release(conn: psycopg.Connection, schema: str) -> ReleaseUnderTest:
     release = read_release(conn, schema)
-    if release.manifest["method"] not in GROUPS_METHODS:
+    method = release.manifest["method"]
+    if method not in METHODS or METHODS[method].family != "groups":
         raise InputError(f"{schema} is a {release.manifest['method']} release, not a "
                          "trajectory-groups one")
     return release
@@ -732,7 +732,7 @@ def _check_model(conn: psycopg.Connection, release: ReleaseUnderTest, settings: 
     with conn.transaction():  # the temporary tables live until its commit
         _derive_visits(conn, release, settings)
         _check_places(conn, release, tables, result)
-        run_sql_file(conn, "verify/groups_occurrences.sql", groups=tables["groups"])
+        run_sql_file(conn, "groups/verify/occurrences.sql", groups=tables["groups"])
         assigned = _check_assignment(conn, release, settings, tables, private, counts, result)
         _check_groups(conn, release, settings, tables, assigned, counts, result)
         _check_od_groups(conn, release, settings, tables, private, counts, result)

@@ -1,3 +1,0 @@
--- Attack suite, groups family: every published trajectory group's place sequence.
--- Identifiers: release.
-SELECT places::text[] FROM {release}.groups ORDER BY group_id;

@@ -1,0 +1,4 @@
+-- Trajectory groups (seed 004): whether the dataset was loaded with a places file
+-- (places = 'auto' then means the dataset's places, else cells of a fixed grid).
+-- Params: dataset_id.
+SELECT EXISTS (SELECT 1 FROM raw.places WHERE dataset_id = %(dataset_id)s) AS has_places;

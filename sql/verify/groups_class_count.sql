@@ -1,3 +1,0 @@
--- Verifier of trajectory groups (seed 004): how many demographic classes are published.
--- Identifiers: classes (the table under test).
-SELECT count(*) FROM {classes};
