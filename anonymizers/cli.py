@@ -138,7 +138,8 @@ def cmd_load(args: argparse.Namespace) -> int:
 
 def cmd_qids(args: argparse.Namespace) -> int:
     """Quasi-identifiers of a dataset's persons (seed 003): load a CSV or generate them."""
-    from anonymizers.loading.qids import generate_and_store_qids, load_qids
+    from anonymizers.families.mob.qids import generate_and_store_qids
+    from anonymizers.loading.qids import load_qids
 
     url = _ensure_database()
     if args.action == "load":

@@ -238,8 +238,8 @@ def published_city_db(server_url: str, template_db: str, small_city: tuple[Path,
                       ) -> Iterator[str]:
     """One database for the session: the small city with QIDs (MOB), shared by the tests
     that read published releases (report, attack) without changing them."""
+    from anonymizers.families.mob.qids import generate_and_store_qids
     from anonymizers.loading import load_dataset
-    from anonymizers.loading.qids import generate_and_store_qids
 
     name = f"test_published_{uuid.uuid4().hex[:10]}"
     with psycopg.connect(server_url, autocommit=True) as conn:

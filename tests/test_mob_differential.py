@@ -62,8 +62,8 @@ def publish_alone(conn: psycopg.Connection, work: str, build: str, obj: str,
 @pytest.mark.realdata
 def test_mob_symmetric_counts_no_group_of_a_tdrive_window_above_the_verifier(
         db_url: str, conn: psycopg.Connection, tmp_path: Path) -> None:
+    from anonymizers.families.mob.qids import generate_and_store_qids
     from anonymizers.loading import load_dataset
-    from anonymizers.loading.qids import generate_and_store_qids
 
     load_dataset(tdrive_window(tmp_path, START, END), "tdrive", url=db_url)
     generate_and_store_qids("tdrive", "graph", 100, 1, interval_s=300, url=db_url)

@@ -150,8 +150,8 @@ def _tdrive_subset(tmp_path: Path, taxis: int) -> Path:
 @pytest.fixture
 def tdrive_window(db_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict:
     """150 taxis of T-Drive with graph QIDs (max 20), and a 3-hour window of them."""
+    from anonymizers.families.mob.qids import generate_and_store_qids
     from anonymizers.loading import load_dataset
-    from anonymizers.loading.qids import generate_and_store_qids
 
     if not TDRIVE.is_file():
         pytest.skip(f"{TDRIVE} is absent")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import csv
+import io
 import math
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -258,9 +260,11 @@ def test_the_position_rule_is_a_parameter(conn: psycopg.Connection, hand_made: i
                                           params: dict[str, Any],
                                           expected: dict[tuple[str, int], tuple[float, float]]
                                           ) -> None:
+    from anonymizers.families.mob.declaration import MobParams
     from anonymizers.families.mob.preparation import PositionRule
 
-    prepare_positions(conn, work, window(hand_made), CELL, INTERVAL, PositionRule.of(params))
+    prepare_positions(conn, work, window(hand_made), CELL, INTERVAL,
+                      PositionRule.of(MobParams.of(params)))
     assert positions(conn) == {key: cell(*where) for key, where in expected.items()}
 
 
@@ -278,9 +282,9 @@ def test_the_verifier_and_an_outside_recount_follow_the_same_rule(
     grid = {**window(hand_made), "cell_size": CELL, "interval_s": INTERVAL,
             "position_scope": params["position_scope"],
             "position_lookback_s": params["position_lookback"]}
-    rows = [line.split(",") for line in copy_out(conn, "verify/mob_person_cells.sql",
-                                                 grid).decode().split()]
-    assert {(u, int(i)): (int(x), int(y)) for u, i, x, y in rows} == cells
+    rows = csv.DictReader(io.StringIO(copy_out(conn, "mob/verify/person_cells.sql",
+                                               grid).decode()))
+    assert {(r["user_id"], int(r["i"])): (int(r["cx"]), int(r["cy"])) for r in rows} == cells
     manifest = {"dataset_id": hand_made, "start": START, "end": END, "srid": SRID,
                 "cell": CELL, "interval": float(INTERVAL), "scope": params["position_scope"],
                 "lookback": params["position_lookback"]}

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 import uuid
 from collections.abc import Callable
@@ -13,6 +15,7 @@ import pytest
 from psycopg import sql
 
 from anonymizers.db.sqlfiles import copy_out, run_sql_file
+from anonymizers.errors import InputError
 from anonymizers.families.mob.verifier import verify_mob_release
 from anonymizers.loading import load_dataset
 from anonymizers.release.fingerprint import (
@@ -121,8 +124,9 @@ def build_release(conn, dataset: str, dataset_id: int, boxes: dict[str, list[Box
     sha = conn.execute("SELECT source_sha256 FROM raw.datasets WHERE dataset_id = %s",
                        (dataset_id,)).fetchone()[0]
     conn.execute(sql.SQL("CREATE SCHEMA {}").format(sql.Identifier(schema)))
+    # Presence published: these regions are absent where their person has no position.
     params = {"cell_size": CELL, "coarse_cell_size": 4 * CELL, "interval": INTERVAL,
-              "qid_fingerprint": "test",
+              "presence": "published", "qid_fingerprint": "test",
               **(parameters or {})}
     run_sql_file(conn, "release/create_manifest.sql", {
         "release_name": schema, "dataset": dataset, "method": method,
@@ -199,9 +203,9 @@ def test_the_verifier_derives_positions_on_the_grid_without_interpolation(conn, 
     params = {"dataset_id": dataset_id, "window_start": START, "window_end": END,
               "srid": SRID, "cell_size": CELL, "interval_s": INTERVAL, **area_of_use(SRID),
               "position_scope": "trajectory", "position_lookback_s": None}
-    rows = copy_out(conn, "verify/mob_person_cells.sql", params).decode().split()
-    got = {(r.split(",")[0], int(r.split(",")[1])): (int(r.split(",")[2]) - BASE[0])
-           for r in rows}
+    rows = csv.DictReader(io.StringIO(copy_out(conn, "mob/verify/person_cells.sql",
+                                               params).decode()))
+    got = {(r["user_id"], int(r["i"])): int(r["cx"]) - BASE[0] for r in rows}
     assert got == {("p", 0): 0,  # p-1 at 08:00
                    ("p", 1): 4,  # p-2's fix at 08:27 is later than p-1's at 08:15
                    ("p", 2): 1,  # p-2 ended 2 µs after 08:30; p-1's next fix is at 09:06
@@ -259,7 +263,41 @@ def test_with_presence_hidden_every_object_has_a_region_at_every_time_point(conn
 def test_an_unknown_presence_rule_is_refused(conn, scenario):
     _, release = scenario
     result = verify_mob_release(conn, release(parameters={"presence": "sometimes"}))
-    assert any("presence 'sometimes'" in v for v in result.violations)
+    assert any("cannot be checked" in v and "presence='sometimes'" in v
+               for v in result.violations)
+
+
+@pytest.mark.parametrize(("parameters", "expected"), [
+    ({"position_lookback": -5}, "position_lookback must be >= 1"),
+    ({"position_scope": "anyone"}, "position_scope='anyone'"),
+    ({"cell_size": "wide"}, "cell_size='wide'"),
+])
+def test_parameters_the_declaration_refuses_are_a_violation(conn, scenario, parameters,
+                                                            expected):
+    """The verifier reads the manifest's parameters by the family's declaration: a value
+    it refuses makes the release uncheckable, never a default."""
+    _, release = scenario
+    result = verify_mob_release(conn, release(parameters=parameters))
+    assert not result.passed
+    assert any("cannot be checked" in v and expected in v for v in result.violations), \
+        result.violations
+
+
+def test_a_manifest_without_a_grid_is_a_violation(conn, scenario):
+    _, release = scenario
+    schema = release()
+    conn.execute(sql.SQL("UPDATE {}.manifest SET parameters = parameters - 'interval'").format(
+        sql.Identifier(schema)))
+    result = verify_mob_release(conn, schema)
+    assert any("do not declare the release's interval" in v for v in result.violations)
+
+
+def test_a_release_of_another_family_is_refused(conn, scenario):
+    """Which releases this verifier judges follows from the declaration (the method's
+    family), not from a list of names."""
+    _, release = scenario
+    with pytest.raises(InputError, match="not a MOB one"):
+        verify_mob_release(conn, release(method="kam_cut"))
 
 
 def test_a_region_without_its_persons_cell_is_caught(conn, scenario):

@@ -51,7 +51,7 @@ def test_a_lattice_below_the_floor_is_refused_before_the_run(loaded_city, db_url
                                                              name):
     """``snap=0.001`` put 2,880 TCAA rectangle edges on single persons, to 2 mm."""
     if METHODS[method].family == "mob":  # MOB refuses a dataset without QIDs first
-        from anonymizers.loading.qids import generate_and_store_qids
+        from anonymizers.families.mob.qids import generate_and_store_qids
 
         generate_and_store_qids(loaded_city, "graph", 6, seed=1, url=db_url)
     params = window("06:00", "09:00", method=method, **{name: 0.001})
@@ -164,7 +164,7 @@ def test_the_verifier_refuses_an_attack_above_one_over_k_unless_accepted(loaded_
 
 @pytest.fixture
 def city_with_qids(loaded_city: str, db_url: str) -> str:
-    from anonymizers.loading.qids import generate_and_store_qids
+    from anonymizers.families.mob.qids import generate_and_store_qids
 
     generate_and_store_qids(loaded_city, "graph", 6, seed=1, url=db_url)
     return loaded_city

@@ -13,8 +13,9 @@ import pytest
 from anonymizers.errors import InputError
 from anonymizers.families.mob.preparation import prepare_mob_tables
 from anonymizers.families.mob.qid_generation import STRATEGIES, generate_qids, graph_qids
+from anonymizers.families.mob.qids import generate_and_store_qids
 from anonymizers.loading import load_dataset
-from anonymizers.loading.qids import generate_and_store_qids, load_qids, store_qids
+from anonymizers.loading.qids import load_qids, store_qids
 from anonymizers.release.spec import area_of_use, utm_srid
 
 POINTS = """traj_id,user_id,t,lon,lat
@@ -359,3 +360,22 @@ def test_generation_refuses_what_it_cannot_do_and_changes_nothing(
     with pytest.raises(InputError, match="interval must be a positive"):
         generate_and_store_qids(dataset, "random", 3, seed=1, interval_s=0, url=db_url)
     assert stored(conn) == GOOD_STORED
+
+
+def test_the_loading_layer_imports_no_family() -> None:
+    """Loading QIDs is data in, with no family behind it: the MOB family generates QIDs
+    and stores them through the loading layer, never the other way round (not even by an
+    import inside a function)."""
+    import ast
+
+    import anonymizers.loading
+
+    folder = Path(anonymizers.loading.__file__).parent
+    found = []
+    for path in sorted(folder.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            names = ([alias.name for alias in node.names] if isinstance(node, ast.Import)
+                     else [node.module or ""] if isinstance(node, ast.ImportFrom) else [])
+            found += [f"{path.name}: {name}" for name in names
+                      if name.startswith("anonymizers.families")]
+    assert not found, f"the loading layer imports families: {found}"

@@ -1,10 +1,12 @@
-"""Quasi-identifiers of a dataset's persons (MOB family): load them from CSV, or generate them.
+"""Quasi-identifiers of a dataset's persons (MOB family): load them from CSV, and store them.
 
 A QID is the set of times at which an attacker may know where a person was (Yarovoy et al.
 2009, §3); ``raw.qids`` holds one row per (dataset, person, time). Loading and generating
-both replace the dataset's QIDs as a whole, in one transaction, by COPY; a refused load
-changes nothing. QIDs refer to one version of a dataset: ``load --replace`` drops them
-(ON DELETE CASCADE, sql/schema/030_qids.sql).
+(:mod:`anonymizers.families.mob.qids`, which stores them here) both replace the dataset's
+QIDs as a whole, in one transaction, by COPY; a refused load changes nothing. QIDs refer
+to one version of a dataset: ``load --replace`` drops them (ON DELETE CASCADE,
+sql/schema/030_qids.sql). This layer imports no family: the MOB family generates QIDs and
+stores them through :func:`store_qids`.
 
 The checks of a QID file (each refuses the whole file, naming lines and what to do):
 
@@ -27,9 +29,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import datetime
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -38,21 +40,19 @@ import psycopg
 from anonymizers.db.connection import connect
 from anonymizers.db.sqlfiles import compose_sql, run_sql_file
 from anonymizers.errors import InputError
-from anonymizers.release.spec import area_of_use, utm_srid
 
 __all__ = [
     "QID_COLUMNS",
-    "QidGenerationResult",
+    "Dataset",
     "QidLoadResult",
     "StoredQids",
-    "generate_and_store_qids",
+    "find_dataset",
     "load_qids",
     "store_qids",
 ]
 
 QID_COLUMNS = ("user_id", "t")
 EXAMPLES = 5  # lines or persons named in an error message
-GENERATION_WORK = "pg_temp"  # the preparation's tables live and die with the session
 
 
 class StoredQids(NamedTuple):
@@ -61,7 +61,9 @@ class StoredQids(NamedTuple):
 
 
 @dataclass(frozen=True)
-class _Dataset:
+class Dataset:
+    """The dataset QIDs are loaded for or generated from (:func:`find_dataset`)."""
+
     name: str
     dataset_id: int
     t_min: datetime
@@ -87,31 +89,6 @@ class QidLoadResult:
                 f"replaced {self.replaced}")
 
 
-@dataclass(frozen=True)
-class QidGenerationResult:
-    """What a QID generation did, on which time grid."""
-
-    dataset: str
-    dataset_id: int
-    strategy: str
-    max_size: int
-    seed: int
-    interval_s: int
-    grid_start: datetime  # time point 0: the first fix floored to the interval
-    n_time_points: int
-    n_objects: int  # persons with a position at some time point
-    n_qids: int
-    n_persons: int  # persons with a QID
-    replaced: int
-
-    def summary(self) -> str:
-        return (f"generated {self.n_qids} QID time(s) of {self.n_persons} of "
-                f"{self.n_objects} person(s) for dataset {self.dataset!r} "
-                f"({self.strategy}, max_size {self.max_size}, seed {self.seed}; "
-                f"{self.n_time_points} time points every {self.interval_s} s from "
-                f"{self.grid_start.isoformat()}); replaced {self.replaced}")
-
-
 def store_qids(conn: psycopg.Connection, dataset_id: int, user_ids: Sequence[str] | np.ndarray,
                times: Sequence[datetime] | np.ndarray | pd.DatetimeIndex) -> StoredQids:
     """Replace the QIDs of ``dataset_id`` by the pairs (``user_ids[i]``, ``times[i]``).
@@ -119,7 +96,7 @@ def store_qids(conn: psycopg.Connection, dataset_id: int, user_ids: Sequence[str
     Runs in the caller's transaction (the replacement is atomic when ``conn`` is not in
     autocommit mode); the rows go in by one COPY. Naive times are UTC. Nothing is checked
     here but what the table enforces (the dataset exists, no pair twice): callers check
-    their input first (:func:`load_qids`) or build it valid (:func:`generate_and_store_qids`).
+    their input first (:func:`load_qids`) or build it valid (``anonymizers.families.mob.qids``).
     """
     # to_csv writes aware times with their offset ("2008-02-02 07:36:08.5+00:00").
     rows = pd.DataFrame({"dataset_id": dataset_id,
@@ -145,7 +122,7 @@ def load_qids(path: Path | str, dataset: str, url: str | None = None) -> QidLoad
     path = Path(path)
     frame = _read_qid_file(path)
     with connect(url) as conn:
-        target = _dataset(conn, dataset)
+        target = find_dataset(conn, dataset)
         _check_period(frame, target, path)
         stored = store_qids(conn, target.dataset_id, frame["user_id"], frame["t"])
         _check_persons(conn, target, path)
@@ -208,7 +185,7 @@ def _refuse_lines(path: Path, bad: np.ndarray | pd.Series, what: str, fix: str) 
                          "Nothing was loaded.")
 
 
-def _dataset(conn: psycopg.Connection, name: str) -> _Dataset:
+def find_dataset(conn: psycopg.Connection, name: str) -> Dataset:
     """The dataset row, locked against a concurrent replace; InputError if there is none."""
     rows = run_sql_file(conn, "qids/dataset.sql", {"name": name})
     if not rows:
@@ -217,10 +194,10 @@ def _dataset(conn: psycopg.Connection, name: str) -> _Dataset:
         raise InputError(f"no dataset {name!r} ({listed}). Load its points first "
                          f"(anonymizers load FILE --dataset {name}) or name a loaded one.")
     dataset_id, t_min, t_max, lon, lat = rows[0]
-    return _Dataset(name, int(dataset_id), t_min, t_max, float(lon), float(lat))
+    return Dataset(name, int(dataset_id), t_min, t_max, float(lon), float(lat))
 
 
-def _check_period(frame: pd.DataFrame, target: _Dataset, path: Path) -> None:
+def _check_period(frame: pd.DataFrame, target: Dataset, path: Path) -> None:
     first, last = pd.Timestamp(target.t_min), pd.Timestamp(target.t_max)
     outside = ((frame["t"] < first) | (frame["t"] > last)).to_numpy()
     _refuse_lines(path, outside, f"a time outside dataset {target.name!r}'s data "
@@ -228,7 +205,7 @@ def _check_period(frame: pd.DataFrame, target: _Dataset, path: Path) -> None:
                   "Check that the QIDs are of this dataset, and their time zone.")
 
 
-def _check_persons(conn: psycopg.Connection, target: _Dataset, path: Path) -> None:
+def _check_persons(conn: psycopg.Connection, target: Dataset, path: Path) -> None:
     """Every person with a QID has fixes in the dataset (checked on the rows just copied:
     the error rolls them back)."""
     [(count, examples)] = run_sql_file(conn, "qids/unknown_persons.sql",
@@ -238,74 +215,3 @@ def _check_persons(conn: psycopg.Connection, target: _Dataset, path: Path) -> No
         raise InputError(f"{path}: {count} user_id(s) have no fix in dataset "
                          f"{target.name!r} ({shown}). Check that the QIDs are of this "
                          "dataset, or remove those rows. Nothing was loaded.")
-
-
-def generate_and_store_qids(dataset: str, strategy: str, max_size: int, seed: int,
-                            interval_s: int = 300, url: str | None = None, *,
-                            srid: int | None = None) -> QidGenerationResult:
-    """Generate QIDs of one configuration for ``dataset`` and make them its QIDs.
-
-    Presence comes from the MOB preparation (sql/mob/010, 020) over the whole dataset, on
-    a grid of ``interval_s`` from the first fix floored to a multiple of the interval
-    (since 1970) to its last fix; a person is present at a time point when it has a
-    position there (§6.1: carried forward within a trajectory). The generated time points
-    are stored as timestamps of that grid, so a release with the same interval and a
-    window aligned to it maps each to the same time point; a person is an object there
-    if it has a position in that window (fixes outside the CRS's area of use, here that
-    of ``srid``, default the UTM zone of the dataset's median fix as in a release, do not
-    count). All in one transaction.
-
-    References
-    ----------
-    Yarovoy et al., EDBT 2009, §6.1 (constant sampling rate, carried forward) and §6.2
-    (QID configurations; see :func:`anonymizers.families.mob.qid_generation.generate_qids`).
-    """
-    from anonymizers.families.mob.qid_generation import check_parameters, generate_qids
-
-    check_parameters(strategy, max_size)  # before the preparation's work, not after
-    if interval_s <= 0:
-        raise InputError(f"interval must be a positive number of seconds (got {interval_s}).")
-    with connect(url) as conn:
-        target = _dataset(conn, dataset)
-        grid = _grid(target, interval_s, srid)
-        presence, user_ids = _presence(conn, grid, interval_s)
-        objects, times = generate_qids(presence, strategy, max_size, seed)
-        start = grid["window_start"]
-        stamps = (np.datetime64(start.replace(tzinfo=None), "us")
-                  + times * np.timedelta64(interval_s, "s"))  # UTC, naive
-        stored = store_qids(conn, target.dataset_id, user_ids[objects], stamps)
-    return QidGenerationResult(
-        dataset, target.dataset_id, strategy, max_size, seed, interval_s, start,
-        presence.shape[1], presence.shape[0], stored.stored, len(np.unique(objects)),
-        stored.removed)
-
-
-def _grid(target: _Dataset, interval_s: int, srid: int | None) -> dict[str, Any]:
-    """Window parameters covering the whole dataset on an interval-aligned grid."""
-    epoch = datetime(1970, 1, 1, tzinfo=UTC)
-    first = (target.t_min - epoch) // timedelta(seconds=interval_s)
-    last = (target.t_max - epoch) // timedelta(seconds=interval_s)
-    srid = srid or utm_srid(target.lon_median, target.lat_median)
-    return {"dataset_id": target.dataset_id,
-            "window_start": epoch + timedelta(seconds=first * interval_s),
-            "window_end": epoch + timedelta(seconds=(last + 1) * interval_s),
-            "srid": srid, **area_of_use(srid)}
-
-
-def _presence(conn: psycopg.Connection, grid: dict[str, Any],
-              interval_s: int) -> tuple[np.ndarray, np.ndarray]:
-    """The presence matrix (objects x time points) and each object's user_id."""
-    from anonymizers.families.mob.preparation import DEFAULT_CELL_SIZE, prepare_positions
-
-    counts = prepare_positions(conn, GENERATION_WORK, grid, DEFAULT_CELL_SIZE, interval_s)
-    runs = np.array(run_sql_file(conn, "qids/presence.sql", work=GENERATION_WORK),
-                    dtype=np.int64).reshape(-1, 3)
-    # Each run adds 1 from its first time point on and takes it back after its last (an
-    # object's runs are disjoint: the sum is 0 or 1, int8 keeps the matrix small).
-    steps = np.zeros((counts["objects"], counts["time_points"] + 1), dtype=np.int8)
-    np.add.at(steps, (runs[:, 0], runs[:, 1]), 1)
-    np.add.at(steps, (runs[:, 0], runs[:, 2] + 1), -1)
-    presence = np.cumsum(steps, axis=1, dtype=np.int8)[:, :-1] > 0
-    user_ids = np.array([user for (user,) in run_sql_file(
-        conn, "qids/objects.sql", work=GENERATION_WORK)], dtype=object)
-    return presence, user_ids

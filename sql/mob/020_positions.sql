@@ -15,7 +15,7 @@
 -- trajectory, and the person's last fix of the window until the window's end; with
 -- position_lookback L (seconds) a fix is nobody's position more than L after its time.
 -- The rule is a release parameter, recorded in the manifest: the verifier re-derives
--- positions with the same rule (sql/verify/mob_person_cells.sql).
+-- positions with the same rule (sql/mob/verify/person_cells.sql).
 --
 -- Set-based, no join with the time points: the fixes of a trajectory split its span into
 -- [t, t_next) pieces, so each fix is the position at the time points

@@ -241,7 +241,7 @@ class QidSet:
 
 def generate_qids(url: str, qids: QidSet, params: dict) -> dict:
     """Generate the dataset's QIDs on the release's time grid; what was generated."""
-    from anonymizers.loading.qids import generate_and_store_qids
+    from anonymizers.families.mob.qids import generate_and_store_qids
 
     generated = generate_and_store_qids(
         "scale", qids.strategy, qids.max_size, qids.seed,

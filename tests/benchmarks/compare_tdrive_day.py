@@ -32,8 +32,8 @@ FIGURES = RESULTS.parent / "figures"
 
 def main(day: str = "2008-02-03", k: str = "5", method_timeout: str = "1800") -> None:
     from anonymizers.cli import main as cli
+    from anonymizers.families.mob.qids import generate_and_store_qids
     from anonymizers.loading import load_dataset
-    from anonymizers.loading.qids import generate_and_store_qids
 
     out = RESULTS / "compare_tdrive_day"
     end = (date.fromisoformat(day) + timedelta(days=1)).isoformat()

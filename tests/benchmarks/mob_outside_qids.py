@@ -118,8 +118,8 @@ def _row(run: dict[str, Any]) -> tuple:
 
 def main(ks: tuple[int, ...] = KS, rules: tuple[str, ...] = RULES,
          presences: tuple[str, ...] = PRESENCE) -> None:
+    from anonymizers.families.mob.qids import generate_and_store_qids
     from anonymizers.loading import load_dataset
-    from anonymizers.loading.qids import generate_and_store_qids
 
     runs, rows = [], []
     with scratch_database() as url:

@@ -43,8 +43,8 @@ def _row(k: int, size: int, figures: dict[str, Any]) -> tuple:
 
 
 def main(day: str = "2008-02-03", method: str = "mob_symmetric") -> None:
+    from anonymizers.families.mob.qids import generate_and_store_qids
     from anonymizers.loading import load_dataset
-    from anonymizers.loading.qids import generate_and_store_qids
 
     window = {"start": f"{day}T00:00:00Z", "end": f"{day}T23:59:59Z"}
     runs, rows = [], []

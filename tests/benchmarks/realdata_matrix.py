@@ -109,8 +109,8 @@ def _loaded(url: str) -> set[str]:
 
 
 def _load_once(url: str) -> None:
+    from anonymizers.families.mob.qids import generate_and_store_qids
     from anonymizers.loading import load_dataset
-    from anonymizers.loading.qids import generate_and_store_qids
 
     mob_interval = _default("mob_symmetric", "interval")
     loaded = _loaded(url)

@@ -37,6 +37,6 @@ def plant(conn: psycopg.Connection, schema: str) -> None:
 def setup(dataset: str, url: str) -> None:
     """The city's fixes carry no quasi-identifiers: generate them as the paper's experiments
     did (graph, at most 6 time points per person here, seed 1)."""
-    from anonymizers.loading.qids import generate_and_store_qids
+    from anonymizers.families.mob.qids import generate_and_store_qids
 
     generate_and_store_qids(dataset, "graph", 6, seed=1, url=url)

@@ -7,14 +7,14 @@ from typing import Any
 import numpy as np
 import psycopg
 
-from anonymizers.db.sqlfiles import copy_out, fetch_columns
+from anonymizers.db.sqlfiles import fetch_columns
 from anonymizers.families.base import MetricRow, Metrics
 from anonymizers.families.mob.quality import (
     average_information_loss,
     class_summary,
     range_query_distortion,
 )
-from anonymizers.families.mob.steps import _csv_ints
+from anonymizers.families.mob.steps import read_int_columns
 from anonymizers.metrics.shares import Ratio
 
 __all__ = ["DISTORTION_DECIMALS", "RANGE_QUERIES", "RANGE_TIMES", "measure_release"]
@@ -29,12 +29,12 @@ DISTORTION_DECIMALS = 3
 def measure_release(conn: psycopg.Connection, release: Any) -> Metrics:
     """Average information loss, equivalence classes, range-query distortion, counts."""
     work = release.work_schema
-    regions = _csv_ints(copy_out(conn, "mob/060_read_regions.sql", work=work), 7)
-    cells = _csv_ints(copy_out(conn, "mob/040_read_cells.sql", work=work), 4)
+    regions = read_int_columns(conn, "mob/060_read_regions.sql", work=work)
+    cells = read_int_columns(conn, "mob/040_read_cells.sql", work=work)
     counts = {name: int(values[0]) for name, values in
               fetch_columns(conn, "mob/065_counts.sql", work=work).items()}
     rows = _loss_and_classes(regions, release.k)
-    if len(cells) and len(regions):
+    if len(cells["object_index"]) and len(regions["object_index"]):
         rng = np.random.default_rng(int(release.seed))
         rows += _distortion(cells, regions, counts["time_points"], rng)
     rows += [(f"mob_{name}", value, "count", _COUNT_TEXT[name])
@@ -55,10 +55,11 @@ _COUNT_TEXT = {
 }
 
 
-def _loss_and_classes(regions: np.ndarray, k: int) -> list[MetricRow]:
-    x0, y0, x1, y1 = (regions[:, i] for i in range(3, 7))
-    classed = regions[regions[:, 2] >= 0]
-    _, sizes = np.unique(classed[:, [1, 2]], axis=0, return_counts=True) if len(classed) \
+def _loss_and_classes(regions: dict[str, np.ndarray], k: int) -> list[MetricRow]:
+    x0, y0, x1, y1 = (regions[name] for name in ("x0", "y0", "x1", "y1"))
+    classed = regions["class_id"] >= 0
+    pairs = np.column_stack([regions["t_index"][classed], regions["class_id"][classed]])
+    _, sizes = np.unique(pairs, axis=0, return_counts=True) if len(pairs) \
         else (None, np.empty(0, dtype=np.int64))
     summary = class_summary(sizes, k)
     return [
@@ -76,11 +77,11 @@ def _loss_and_classes(regions: np.ndarray, k: int) -> list[MetricRow]:
     ]
 
 
-def _distortion(cells: np.ndarray, regions: np.ndarray, n_time_points: int,
-                rng: np.random.Generator) -> list[MetricRow]:
+def _distortion(cells: dict[str, np.ndarray], regions: dict[str, np.ndarray],
+                n_time_points: int, rng: np.random.Generator) -> list[MetricRow]:
     found = range_query_distortion(
-        cells[:, 2], cells[:, 3], cells[:, 1],
-        (regions[:, 3], regions[:, 4], regions[:, 5], regions[:, 6]), regions[:, 1],
+        cells["cx"], cells["cy"], cells["t_index"],
+        (regions["x0"], regions["y0"], regions["x1"], regions["y1"]), regions["t_index"],
         n_time_points, rng, n_regions=RANGE_QUERIES, n_times=RANGE_TIMES)
     how = (f"{RANGE_QUERIES} random rectangles of cells x {RANGE_TIMES} random time points, "
            "seeded by the input (seed 003 §6.3)")

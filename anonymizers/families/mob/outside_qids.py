@@ -55,6 +55,7 @@ import numpy as np
 
 from anonymizers.errors import InputError
 from anonymizers.families.mob.anonymity import MobSets
+from anonymizers.families.mob.declaration import MobParams
 from anonymizers.families.mob.generalize import Generalization
 from anonymizers.families.mob.moving_objects import MovingObjects
 from anonymizers.sequences import ranges, sized_runs
@@ -62,14 +63,18 @@ from anonymizers.sequences import ranges, sized_runs
 __all__ = ["OUTSIDE_QIDS", "PRESENCE", "OutsideQids", "cover_groups", "hiding_groups",
            "publish_outside_qids"]
 
-OUTSIDE_QIDS = ("hiding_set", "coarse", "withheld", "cell")
-PRESENCE = ("hidden", "published")
+_SPECS = {spec.name: spec for spec in MobParams.specs()}
+OUTSIDE_QIDS: tuple[str, ...] = _SPECS["outside_qids"].choices or ()
+PRESENCE: tuple[str, ...] = _SPECS["presence"].choices or ()
+_DEFAULTS = MobParams()
 _PAIRS = 4_000_000  # (row, group member) pairs expanded at once
 
 
 @dataclass(frozen=True)
 class OutsideQids:
     """The rule for free rows, and what it needs.
+
+    The defaults are those of :class:`~anonymizers.families.mob.declaration.MobParams`.
 
     Attributes
     ----------
@@ -85,10 +90,10 @@ class OutsideQids:
         One of :data:`PRESENCE`.
     """
 
-    rule: str = "hiding_set"
-    coarse_factor: int = 10
+    rule: str = _DEFAULTS.outside_qids
+    coarse_factor: int = round(_DEFAULTS.coarse_cell_size / _DEFAULTS.cell_size)
     box: tuple[int, int, int, int] = (0, 0, 0, 0)
-    presence: str = "hidden"
+    presence: str = _DEFAULTS.presence
 
     def __post_init__(self) -> None:
         if self.rule not in OUTSIDE_QIDS:
@@ -98,6 +103,16 @@ class OutsideQids:
             raise InputError(f"presence {self.presence!r} must be one of {', '.join(PRESENCE)}")
         if self.coarse_factor < 1:
             raise InputError("coarse_cell_size must be at least cell_size")
+
+    @classmethod
+    def of(cls, params: MobParams, box: tuple[int, int, int, int]) -> OutsideQids:
+        """The rule of a release's typed parameters; ``box`` is the withheld region."""
+        cell, coarse = params.cell_size, params.coarse_cell_size
+        factor = round(coarse / cell)
+        if factor < 1 or abs(factor * cell - coarse) > 1e-6 * coarse:
+            raise InputError(f"coarse_cell_size ({coarse:g} m) must be a whole multiple of "
+                             f"cell_size ({cell:g} m), e.g. {10 * cell:g}")
+        return cls(params.outside_qids, factor, box, params.presence)
 
     @property
     def presence_hidden(self) -> bool:

@@ -7,21 +7,21 @@ from typing import Any
 
 import psycopg
 
-from anonymizers.db.sqlfiles import run_sql_file
+from anonymizers.db.sqlfiles import fetch_columns
 from anonymizers.errors import InputError
+from anonymizers.families.mob.declaration import MobParams
 
-__all__ = ["DEFAULT_CELL_SIZE", "DEFAULT_INTERVAL_S", "POSITION_FILES", "POSITION_SCOPES",
-           "QID_FILE", "PositionRule", "prepare_mob_tables", "prepare_positions"]
-
-DEFAULT_CELL_SIZE = 100.0  # metres
-DEFAULT_INTERVAL_S = 300  # one time point every 5 minutes, as in the paper (§6.1)
+__all__ = ["POSITION_FILES", "POSITION_SCOPES", "QID_FILE", "PositionRule",
+           "prepare_mob_tables", "prepare_positions"]
 
 # In order: each reads what the previous ones wrote in the work schema.
 POSITION_FILES = ("mob/010_time_points.sql", "mob/020_positions.sql")
 QID_FILE = "mob/030_qids.sql"
 # Which fixes may stand for a person at a time point: those of the trajectory running then
 # (the paper's carried-forward position within a trajectory), or the person's last fix.
-POSITION_SCOPES = ("trajectory", "person")
+POSITION_SCOPES: tuple[str, ...] = {
+    spec.name: spec for spec in MobParams.specs()}["position_scope"].choices or ()
+_DEFAULTS = MobParams()
 
 
 @dataclass(frozen=True)
@@ -30,10 +30,11 @@ class PositionRule:
     it of a trajectory running then (``scope`` "trajectory") or of the person ("person":
     the last fix lasts to the window's end), at most ``lookback_s`` seconds old (None: no
     limit). The release records both (``position_scope``, ``position_lookback``) so that
-    an outside recount of the attack graph derives the same positions."""
+    an outside recount of the attack graph derives the same positions. The defaults are
+    those of :class:`~anonymizers.families.mob.declaration.MobParams`."""
 
-    scope: str = "trajectory"
-    lookback_s: int | None = None
+    scope: str = _DEFAULTS.position_scope
+    lookback_s: int | None = _DEFAULTS.position_lookback
 
     def __post_init__(self) -> None:
         if self.scope not in POSITION_SCOPES:
@@ -44,11 +45,9 @@ class PositionRule:
                              "leave it empty for no limit")
 
     @classmethod
-    def of(cls, params: dict[str, Any]) -> PositionRule:
-        """The rule of a release's parameters (absent: the default rule)."""
-        lookback = params.get("position_lookback")
-        return cls(str(params.get("position_scope") or "trajectory"),
-                   None if lookback is None else int(lookback))
+    def of(cls, params: MobParams) -> PositionRule:
+        """The rule of a release's typed parameters."""
+        return cls(params.position_scope, params.position_lookback)
 
     def sql_params(self) -> dict[str, Any]:
         return {"position_scope": self.scope, "position_lookback_s": self.lookback_s}
@@ -120,7 +119,7 @@ def prepare_positions(conn: psycopg.Connection, work_schema: str,
 def _run(conn: psycopg.Connection, name: str, work_schema: str, window_params: dict[str, Any],
          cell_size: float, interval_s: int, rule: PositionRule) -> dict[str, int]:
     """One preparation file; the counts it ends with (a json object: by name, not position)."""
-    params = {**window_params, "cell_size": float(cell_size), "interval_s": int(interval_s),
+    params = {**window_params, "cell_size": cell_size, "interval_s": interval_s,
               **rule.sql_params()}
-    [(counts,)] = run_sql_file(conn, name, params, work=work_schema)
+    [counts] = fetch_columns(conn, name, params, work=work_schema)["counts"]
     return {key: int(value) for key, value in counts.items()}

@@ -15,14 +15,15 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import psycopg
-from psycopg import sql
 
-from anonymizers.db.sqlfiles import copy_out, run_sql_file
-from anonymizers.errors import InputError
+from anonymizers.db.sqlfiles import copy_frame, copy_out, fetch_columns, run_sql_file
+from anonymizers.families.mob.declaration import MobParams, MobTraits
+from anonymizers.families.registry import method_entry
 from anonymizers.processes import available_processes
 from anonymizers.release.step import step
 
-__all__ = ["anonymize_objects", "build_objects", "prepare_objects", "read_moving_objects"]
+__all__ = ["anonymize_objects", "build_objects", "prepare_objects", "read_int_columns",
+           "read_moving_objects"]
 
 log = logging.getLogger(__name__)
 
@@ -32,33 +33,37 @@ def prepare_objects(spec: dict[str, Any]) -> dict[str, int]:
     from anonymizers.families.mob.preparation import PositionRule, prepare_mob_tables
 
     with step("prepare_objects", spec) as (release, conn):
+        params = MobParams.of(release.params)
         counts = prepare_mob_tables(conn, release.work_schema, release.window_params(),
-                                    float(release.params["cell_size"]),
-                                    int(release.params["interval"]),
-                                    PositionRule.of(release.params))
+                                    params.cell_size, params.interval,
+                                    PositionRule.of(params))
     log.info("MOB preparation of %s: %s", release.release_name, counts)
     return counts
 
 
-def _csv_ints(data: bytes, columns: int) -> np.ndarray:
-    if not data:
-        return np.empty((0, columns), dtype=np.int64)
-    return np.loadtxt(io.BytesIO(data), delimiter=",", dtype=np.int64, ndmin=2)
+def read_int_columns(conn: psycopg.Connection, name: str, **identifiers: str
+                     ) -> dict[str, np.ndarray]:
+    """The integer columns, by name, that the ``COPY ... TO STDOUT (FORMAT csv, HEADER)``
+    of ``sql/<name>`` writes (never by position: reordering a SELECT list must not swap
+    two columns)."""
+    header, _, body = copy_out(conn, name, None, **identifiers).partition(b"\n")
+    names = header.decode().strip().split(",")
+    values = (np.loadtxt(io.BytesIO(body), delimiter=",", dtype=np.int64, ndmin=2) if body
+              else np.empty((0, len(names)), dtype=np.int64))
+    return {column: values[:, i] for i, column in enumerate(names)}
 
 
 def read_moving_objects(conn: psycopg.Connection, work: str) -> Any:
     """The prepared window as a MovingObjects (cells, presence, QIDs as time-point sets)."""
     from anonymizers.families.mob.moving_objects import MovingObjects
 
-    counts = conn.execute(sql.SQL(
-        "SELECT (SELECT count(*) FROM {o}), (SELECT count(*) FROM {t})").format(
-        o=sql.Identifier(work, "mob_objects"), t=sql.Identifier(work, "mob_time_points"))
-    ).fetchone()
-    n_objects, n_times = (int(counts[0]), int(counts[1])) if counts else (0, 0)
-    cells = _csv_ints(copy_out(conn, "mob/040_read_cells.sql", work=work), 4)
-    qids = _csv_ints(copy_out(conn, "mob/045_read_qids.sql", work=work), 2)
-    return MovingObjects.from_rows(n_objects, n_times, cells[:, 0], cells[:, 1], cells[:, 2],
-                                   cells[:, 3], qids[:, 0], qids[:, 1])
+    sizes = fetch_columns(conn, "mob/038_read_sizes.sql", work=work)
+    [n_objects], [n_times] = sizes["n_objects"], sizes["n_time_points"]
+    cells = read_int_columns(conn, "mob/040_read_cells.sql", work=work)
+    qids = read_int_columns(conn, "mob/045_read_qids.sql", work=work)
+    return MovingObjects.from_rows(int(n_objects), int(n_times), cells["object_index"],
+                                   cells["t_index"], cells["cx"], cells["cy"],
+                                   qids["object_index"], qids["t_index"])
 
 
 def anonymize_objects(spec: dict[str, Any]) -> dict[str, int]:
@@ -71,17 +76,20 @@ def anonymize_objects(spec: dict[str, Any]) -> dict[str, int]:
         symmetric_anonymization,
     )
     from anonymizers.families.mob.genag import build_hilbert_lists
+    from anonymizers.families.mob.outside_qids import OutsideQids
     from anonymizers.families.mob.stand_ins import anonymize_without_stand_ins
 
     with step("anonymize_objects", spec) as (release, conn):
         objects = read_moving_objects(conn, release.work_schema)
         lists = build_hilbert_lists(objects)
         options: dict[str, Any] = {"lists": lists, "workers": available_processes()}
-        if release.method == "mob_extreme_union":
+        traits: MobTraits = method_entry(release.method).traits
+        if traits.generalization == "extreme_union":
             anonymize = extreme_union
         else:  # its rankings carry over the rounds (extreme union's groups do not)
             anonymize, options["rankings"] = symmetric_anonymization, Rankings(lists, release.k)
-        outside = _outside_qids(conn, release)
+        params = MobParams.of(release.params)
+        outside = OutsideQids.of(params, _withheld_box(conn, release, params))
         unambiguous = anonymize_without_stand_ins(objects, release.k, anonymize, outside,
                                                   **options)
         sets, regions = unambiguous.sets, unambiguous.regions
@@ -104,25 +112,12 @@ def _set_pairs(sets: Any) -> dict[str, np.ndarray]:
     return {"object_index": owners, "member_index": sets.set_members}
 
 
-def _outside_qids(conn: psycopg.Connection, release: Any) -> Any:
-    """The release's rule for positions outside every QID (:mod:`..outside_qids`)."""
-    from anonymizers.families.mob.outside_qids import OutsideQids
-
-    params = release.params
-    cell, coarse = float(params["cell_size"]), float(params.get("coarse_cell_size") or 1000.0)
-    factor = round(coarse / cell)
-    if factor < 1 or abs(factor * cell - coarse) > 1e-6 * coarse:
-        raise InputError(f"coarse_cell_size ({coarse:g} m) must be a whole multiple of "
-                         f"cell_size ({cell:g} m), e.g. {10 * cell:g}")
-    return OutsideQids(str(params.get("outside_qids") or "hiding_set"), factor,
-                       _withheld_box(conn, release), str(params.get("presence") or "hidden"))
-
-
-def _withheld_box(conn: psycopg.Connection, release: Any) -> tuple[int, int, int, int]:
+def _withheld_box(conn: psycopg.Connection, release: Any,
+                  params: MobParams) -> tuple[int, int, int, int]:
     """Inclusive cell ranges of the withheld region: the CRS's area of use."""
-    [(x0, y0, x1, y1)] = run_sql_file(conn, "mob/055_area_of_use_cells.sql",
-                                      {**release.window_params(),
-                                       "cell_size": float(release.params["cell_size"])})
+    box = fetch_columns(conn, "mob/055_area_of_use_cells.sql",
+                        {**release.window_params(), "cell_size": params.cell_size})
+    [x0], [y0], [x1], [y1] = box["x0"], box["y0"], box["x1"], box["y1"]
     return int(x0), int(y0), int(x1), int(y1)
 
 
@@ -135,12 +130,7 @@ def _copy(conn: psycopg.Connection, work: str, table: str, columns: dict[str, np
                           for name, values in columns.items()})
     for name in null_below_zero:
         frame.loc[frame[name] < 0, name] = pd.NA
-    statement = sql.SQL("COPY {} ({}) FROM STDIN (FORMAT csv)").format(
-        sql.Identifier(work, table), sql.SQL(", ").join(map(sql.Identifier, columns)))
-    buffer = io.StringIO()
-    frame.to_csv(buffer, index=False, header=False)
-    with conn.cursor().copy(statement) as copy:
-        copy.write(buffer.getvalue())
+    copy_frame(conn, work, table, frame)
 
 
 def build_objects(spec: dict[str, Any]) -> None:
@@ -148,9 +138,10 @@ def build_objects(spec: dict[str, Any]) -> None:
     hidden, the withheld region of every object at every time point its person has no
     position)."""
     with step("build_objects", spec) as (release, conn):
-        x0, y0, x1, y1 = _withheld_box(conn, release)
+        params = MobParams.of(release.params)
+        x0, y0, x1, y1 = _withheld_box(conn, release, params)
         run_sql_file(conn, "mob/080_build_release.sql",
-                     {"srid": release.srid, "cell_size": float(release.params["cell_size"]),
-                      "presence": str(release.params.get("presence") or "hidden"),
+                     {"srid": release.srid, "cell_size": params.cell_size,
+                      "presence": params.presence,
                       "box_x0": x0, "box_y0": y0, "box_x1": x1, "box_y1": y1},
                      work=release.work_schema, build=release.build_schema)

@@ -10,7 +10,7 @@ Yarovoy et al. (EDBT 2009):
 2. every object is the distorted version of one person that "never lies" (§3): the
    verifier re-derives each person's cell at each time point itself, by the position rule
    the manifest records (position_scope, position_lookback;
-   sql/verify/mob_person_cells.sql), and pairs persons with the objects that contain
+   sql/mob/verify/person_cells.sql), and pairs persons with the objects that contain
    their cell every time they have one (a maximum matching of that "full match" graph).
    By the manifest's ``presence`` rule, an object is also present exactly when its person
    is (``published``, the paper's), or has a region at every time point of the grid
@@ -42,9 +42,11 @@ import psycopg
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pacsv
+from psycopg import sql
 
-from anonymizers.db.sqlfiles import compose_sql, run_sql_file
-from anonymizers.errors import InputError
+from anonymizers.db.sqlfiles import compose_sql, fetch_columns
+from anonymizers.errors import InputError, ReleaseError
+from anonymizers.families.mob.declaration import MobParams
 from anonymizers.families.mob.verifier_attack_graph import (
     AttackGraph,
     Cells,
@@ -61,6 +63,7 @@ from anonymizers.families.mob.verifier_attack_graph import (
     prune_unmatchable,
     symmetric_degree,
 )
+from anonymizers.families.registry import METHODS
 from anonymizers.release.spec import area_of_use
 from anonymizers.verifiers.base import (
     ReleaseUnderTest,
@@ -70,17 +73,13 @@ from anonymizers.verifiers.base import (
     read_release,
 )
 
-__all__ = ["MOB_METHODS", "AttackCounts", "MobCounts", "MobView", "attack_counts",
-           "count_mob_release", "derive_mob_view", "verify_mob_release", "verify_release"]
+__all__ = ["AttackCounts", "MobCounts", "MobView", "attack_counts", "count_mob_release",
+           "derive_mob_view", "verify_mob_release", "verify_release"]
 
-# When a person has a position (sql/verify/mob_person_cells.sql): the verifier's own list.
-POSITION_SCOPES = ("trajectory", "person")
-# Which time points an object has a region at (the verifier's own list): every one, or
-# those where its person has a position. A manifest without the parameter: published.
-PRESENCE_RULES = ("hidden", "published")
-# The methods this verifier judges (its own list: it never reads the anonymizer's registry).
-MOB_METHODS = frozenset({"mob_symmetric", "mob_extreme_union"})
-# Fault bits of sql/verify/mob_regions.sql, and what a row with each one is.
+# The parameters without which a manifest declares no grid to check (the others have the
+# declaration's defaults when a manifest lacks them).
+GRID_PARAMETERS = ("cell_size", "interval")
+# Fault bits of sql/mob/verify/regions.sql, and what a row with each one is.
 REGION_FAULTS = {
     1: ("unknown_object", "rows of objects that are not in objects"),
     2: ("empty_region", "rows without a region"),
@@ -119,59 +118,33 @@ class TimeGrid:
 
 
 def _time_grid(release: ReleaseUnderTest, result: VerifierResult) -> TimeGrid | None:
-    """The grid the manifest declares, or None (a violation) when it declares none."""
-    params = release.parameters
+    """The grid the manifest declares, or None (a violation) when it declares none or its
+    parameters are not the family's (:class:`~anonymizers.families.mob.declaration.MobParams`,
+    read from the declaration, never from the anonymizer)."""
+    missing = [name for name in GRID_PARAMETERS if name not in release.parameters]
+    if missing:
+        result.violations.append(f"the manifest's parameters do not declare the release's "
+                                 f"{' and '.join(missing)}: its grid cannot be checked")
+        return None
     try:
-        cell_size, interval_s = float(params["cell_size"]), float(params["interval"])
-    except (KeyError, TypeError, ValueError):
-        result.violations.append("the manifest's parameters do not declare the release's "
-                                 "cell_size and interval: its grid cannot be checked")
-        return None
-    if not (cell_size > 0 and interval_s > 0 and round(interval_s * 1e6) > 0):
-        result.violations.append(f"cell_size {cell_size:g} m and interval {interval_s:g} s "
-                                 "must both be positive")
-        return None
-    rule = _position_rule(params, result)
-    presence = params.get("presence") or "published"
-    if presence not in PRESENCE_RULES:
-        result.violations.append(f"the manifest's presence {presence!r} is none of "
-                                 f"{', '.join(PRESENCE_RULES)}: objects cannot be paired "
-                                 "with persons")
-        return None
-    if rule is None:
+        params = MobParams.of(release.parameters)
+    except InputError as error:
+        result.violations.append(f"the manifest's parameters cannot be checked: {error}")
         return None
     manifest = release.manifest
-    return TimeGrid(cell_size, interval_s, manifest["window_start"], manifest["window_end"],
-                    int(manifest["srid"]), *rule, presence_hidden=presence == "hidden")
-
-
-def _position_rule(params: dict[str, Any],
-                   result: VerifierResult) -> tuple[str, int | None] | None:
-    """The manifest's rule of when a person has a position (absent: the only rule releases
-    had before it was a parameter: the running trajectory's last fix, no limit)."""
-    scope = params.get("position_scope") or "trajectory"
-    lookback = params.get("position_lookback")
-    if scope not in POSITION_SCOPES:
-        result.violations.append(f"the manifest's position_scope {scope!r} is none of "
-                                 f"{', '.join(POSITION_SCOPES)}: positions cannot be derived")
-        return None
-    try:
-        lookback_s = None if lookback is None else int(lookback)
-    except (TypeError, ValueError):
-        lookback_s = 0
-    if lookback_s is not None and lookback_s <= 0:
-        result.violations.append(f"the manifest's position_lookback {lookback!r} is not a "
-                                 "positive number of seconds: positions cannot be derived")
-        return None
-    return str(scope), lookback_s
+    return TimeGrid(params.cell_size, params.interval, manifest["window_start"],
+                    manifest["window_end"], int(manifest["srid"]), params.position_scope,
+                    params.position_lookback, presence_hidden=params.presence == "hidden")
 
 
 # --------------------------------------------------------------------------- reading
 
 
-def _read_csv(conn: psycopg.Connection, name: str, params: dict[str, Any], names: list[str],
-              text: tuple[str, ...] = (), **identifiers: str | tuple[str, ...]) -> pa.Table:
-    """The CSV that ``COPY ... TO STDOUT`` of ``sql/<name>`` writes, as an Arrow table.
+def _read_csv(conn: psycopg.Connection, name: str, params: dict[str, Any],
+              columns: dict[str, pa.DataType], **identifiers: str | tuple[str, ...]
+              ) -> pa.Table:
+    """The CSV with a header that ``COPY ... TO STDOUT`` of ``sql/<name>`` writes, as an
+    Arrow table of ``columns`` (name: type), read by name, never by position.
 
     The rows go straight into one buffer (sqlfiles.copy_out keeps each of them as its own
     bytes object first: 0.9 GB more at 13 million rows).
@@ -180,21 +153,28 @@ def _read_csv(conn: psycopg.Connection, name: str, params: dict[str, Any], names
     with conn.cursor().copy(compose_sql(name, **identifiers), params) as copy:
         for data in copy:
             buffer += data
-    types = {column: pa.string() if column in text else pa.int64() for column in names}
-    if not buffer:  # no rows (e.g. a dataset without QIDs): Arrow refuses an empty CSV
-        return pa.table({column: pa.array([], type=types[column]) for column in names})
+    header = bytes(buffer[:buffer.find(b"\n")]).decode().split(",")
+    if sorted(header) != sorted(columns):
+        raise ReleaseError(f"sql/{name} writes the columns {header}, not {list(columns)}: "
+                           "the file and the verifier disagree")
+    if buffer.count(b"\n") <= 1:  # no rows (e.g. a dataset without QIDs)
+        return pa.table({column: pa.array([], type=kind) for column, kind in columns.items()})
     return pacsv.read_csv(pa.py_buffer(buffer),
-                          read_options=pacsv.ReadOptions(column_names=names),
-                          convert_options=pacsv.ConvertOptions(column_types=types))
+                          convert_options=pacsv.ConvertOptions(column_types=columns))
+
+
+def _exists(conn: psycopg.Connection, schema: str, table: str) -> bool:
+    found = fetch_columns(conn, "mob/verify/table_exists.sql",
+                          {"relation": sql.Identifier(schema, table).as_string(conn)})
+    return bool(found["found"][0])
 
 
 def _object_ids(conn: psycopg.Connection, schema: str) -> list[str]:
     for table in ("objects", "positions"):
-        found = conn.execute("SELECT to_regclass(%s)", (f'"{schema}".{table}',)).fetchone()
-        if found is None or found[0] is None:
+        if not _exists(conn, schema, table):
             raise InputError(f"{schema} has no {table} table: not a MOB release")
-    return [row[0] for row in run_sql_file(conn, "verify/mob_objects.sql",
-                                           objects=(schema, "objects"))]
+    return fetch_columns(conn, "mob/verify/objects.sql",
+                         objects=(schema, "objects"))["object_id"]
 
 
 def _read_regions(conn: psycopg.Connection, release: ReleaseUnderTest, grid: TimeGrid,
@@ -203,19 +183,20 @@ def _read_regions(conn: psycopg.Connection, release: ReleaseUnderTest, grid: Tim
     must be a whole-cell rectangle of a known object at a grid time, once per (object,
     time). Faulty rows stand for what they cover: the outward lattice rectangle of an
     off-lattice region; repeats, unknown objects and times outside the window go."""
-    names = ["obj", "t", "x0", "y0", "x1", "y1", "faults"]
-    table = _read_csv(conn, "verify/mob_regions.sql", grid.params(), names,
+    names = ["n", "i", "x0", "y0", "x1", "y1", "faults"]
+    table = _read_csv(conn, "mob/verify/regions.sql", grid.params(),
+                      dict.fromkeys(names, pa.int64()),
                       objects=(release.schema, "objects"), positions=(release.schema, "positions"))
     columns = {name: table[name].to_numpy() for name in names}
     del table
+    obj, t = columns["n"], columns["i"]
     for bit, (name, what) in REGION_FAULTS.items():
         count = int(np.count_nonzero(columns["faults"] & bit))
         result.checks[f"positions_{name}"] = count
         if count:
             result.violations.append(f"positions holds {count} {what}")
-    usable = (columns["t"] >= 0) & (columns["t"] < grid.n_times) & (columns["obj"] >= 0) & (
-        columns["faults"] & 2 == 0)
-    key = columns["obj"][usable] * grid.n_times + columns["t"][usable]
+    usable = (t >= 0) & (t < grid.n_times) & (obj >= 0) & (columns["faults"] & 2 == 0)
+    key = obj[usable] * grid.n_times + t[usable]
     order = np.argsort(key, kind="stable")
     first = order[np.r_[True, key[order][1:] != key[order][:-1]]] if len(key) else order
     repeated = len(key) - len(first)
@@ -226,7 +207,8 @@ def _read_regions(conn: psycopg.Connection, release: ReleaseUnderTest, grid: Tim
     keep = np.flatnonzero(usable)[first]
     if grid.presence_hidden:
         _check_every_time_point(n_objects * grid.n_times - len(keep), result)
-    return Regions.build(n_objects, grid.n_times, *(columns[name][keep] for name in names[:6]))
+    return Regions.build(n_objects, grid.n_times, obj[keep], t[keep], columns["x0"][keep],
+                         columns["y0"][keep], columns["x1"][keep], columns["y1"][keep])
 
 
 def _check_every_time_point(missing: int, result: VerifierResult) -> None:
@@ -244,22 +226,23 @@ def _read_persons(conn: psycopg.Connection, release: ReleaseUnderTest,
     """The verifier's cells of every person at every time point, the QID points (person,
     time point) of the persons that have a position in the window, and each person's raw
     user id (never published: :func:`count_mob_release` names persons by it)."""
-    found = conn.execute("SELECT to_regclass('raw.qids')").fetchone()
-    if found is None or found[0] is None:
+    if not _exists(conn, "raw", "qids"):
         raise InputError("raw.qids does not exist: apply sql/schema/030_qids.sql "
                          "(`anonymizers db up`) and load the QIDs of the dataset")
     params = {**grid.params(), "dataset_id": release.dataset_id, **area_of_use(grid.srid)}
-    cells = _read_csv(conn, "verify/mob_person_cells.sql", params, ["user", "t", "x", "y"],
-                      text=("user",))
-    users = cells["user"].combine_chunks().dictionary_encode()
+    cells = _read_csv(conn, "mob/verify/person_cells.sql", params,
+                      {"user_id": pa.string(), "i": pa.int64(), "cx": pa.int64(),
+                       "cy": pa.int64()})
+    users = cells["user_id"].combine_chunks().dictionary_encode()
     person = users.indices.to_numpy(zero_copy_only=False).astype(np.int64)
-    qids = _read_csv(conn, "verify/mob_qids.sql", params, ["user", "t"], text=("user",))
-    qid_person = pc.index_in(qids["user"], value_set=users.dictionary)
+    qids = _read_csv(conn, "mob/verify/qids.sql", params,
+                     {"user_id": pa.string(), "i": pa.int64()})
+    qid_person = pc.index_in(qids["user_id"], value_set=users.dictionary)
     known = pc.is_valid(qid_person).to_numpy(zero_copy_only=False)
-    return (Cells.build(len(users.dictionary), grid.n_times, person, cells["t"].to_numpy(),
-                        cells["x"].to_numpy(), cells["y"].to_numpy()),
+    return (Cells.build(len(users.dictionary), grid.n_times, person, cells["i"].to_numpy(),
+                        cells["cx"].to_numpy(), cells["cy"].to_numpy()),
             qid_person.to_numpy(zero_copy_only=False)[known].astype(np.int64),
-            qids["t"].to_numpy()[known], users.dictionary.to_pylist())
+            qids["i"].to_numpy()[known], users.dictionary.to_pylist())
 
 
 # --------------------------------------------------------------------------- the model
@@ -573,7 +556,8 @@ def verify_mob_release(conn: psycopg.Connection, schema: str) -> VerifierResult:
     Crowd? EDBT 2009: §3 (distorted versions), Definitions 1-3, Theorem 1, Example 1.
     """
     release = read_release(conn, schema)
-    if release.manifest["method"] not in MOB_METHODS:
+    method = METHODS.get(release.manifest["method"])
+    if method is None or method.family != "mob":
         raise InputError(f"{schema} is a {release.manifest['method']} release, not a MOB one")
     result = VerifierResult(schema, release.k)
     grid = _time_grid(release, result)

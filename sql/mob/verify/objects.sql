@@ -1,3 +1,3 @@
 -- The published objects of a MOB release, numbered 0.. in object_id order (the numbering
--- mob_regions.sql uses). Identifiers: objects (schema, table).
+-- sql/mob/verify/regions.sql uses). Identifiers: objects (schema, table).
 SELECT object_id::text FROM {objects} ORDER BY object_id;

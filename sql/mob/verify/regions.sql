@@ -2,8 +2,8 @@
 -- positions, with what is wrong with it (seed 003: a region is a rectangle of whole grid
 -- cells, ST_MakeEnvelope on multiples of cell_size, in the release's SRID, at a time point
 -- window_start + i * interval_s inside the window, of a published object).
--- Columns: object number (object_id order, as mob_objects.sql; -1 for an unknown object),
--- time point i (floor), the inclusive cell ranges x0..x1, y0..y1 of the smallest lattice
+-- Columns (a CSV with a header, read by name): object number n (object_id order, as
+-- objects.sql; -1 for an unknown object), time point i (floor), the inclusive cell ranges x0..x1, y0..y1 of the smallest lattice
 -- rectangle holding the region's bounding box (edges within 1e-6 m of the lattice count
 -- as on it), and fault bits: 1 unknown object, 2 no region, 4 off the time grid or outside
 -- the window, 8 another SRID, 16 not an axis-parallel rectangle, 32 edges off the cell
@@ -54,4 +54,4 @@ COPY (
                             > 1e-6
                    THEN 32 ELSE 0 END) AS faults
     FROM measured
-) TO STDOUT (FORMAT csv)
+) TO STDOUT (FORMAT csv, HEADER)

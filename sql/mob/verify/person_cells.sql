@@ -9,7 +9,7 @@
 -- position_lookback L (seconds) ends a fix's time points L after its time.
 -- Cells are anchored at the CRS origin:
 -- (floor(x / cell_size), floor(y / cell_size)). Fixes outside the CRS's area of use are
--- not used, as in derive_sequences.sql.
+-- not used, as in sql/verify/derive_sequences.sql.
 --
 -- Each fix owns the time points from its own time up to (not including) the next fix of
 -- its trajectory; the last fix only a time point it falls on exactly. Epochs are numeric
@@ -17,6 +17,7 @@
 -- Only trajectories whose time span overlaps another trajectory of the same person
 -- ("shared") go through DISTINCT ON; the others stream out in index order: sorting every
 -- (person, time point) spilled 0.7 GB to disk for 45,000 persons x 288 time points.
+-- Columns (a CSV with a header, read by name): user_id, time point i, cell cx, cy.
 -- Reads raw.points only. Params: dataset_id, window_start, window_end, srid, cell_size,
 -- interval_s, lon_min, lon_max, lat_min, lat_max, position_scope ('trajectory' or 'person'),
 -- position_lookback_s (seconds, or NULL: no limit).
@@ -77,4 +78,4 @@ COPY (
      FROM owned
      WHERE traj_id IN (SELECT traj_id FROM shared)
      ORDER BY user_id, i, t DESC, traj_id COLLATE "C" DESC)
-) TO STDOUT (FORMAT csv)
+) TO STDOUT (FORMAT csv, HEADER)
