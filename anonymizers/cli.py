@@ -452,6 +452,8 @@ def cmd_airflow(args: argparse.Namespace) -> int:
 
 
 def _parser() -> argparse.ArgumentParser:
+    from anonymizers.families.mob.declaration import MobParams  # plain data, cheap
+
     parser = argparse.ArgumentParser(prog="anonymizers", description=__doc__)
     parser.add_argument("--version", action="version", version=_version_text(),
                         help="the package version and the commit or build it came from")
@@ -487,11 +489,11 @@ def _parser() -> argparse.ArgumentParser:
     qids.add_argument("--dataset", required=True)
     qids.add_argument("--strategy", default="graph",
                       choices=["random", "disjoint", "chain", "chains", "graph"],
-                      help="generate: the QID configuration (seed 003 §6.2; graph is the one "
-                           "of the paper's experiments)")
+                      help="generate: the QID configuration (graph is the one of the MOB "
+                           "paper's experiments)")
     qids.add_argument("--max-size", type=int, default=40, help="generate: most times per QID")
     qids.add_argument("--seed", type=int, default=0)
-    qids.add_argument("--interval", type=int, default=300,
+    qids.add_argument("--interval", type=int, default=MobParams().interval,
                       help="generate: seconds between time points (the release's interval)")
     qids.set_defaults(func=cmd_qids)
     rel = sub.add_parser("release", help="build, verify and publish a release via Airflow",

@@ -54,7 +54,7 @@ class FamilyEntry:
     published_unit: str = "trajectories"  # what manifest.trajectories_out counts
     tags: tuple[str, ...] = ()
     # Inputs besides the window's fixes that decide the release (e.g. the QID set): a
-    # parameter name and the SQL file (params: dataset_id) whose one value digests them;
+    # parameter name and the SQL file (params: dataset_id) whose column ``digest`` digests them;
     # the gate records the keyed fingerprint of that digest as the parameter, so the
     # release's identity changes with them and the manifest says which were used.
     keyed_inputs: tuple[tuple[str, str], ...] = ()

@@ -146,8 +146,8 @@ def _keyed_inputs(conn: psycopg.Connection, secret: bytes, method: str,
     entry = FAMILIES[method_entry(method).family]
     found = {}
     for name, sql_file in entry.keyed_inputs:
-        digest = run_sql_file(conn, sql_file, {"dataset_id": dataset_id})[0][0]
-        found[name] = keyed_digest(secret, name, str(digest))
+        row = fetch_row(conn, sql_file, {"dataset_id": dataset_id})
+        found[name] = keyed_digest(secret, name, str(row["digest"] if row else None))
     return found
 
 
