@@ -55,7 +55,7 @@ from psycopg import sql
 from psycopg.conninfo import conninfo_to_dict, make_conninfo
 
 from anonymizers.db.cluster import default_home, secure_home
-from anonymizers.db.sqlfiles import run_sql_file
+from anonymizers.db.sqlfiles import fetch_row, run_sql_file
 from anonymizers.errors import AnonymizerError
 from anonymizers.private_files import (
     AIRFLOW_FILE_SETTINGS,
@@ -338,9 +338,8 @@ class AirflowService:
 
     def _create_metadata_database(self, log: Log) -> None:
         with psycopg.connect(_with_database(self.data_url, "postgres"), autocommit=True) as conn:
-            found = conn.execute("SELECT 1 FROM pg_database WHERE datname = %s",
-                                 (self.metadata_db,)).fetchone()
-            if found is None:
+            found = fetch_row(conn, "admin/database_exists.sql", {"name": self.metadata_db})
+            if not (found and found["present"]):
                 conn.execute(sql.SQL("CREATE DATABASE {}").format(
                     sql.Identifier(self.metadata_db)))
                 log(f"created Airflow's metadata database {self.metadata_db}")

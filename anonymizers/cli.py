@@ -218,16 +218,17 @@ def _refuse_unknown_params(method: str, given: dict[str, Any]) -> None:
 def _summary(url: str, release: str) -> str:
     """What was published, from the release's own manifest."""
     from anonymizers.db.connection import connect
-    from anonymizers.db.sqlfiles import run_sql_file
+    from anonymizers.db.sqlfiles import fetch_row
 
     with connect(url) as conn:
-        rows = run_sql_file(conn, "release/summary.sql", {"schema": release}, release=release)
-    if not rows:
+        row = fetch_row(conn, "release/summary.sql", {"schema": release}, release=release)
+    if row is None:
         raise AnonymizerError(f"release {release} has no manifest row")
-    method, k, counts, out, unit, suppressed, passed, tables = rows[0]
-    return (f"published {release}: {method}, k={k} distinct {counts}; {out} {unit} "
-            f"published, {'fewer than k' if suppressed is None else suppressed} suppressed; "
-            f"tables {tables}; verifier passed: {passed}")
+    suppressed = row["suppressed"]
+    return (f"published {release}: {row['method']}, k={row['k']} distinct {row['k_counts']}; "
+            f"{row['trajectories_out']} {row['published_unit']} published, "
+            f"{'fewer than k' if suppressed is None else suppressed} suppressed; "
+            f"tables {row['tables']}; verifier passed: {row['passed']}")
 
 
 def _analyst_url(url: str) -> str:
@@ -344,12 +345,11 @@ def _int_list(text: str, option: str) -> tuple[int, ...]:
 
 def cmd_releases(args: argparse.Namespace) -> int:
     from anonymizers.db.connection import connect
+    from anonymizers.db.sqlfiles import fetch_rows
 
     url = _ensure_database()
     with connect(url) as conn:
-        cur = conn.execute("SELECT * FROM catalog.releases ORDER BY published_at")
-        names = [column.name for column in cur.description or ()]
-        rows = [dict(zip(names, row, strict=True)) for row in cur.fetchall()]
+        rows = fetch_rows(conn, "release/catalog.sql")
     from anonymizers.families.registry import FAMILIES, METHODS
 
     for row in rows:

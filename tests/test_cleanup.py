@@ -145,7 +145,7 @@ def test_a_run_that_starts_over_after_it_was_listed_keeps_its_schemas(conn, db_u
                                                                      monkeypatch):
     """The race: listed as expired, the run is prepared again (a cleared task) before the
     cleanup locks it; read again under the lock, it is fresh and stays."""
-    from anonymizers.db.sqlfiles import run_sql_file
+    from anonymizers.db.sqlfiles import fetch_row, run_sql_file
     from anonymizers.release import scratch
 
     work, build = _plant_run(conn, "cleared", timedelta(days=8))
@@ -155,9 +155,9 @@ def test_a_run_that_starts_over_after_it_was_listed_keeps_its_schemas(conn, db_u
             with psycopg.connect(db_url) as other:
                 run_sql_file(other, "release/register_run.sql", {
                     "work_schema": work, "build_schema": build, "release_name": "r"})
-        return run_sql_file(connection, name, *args, **kwargs)
+        return fetch_row(connection, name, *args, **kwargs)
 
-    monkeypatch.setattr(scratch, "run_sql_file", prepared_meanwhile)
+    monkeypatch.setattr(scratch, "fetch_row", prepared_meanwhile)
     assert cleanup_scratch().dropped == []
     assert _exists(conn, work) and _exists(conn, build) and _runs(conn) == [work]
 

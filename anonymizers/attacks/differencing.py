@@ -61,8 +61,9 @@ from typing import Any
 
 import psycopg
 from psycopg import sql
+from psycopg.rows import dict_row
 
-from anonymizers.db.sqlfiles import compose_sql, read_sql, run_sql_file
+from anonymizers.db.sqlfiles import compose_sql, fetch_row, fetch_rows, read_sql
 from anonymizers.errors import InputError
 from anonymizers.families.registry import FAMILIES, METHODS
 
@@ -211,18 +212,13 @@ def possibly_differs(bounds: tuple[int, int], k: int) -> bool:
 
 def read_window(conn: psycopg.Connection, schema: str) -> ReleaseWindow:
     """The window of release (or build) schema ``schema``, from its own manifest."""
-    exists = conn.execute("SELECT to_regclass(%s)", (f"{schema}.manifest",)).fetchone()
-    if exists is None or exists[0] is None:
+    exists = fetch_row(conn, "db/relation_exists.sql", {"relation": f"{schema}.manifest"})
+    if exists is None or not exists["present"]:
         raise InputError(f"{schema} is not a release (no manifest table); list them with "
                          "`anonymizers releases`")
-    cur = conn.execute(sql.SQL(
-        "SELECT dataset, method, k, window_start, window_end, srid, parameters, "
-        "composition_risk, source_fingerprint FROM {}.manifest").format(
-            sql.Identifier(schema)))
-    row = cur.fetchone()
-    if row is None or cur.description is None:
+    found = fetch_row(conn, "attacks/differencing_manifest.sql", release=schema)
+    if found is None:
         raise InputError(f"{schema} has no manifest row: not a release")
-    found = dict(zip([column.name for column in cur.description], row, strict=True))
     if found["method"] not in METHODS:
         raise InputError(f"{schema} was made by {found['method']!r}, a method this version "
                          "does not know")
@@ -242,10 +238,12 @@ def _items(window: ReleaseWindow) -> sql.Composable:
 
 
 def _matched_rows(conn: psycopg.Connection, a: ReleaseWindow,
-                  b: ReleaseWindow) -> list[tuple[Any, ...]]:
+                  b: ReleaseWindow) -> list[dict[str, Any]]:
     query = sql.SQL(read_sql("attacks/differencing_match.sql")).format(
         items_a=_items(a), items_b=_items(b))
-    return conn.execute(query).fetchall()
+    # Composed of subqueries, not one file: a dict_row cursor reads it by name all the same.
+    with conn.cursor(row_factory=dict_row) as cur:
+        return cur.execute(query).fetchall()
 
 
 def _not_monotone(kind: str, a: ReleaseWindow, b: ReleaseWindow) -> str | None:
@@ -298,7 +296,9 @@ def difference_releases(conn: psycopg.Connection, release_a: str,
     per_kind: dict[str, list[Any]] = {}  # kind -> [matched, isolated, possible]
     findings: list[ItemDifference] = []
     items_a = items_b = 0
-    for kind, label, a_lo, a_hi, b_lo, b_hi in _matched_rows(conn, a, b):
+    for row in _matched_rows(conn, a, b):
+        kind, label = row["kind"], row["label"]
+        a_lo, a_hi, b_lo, b_hi = row["a_lo"], row["a_hi"], row["b_lo"], row["b_hi"]
         items_a += a_lo is not None
         items_b += b_lo is not None
         if a_lo is None or b_lo is None:
@@ -338,10 +338,10 @@ def differencing_against_ledger(conn: psycopg.Connection,
     ``release`` may be a build schema not yet in the ledger.
     """
     window = read_window(conn, release)
-    others = run_sql_file(conn, "release/overlapping_releases.sql", {
+    others = fetch_rows(conn, "release/overlapping_releases.sql", {
         "dataset": window.dataset, "source_fingerprint": window.source_fingerprint,
         "window_start": window.start, "window_end": window.end, "release_name": window.name})
-    return [difference_releases(conn, release, str(row[0])) for row in others]
+    return [difference_releases(conn, release, str(row["release_name"])) for row in others]
 
 
 def format_differencing(results: Iterable[DifferencingResult]) -> str:

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from anonymizers.db.connection import APPLICATION_NAME_VARIABLE, connect
-from anonymizers.db.sqlfiles import run_sql_file
+from anonymizers.db.sqlfiles import fetch_columns
 
 __all__ = ["MethodRun", "backend_name", "end_backends", "release_command", "run_method"]
 
@@ -130,8 +130,8 @@ def end_backends(url: str, application_name: str) -> int:
     deadline = time.monotonic() + _END_BACKENDS_S
     with connect(url, autocommit=True) as conn:
         while True:
-            remaining = run_sql_file(conn, "compare/end_method_backends.sql", {
-                "application_name": application_name, "wait_ms": _WAIT_MS})[0][0]
+            remaining = fetch_columns(conn, "compare/end_method_backends.sql", {
+                "application_name": application_name, "wait_ms": _WAIT_MS})["remaining"][0]
             if not remaining or time.monotonic() > deadline:
                 return int(remaining)
             time.sleep(0.2)

@@ -27,6 +27,7 @@ import psycopg
 import pyarrow as pa
 from psycopg import pq
 from psycopg.conninfo import make_conninfo
+from psycopg.rows import dict_row
 
 from anonymizers.db.connection import application_name
 from anonymizers.db.groups import CHUNK_ROWS, batch_bytes_of, column_arrays, whole_groups
@@ -107,8 +108,11 @@ def _exported_snapshot(conn: psycopg.Connection) -> str | None:
     outside a transaction: there is nothing to share)."""
     if conn.info.transaction_status != pq.TransactionStatus.INTRANS:
         return None
-    row = conn.execute("SELECT pg_export_snapshot()").fetchone()
-    return str(row[0]) if row else None
+    # Inline, not a file of sql/: the query files a caller reads may come from elsewhere
+    # (ANONYMIZERS_SQL_DIR), this one is the reader's own.
+    with conn.cursor(row_factory=dict_row) as cur:
+        row = cur.execute("SELECT pg_export_snapshot() AS snapshot").fetchone()
+    return str(row["snapshot"]) if row else None
 
 
 def _conninfo(conn: psycopg.Connection) -> str:

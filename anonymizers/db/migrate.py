@@ -21,7 +21,7 @@ import psycopg
 from psycopg import errors
 
 from anonymizers.db.connection import connect
-from anonymizers.db.sqlfiles import sql_dir
+from anonymizers.db.sqlfiles import fetch_row, fetch_rows, sql_dir
 from anonymizers.errors import DatabaseSetupError
 
 __all__ = ["MIGRATION_LOCK", "migrate", "schema_files"]
@@ -38,11 +38,12 @@ def schema_files() -> list[tuple[str, str]]:
 
 
 def _applied(conn: psycopg.Connection) -> dict[str, str]:
-    exists = conn.execute("SELECT to_regclass('catalog.schema_migrations')").fetchone()
-    if exists is None or exists[0] is None:
+    exists = fetch_row(conn, "db/relation_exists.sql",
+                       {"relation": "catalog.schema_migrations"})
+    if exists is None or not exists["present"]:
         return {}
-    rows = conn.execute("SELECT version, sha256 FROM catalog.schema_migrations").fetchall()
-    return dict(rows)
+    return {row["version"]: row["sha256"]
+            for row in fetch_rows(conn, "db/applied_migrations.sql")}
 
 
 def migrate(url: str | None = None) -> list[str]:

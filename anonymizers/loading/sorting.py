@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 import pyarrow.csv as pacsv
+from psycopg import sql
 
 from anonymizers.db.connection import connect
 from anonymizers.loading import readers
@@ -39,11 +40,14 @@ __all__ = ["SortedRows"]
 STAGE = ("CREATE TEMPORARY TABLE sort_stage (t bigint, lon float8, lat float8, pos bigint, "
          "traj_id text, user_id text) ON COMMIT DROP")
 COPY_IN = "COPY sort_stage (t, lon, lat, pos, traj_id, user_id) FROM STDIN (FORMAT binary)"
-# float8's text output is the shortest that reads back as the same double (PostgreSQL 12+).
-COPY_OUT = ('COPY (SELECT pos, t, lon, lat, traj_id, user_id FROM sort_stage '
-            'ORDER BY traj_id COLLATE "C", t, pos) TO STDOUT (FORMAT csv)')
 _TYPES = {"pos": pa.int64(), "t": pa.int64(), "lon": pa.float64(), "lat": pa.float64(),
           "traj_id": pa.string(), "user_id": pa.string()}
+# float8's text output is the shortest that reads back as the same double (PostgreSQL 12+).
+# CSV has no column names: the SELECT list is made from the names Arrow reads the columns
+# by, so that the two cannot disagree (lon and lat swapped).
+COPY_OUT = sql.SQL('COPY (SELECT {} FROM sort_stage ORDER BY traj_id COLLATE "C", t, pos) '
+                   'TO STDOUT (FORMAT csv)').format(
+    sql.SQL(", ").join(sql.Identifier(name) for name in _TYPES))
 _ROW_BYTES = 64  # about a staged row as CSV: sizes Arrow's blocks
 
 

@@ -38,7 +38,7 @@ import psycopg
 from psycopg import sql
 
 from anonymizers.db.connection import connect
-from anonymizers.db.sqlfiles import compose_sql, run_sql_file
+from anonymizers.db.sqlfiles import compose_sql, fetch_row, fetch_rows, run_sql_file
 from anonymizers.errors import InputError
 from anonymizers.loading.binary_copy import (
     COLUMNS,
@@ -112,19 +112,21 @@ def _exists(name: str) -> InputError:
 
 
 def _drop_orphans(conn: psycopg.Connection) -> None:
-    for relname, dataset_id in run_sql_file(conn, "load/orphan_partitions.sql"):
-        taken = conn.execute("SELECT pg_try_advisory_lock(%s, %s)",
-                             (STAGING_LOCK, dataset_id)).fetchone()
-        if taken and taken[0]:
-            conn.execute(sql.SQL("DROP TABLE IF EXISTS {}").format(sql.Identifier("raw", relname)))
+    for orphan in fetch_rows(conn, "load/orphan_partitions.sql"):
+        dataset_id = orphan["dataset_id"]
+        taken = fetch_row(conn, "load/try_staging_lock.sql",
+                          {"lock": STAGING_LOCK, "dataset_id": dataset_id})
+        if taken and taken["taken"]:
+            conn.execute(sql.SQL("DROP TABLE IF EXISTS {}").format(
+                sql.Identifier("raw", orphan["relname"])))
             conn.execute("SELECT pg_advisory_unlock(%s, %s)", (STAGING_LOCK, dataset_id))
 
 
 def _draw_id(guard: psycopg.Connection) -> int:
     """A new dataset id, locked for this load (the orphan sweep leaves locked ids alone)."""
     _drop_orphans(guard)
-    [(dataset_id,)] = guard.execute(
-        "SELECT nextval(pg_get_serial_sequence('raw.datasets', 'dataset_id'))").fetchall()
+    [drawn] = fetch_rows(guard, "load/draw_dataset_id.sql")
+    dataset_id = drawn["dataset_id"]
     guard.execute("SELECT pg_advisory_lock(%s, %s)", (STAGING_LOCK, dataset_id))
     return int(dataset_id)
 
@@ -208,13 +210,13 @@ def _publish(url: str | None, dataset_id: int, leaves: list[Leaf], record: Datas
         # Two loads of one name serialise here rather than race on the UNIQUE constraint.
         conn.execute("SELECT pg_advisory_xact_lock(hashtext('raw.datasets:' || %s))",
                      (record.name,))
-        row = conn.execute("SELECT dataset_id FROM raw.datasets WHERE name = %s",
-                           (record.name,)).fetchone()
+        row = fetch_row(conn, "load/dataset_id.sql", {"name": record.name})
         if row is not None and not replace:
             raise _exists(record.name)
         if row is not None:
-            run_sql_file(conn, "load/drop_dataset.sql", {"dataset_id": row[0]},
-                         partition=_partition_name(row[0]), persons=_persons_name(row[0]))
+            old = row["dataset_id"]
+            run_sql_file(conn, "load/drop_dataset.sql", {"dataset_id": old},
+                         partition=_partition_name(old), persons=_persons_name(old))
         params = {**asdict(record), "dataset_id": dataset_id,
                   "load_report": json.dumps(record.load_report)}
         run_sql_file(conn, "load/insert_dataset.sql", params)
@@ -259,9 +261,9 @@ class Staging:
     def __enter__(self) -> Staging:
         self.guard = connect(self.url, autocommit=True)
         try:
-            exists = self.guard.execute("SELECT 1 FROM raw.datasets WHERE name = %s",
-                                        (self.name,)).fetchone()
-            if exists and not self.replace:  # checked again under the lock when publishing
+            exists = fetch_row(self.guard, "load/dataset_id.sql", {"name": self.name})
+            # Checked again under the lock when publishing.
+            if exists is not None and not self.replace:
                 raise _exists(self.name)
             self.dataset_id = _draw_id(self.guard)
         except BaseException:

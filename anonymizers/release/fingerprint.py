@@ -14,6 +14,7 @@ import hmac
 
 import psycopg
 
+from anonymizers.db.sqlfiles import fetch_row
 from anonymizers.errors import DatabaseSetupError
 
 __all__ = ["input_fingerprint", "installation_secret", "keyed_digest", "source_fingerprint"]
@@ -21,11 +22,11 @@ __all__ = ["input_fingerprint", "installation_secret", "keyed_digest", "source_f
 
 def installation_secret(conn: psycopg.Connection) -> bytes:
     """The installation's secret key (raises if the schema predates it)."""
-    row = conn.execute("SELECT secret FROM private.installation_secret").fetchone()
+    row = fetch_row(conn, "release/installation_secret.sql")
     if row is None:
         raise DatabaseSetupError("this database has no installation secret: run `anonymizers "
                                  "db up` (it applies sql/schema/021_release_ledger.sql)")
-    return bytes(row[0])
+    return bytes(row["secret"])
 
 
 def input_fingerprint(secret: bytes, source_sha256: str, dataset_id: int, window_start: str,

@@ -25,7 +25,7 @@ import psycopg
 from psycopg import errors
 
 from anonymizers.db.connection import connect
-from anonymizers.db.sqlfiles import fetch_columns, run_sql_file
+from anonymizers.db.sqlfiles import fetch_columns, fetch_row, run_sql_file
 from anonymizers.release.gate import work_lock_key
 from anonymizers.release.retention import (
     default_retention,
@@ -154,9 +154,9 @@ def _drop_run(conn: psycopg.Connection, work_schema: str, orphan: bool,
               params: dict[str, Any], result: Cleanup) -> list[DroppedSchema]:
     """One run's scratch, under its lock; nothing if a step of it runs or it started over."""
     with conn.transaction(force_rollback=result.dry_run):
-        locked = run_sql_file(conn, "release/try_lock_run.sql",
-                              {"lock_key": work_lock_key(work_schema)})[0][0]
-        if not locked:
+        locked = fetch_row(conn, "release/try_lock_run.sql",
+                           {"lock_key": work_lock_key(work_schema)})
+        if not (locked and locked["pg_try_advisory_xact_lock"]):
             result.kept.append((work_schema, "a step of the run is running"))
             return []
         claimed = fetch_columns(conn, "release/claim_expired_run.sql",

@@ -16,7 +16,7 @@ from typing import Any
 
 import psycopg
 
-from anonymizers.db.sqlfiles import fetch_columns, run_sql_file
+from anonymizers.db.sqlfiles import fetch_columns, fetch_rows
 
 __all__ = ["SIZES_M", "DensityBin", "DensityView", "choose_view", "k_supported",
            "read_density"]
@@ -107,8 +107,8 @@ def read_density(conn: psycopg.Connection, manifest: dict[str, Any],
               "sizes": [float(s) for s in sizes], "k": k,
               "count_interval": int(manifest["count_interval"]),
               **area_of_use(int(manifest["srid"]))}
-    rows = run_sql_file(conn, "report/density.sql", params)
-    bins = [DensityBin(float(size), int(ix), int(iy), int(persons), int(fixes))
-            for size, ix, iy, persons, fixes in rows]
+    rows = fetch_rows(conn, "report/density.sql", params)
+    bins = [DensityBin(float(row["size"]), int(row["ix"]), int(row["iy"]),
+                       int(row["n_persons"]), int(row["n_fixes"])) for row in rows]
     total = fetch_columns(conn, "report/density_total.sql", params)["n_fixes"][0]
     return choose_view(bins, None if total is None else int(total), k, sizes)

@@ -14,8 +14,9 @@ from typing import Any
 import psycopg
 import shapely
 from psycopg import sql
+from psycopg.rows import dict_row
 
-from anonymizers.db.sqlfiles import fetch_columns, read_sql, run_sql_file
+from anonymizers.db.sqlfiles import fetch_columns, fetch_row, fetch_rows, read_sql
 from anonymizers.errors import InputError
 from anonymizers.families.base import ReportLayer
 
@@ -83,8 +84,8 @@ class ReleaseData:
 
 
 def _manifest(conn: psycopg.Connection, schema: str) -> dict[str, Any]:
-    exists = conn.execute("SELECT to_regclass(%s)", (f"{schema}.manifest",)).fetchone()
-    if exists is None or exists[0] is None:
+    exists = fetch_row(conn, "db/relation_exists.sql", {"relation": f"{schema}.manifest"})
+    if exists is None or not exists["present"]:
         raise InputError(f"{schema} is not a release (no manifest table); list them with "
                          "`anonymizers releases`")
     found = fetch_columns(conn, "report/manifest.sql", release=schema)
@@ -102,26 +103,28 @@ def release_family(manifest: dict[str, Any]) -> str:
 
 def _tables(conn: psycopg.Connection, schema: str) -> list[TableInfo]:
     tables = []
-    for name, comment in run_sql_file(conn, "report/release_tables.sql", {"schema": schema}):
-        (rows,) = run_sql_file(conn, "report/table_rows.sql", table=(schema, name))[0]
-        tables.append(TableInfo(name, int(rows), comment or ""))
+    for table in fetch_rows(conn, "report/release_tables.sql", {"schema": schema}):
+        name = table["table_name"]
+        rows = fetch_columns(conn, "report/table_rows.sql", table=(schema, name))["n_rows"][0]
+        tables.append(TableInfo(name, int(rows), table["comment"] or ""))
     return tables
 
 
 def _metrics(conn: psycopg.Connection, schema: str) -> list[Metric]:
-    rows = run_sql_file(conn, "report/metrics.sql", release=schema)
-    return [Metric(name, None if value is None else float(value), unit, text)
-            for name, value, unit, text in rows]
+    rows = fetch_rows(conn, "report/metrics.sql", release=schema)
+    return [Metric(row["name"], None if row["value"] is None else float(row["value"]),
+                   row["unit"], row["description"])
+            for row in rows]
 
 
 def _series(conn: psycopg.Connection, schema: str) -> list[Series]:
-    rows = run_sql_file(conn, "report/metric_series.sql", release=schema)
-    grouped: dict[str, list[tuple[Any, ...]]] = {}
+    rows = fetch_rows(conn, "report/metric_series.sql", release=schema)
+    grouped: dict[str, list[dict[str, Any]]] = {}
     for row in rows:
-        grouped.setdefault(row[0], []).append(row)
-    return [Series(name, tuple(float(r[1]) for r in points),
-                   tuple(None if r[2] is None else float(r[2]) for r in points),
-                   points[0][3], points[0][4])
+        grouped.setdefault(row["series"], []).append(row)
+    return [Series(name, tuple(float(r["x"]) for r in points),
+                   tuple(None if r["value"] is None else float(r["value"]) for r in points),
+                   points[0]["unit"], points[0]["description"])
             for name, points in grouped.items()]
 
 
@@ -141,11 +144,14 @@ def _layer_query(schema: str, layer: ReportLayer) -> sql.Composed:
 
 def read_layer(conn: psycopg.Connection, schema: str, layer: ReportLayer) -> LayerRows:
     """The geometries (shapely), weights and times of one layer of release ``schema``."""
-    rows = conn.execute(_layer_query(schema, layer)).fetchall()
-    geometries = tuple(shapely.from_wkb([bytes(row[0]) for row in rows])) if rows else ()
+    # Composed from the family's file or report/layer.sql: read by name all the same.
+    with conn.cursor(row_factory=dict_row) as cur:
+        rows = cur.execute(_layer_query(schema, layer)).fetchall()
+    geometries = tuple(shapely.from_wkb([bytes(row["wkb"]) for row in rows])) if rows else ()
     return LayerRows(layer, geometries,
-                     tuple(None if row[1] is None else float(row[1]) for row in rows),
-                     tuple(row[2] for row in rows), tuple(row[3] for row in rows))
+                     tuple(None if row["weight"] is None else float(row["weight"])
+                           for row in rows),
+                     tuple(row["t_start"] for row in rows), tuple(row["t_end"] for row in rows))
 
 
 def read_release(conn: psycopg.Connection, schema: str,

@@ -6,8 +6,8 @@ import importlib
 from typing import Any
 
 import psycopg
-from psycopg import sql
 
+from anonymizers.db.sqlfiles import fetch_row
 from anonymizers.errors import InputError
 
 __all__ = ["verify_release"]
@@ -18,13 +18,12 @@ def verify_release(conn: psycopg.Connection, schema: str) -> Any:
     of its method's family (the registry names it); returns its VerifierResult."""
     from anonymizers.families.registry import FAMILIES, method_entry
 
-    exists = conn.execute("SELECT to_regclass(%s)", (f"{schema}.manifest",)).fetchone()
-    if exists is None or exists[0] is None:
+    exists = fetch_row(conn, "db/relation_exists.sql", {"relation": f"{schema}.manifest"})
+    if exists is None or not exists["present"]:
         raise InputError(f"{schema} is not a release (no manifest table); list them with "
                          "`anonymizers releases`")
-    row = conn.execute(sql.SQL("SELECT method FROM {}.manifest").format(
-        sql.Identifier(schema))).fetchone()
-    if row is None:
+    manifest = fetch_row(conn, "verify/manifest.sql", release=schema)
+    if manifest is None:
         raise InputError(f"{schema} has no manifest row: not a release")
-    family = FAMILIES[method_entry(row[0]).family]
+    family = FAMILIES[method_entry(manifest["method"]).family]
     return importlib.import_module(family.verifier).verify_release(conn, schema)

@@ -29,9 +29,8 @@ from datetime import UTC
 from typing import Any
 
 import psycopg
-from psycopg import sql
 
-from anonymizers.db.sqlfiles import run_sql_file
+from anonymizers.db.sqlfiles import fetch_columns, fetch_row, fetch_rows, run_sql_file
 from anonymizers.errors import InputError
 from anonymizers.families.registry import FAMILIES, METHODS
 from anonymizers.release.fingerprint import (
@@ -131,20 +130,18 @@ class ReleaseUnderTest:
 
 def read_release(conn: psycopg.Connection, schema: str) -> ReleaseUnderTest:
     """The manifest of ``schema`` and its dataset; raises InputError if either is missing."""
-    exists = conn.execute("SELECT to_regclass(%s)", (f"{schema}.manifest",)).fetchone()
-    if exists is None or exists[0] is None:
+    exists = fetch_row(conn, "db/relation_exists.sql", {"relation": f"{schema}.manifest"})
+    if exists is None or not exists["present"]:
         raise InputError(f"{schema} is not a release (no manifest table); list them with "
                          "`anonymizers releases`")
-    cur = conn.execute(sql.SQL("SELECT * FROM {}.manifest").format(sql.Identifier(schema)))
-    row = cur.fetchone()
-    if row is None or cur.description is None:
+    manifest = fetch_row(conn, "verify/manifest.sql", release=schema)
+    if manifest is None:
         raise InputError(f"{schema} has no manifest row: not a release")
-    manifest = dict(zip([column.name for column in cur.description], row, strict=True))
-    found = conn.execute("SELECT dataset_id, source_sha256 FROM raw.datasets WHERE name = %s",
-                         (manifest["dataset"],)).fetchone()
+    found = fetch_row(conn, "verify/dataset_source.sql", {"name": manifest["dataset"]})
     if found is None:
         raise InputError(f"dataset {manifest['dataset']!r} of this release is no longer loaded")
-    return ReleaseUnderTest(schema, manifest, int(found[0]), str(found[1]))
+    return ReleaseUnderTest(schema, manifest, int(found["dataset_id"]),
+                            str(found["source_sha256"]))
 
 
 def check_shared_rules(conn: psycopg.Connection, release: ReleaseUnderTest, lattice_m: float,
@@ -199,17 +196,18 @@ def _check_time_columns(conn: psycopg.Connection, release: ReleaseUnderTest,
     """No time finer than the method publishes: without a declared time grid, no time
     column at all; with one (``time_lattice_s``), only timestamptz values on the grid
     window_start + i * time_lattice_s from the window's start to its end."""
-    timed = run_sql_file(conn, "verify/time_columns.sql", {"schema": release.schema})
+    timed = fetch_rows(conn, "verify/time_columns.sql", {"schema": release.schema})
     result.checks["time_columns"] = len(timed)
-    for table, column, data_type in timed:
-        if time_lattice_s is None or data_type != "timestamp with time zone":
+    for row in timed:
+        table, column = row["table_name"], row["column_name"]
+        if time_lattice_s is None or row["data_type"] != "timestamp with time zone":
             result.violations.append(f"{table}.{column} publishes time finer than the "
                                      "release window")
             continue
-        off = run_sql_file(conn, "verify/time_off_lattice.sql", {
+        off = fetch_columns(conn, "verify/time_off_lattice.sql", {
             "window_start": release.manifest["window_start"],
             "window_end": release.manifest["window_end"], "step_s": time_lattice_s},
-            source=(release.schema, table), column=column)[0][0]
+            source=(release.schema, table), column=column)["n_off"][0]
         if off:
             result.violations.append(f"{table}.{column} holds {off} time(s) off the release's "
                                      f"{time_lattice_s:g} s grid or outside its window")
@@ -218,25 +216,24 @@ def _check_time_columns(conn: psycopg.Connection, release: ReleaseUnderTest,
 def _check_identifiers_and_time(conn: psycopg.Connection, release: ReleaseUnderTest,
                                 time_lattice_s: float | None,
                                 result: VerifierResult) -> None:
-    columns = run_sql_file(conn, "verify/identifier_leaks.sql", {"schema": release.schema})
+    columns = _table_columns(conn, "verify/identifier_leaks.sql", release.schema)
     run_sql_file(conn, "verify/published_id_values_reset.sql")
     for column_no, (table, column) in enumerate(columns):
         run_sql_file(conn, "verify/published_id_values.sql", {"column_no": column_no},
                      source=(release.schema, table), column=column)
-    leaks = dict(run_sql_file(conn, "verify/count_leaked_ids.sql",
-                              {"dataset_id": release.dataset_id}))
+    found = fetch_columns(conn, "verify/count_leaked_ids.sql", {"dataset_id": release.dataset_id})
+    leaks = dict(zip(found["column_no"], found["leaked"], strict=True))
     for column_no, n in sorted(leaks.items()):
         table, column = columns[column_no]
         result.violations.append(f"{table}.{column} holds {n} raw traj_id/user_id values")
     result.checks["identifier_columns_scanned"] = len(columns)
     result.checks["raw_identifiers_found"] = sum(leaks.values())
     _check_time_columns(conn, release, time_lattice_s, result)
-    for table, column in run_sql_file(conn, "verify/text_columns.sql",
-                                      {"schema": release.schema}):
-        found = run_sql_file(conn, "verify/column_containing.sql",
-                             {"needle": release.source_sha256},
-                             source=(release.schema, table), column=column)[0][0]
-        if found:
+    for table, column in _table_columns(conn, "verify/text_columns.sql", release.schema):
+        holding = fetch_columns(conn, "verify/column_containing.sql",
+                                {"needle": release.source_sha256},
+                                source=(release.schema, table), column=column)["n_rows"][0]
+        if holding:
             result.violations.append(f"{table}.{column} publishes the source file's plain "
                                      "digest, which confirms a candidate file (rule 5)")
 
@@ -250,9 +247,16 @@ def _check_persons(release: ReleaseUnderTest, result: VerifierResult) -> None:
                                  "must count distinct persons (rule 1)")
 
 
+def _table_columns(conn: psycopg.Connection, name: str, schema: str) -> list[tuple[str, str]]:
+    """The (table_name, column_name) rows ``sql/<name>`` lists for release ``schema``."""
+    return [(row["table_name"], row["column_name"])
+            for row in fetch_rows(conn, name, {"schema": schema})]
+
+
 def _count_columns(conn: psycopg.Connection, schema: str) -> list[tuple[str, str]]:
-    rows = run_sql_file(conn, "verify/count_columns.sql", {"schema": schema})
-    return [(table, column) for table, column in rows if COUNT_COLUMN.match(column)]
+    return [(table, column)
+            for table, column in _table_columns(conn, "verify/count_columns.sql", schema)
+            if COUNT_COLUMN.match(column)]
 
 
 def _check_count_columns(conn: psycopg.Connection, release: ReleaseUnderTest,
@@ -262,9 +266,8 @@ def _check_count_columns(conn: psycopg.Connection, release: ReleaseUnderTest,
     columns = _count_columns(conn, release.schema)
     result.checks["count_columns"] = len(columns)
     for table, column in columns:
-        query = sql.SQL("SELECT DISTINCT {c} FROM {t}").format(
-            c=sql.Identifier(column), t=sql.Identifier(release.schema, table))
-        values = [row[0] for row in conn.execute(query).fetchall()]
+        values = fetch_columns(conn, "verify/distinct_values.sql",
+                               source=(release.schema, table), column=column)["value"]
         below = [v for v in values if v is not None and v < k]
         off = [v for v in values if v is not None and v >= k and (v - k) % width]
         if below:
@@ -283,11 +286,11 @@ def _check_lattice(conn: psycopg.Connection, release: ReleaseUnderTest, lattice_
     """Wherever published polygons are cut by a clip box (axis-aligned edges on a side of
     their extent), that side lies on the declared lattice: never a fix's coordinate."""
     sides: list[tuple[str, str, float]] = []
-    for table, column in run_sql_file(conn, "verify/geometry_columns.sql",
-                                      {"schema": release.schema}):
-        rows = run_sql_file(conn, "verify/clip_edges.sql", source=(release.schema, table),
-                            column=column)
-        sides += [(table, side, float(value)) for side, value in rows]
+    for row in fetch_rows(conn, "verify/geometry_columns.sql", {"schema": release.schema}):
+        table, column = row["f_table_name"], row["f_geometry_column"]
+        edges = fetch_rows(conn, "verify/clip_edges.sql", source=(release.schema, table),
+                           column=column)
+        sides += [(table, edge["side"], float(edge["value"])) for edge in edges]
     result.checks["lattice_m"] = lattice_m
     result.checks["clipped_sides"] = len(sides)
     for table, side, value in sides:
@@ -314,11 +317,12 @@ def _family_order_statistics(method: str) -> frozenset[str]:
 
 def _check_metrics(conn: psycopg.Connection, release: ReleaseUnderTest,
                    result: VerifierResult) -> None:
-    rows = run_sql_file(conn, "verify/metric_values.sql", release=release.schema)
+    rows = fetch_rows(conn, "verify/metric_values.sql", release=release.schema)
     k, width = release.k, release.count_interval
     result.checks["metric_values"] = len(rows)
     family_allows = _family_order_statistics(release.manifest["method"])
-    for name, unit, value in rows:
+    for row in rows:
+        name, unit, value = row["name"], row["unit"], row["value"]
         # An attack's probability lies in [0, 1]: a raw coordinate or length under that
         # name would not.
         allowed = name in ALLOWED_ORDER_STATISTICS or name in family_allows or (
@@ -347,15 +351,16 @@ def _check_window(conn: psycopg.Connection, release: ReleaseUnderTest,
     if hours < MIN_WINDOW_HOURS and not accepted:
         result.violations.append(f"the window lasts {hours * 60:.0f} min, shorter than "
                                  f"{MIN_WINDOW_HOURS:g} h, and no composition risk was accepted")
-    overlapping = run_sql_file(conn, "verify/ledger_overlaps.sql", {
+    overlapping = fetch_rows(conn, "verify/ledger_overlaps.sql", {
         "dataset": manifest["dataset"], "source_fingerprint": manifest["source_fingerprint"],
         "window_start": manifest["window_start"],
         "window_end": manifest["window_end"], "release_name": manifest["release_name"]})
     result.checks["overlapping_releases"] = len(overlapping)
-    for name, risk in overlapping:
-        if not accepted and not (risk or "").strip():
-            result.violations.append(f"the window overlaps published release {name} and "
-                                     "neither release records an accepted composition risk")
+    for other in overlapping:
+        if not accepted and not (other["composition_risk"] or "").strip():
+            result.violations.append(f"the window overlaps published release "
+                                     f"{other['release_name']} and neither release records "
+                                     "an accepted composition risk")
     if release.count_interval < 1:
         result.violations.append(f"count_interval {release.count_interval} is not an interval")
 
@@ -392,9 +397,10 @@ def _check_measured_risk(conn: psycopg.Connection, release: ReleaseUnderTest,
     what it recorded, so a release without the figures cannot pass either)."""
     accepted = bool((release.manifest.get("attack_risk") or "").strip())
     bound = 1.0 / release.k + _RISK_EPSILON
-    maxima = [(name, value) for name, unit, value
-              in run_sql_file(conn, "verify/metric_values.sql", release=release.schema)
-              if ATTACK_MAXIMUM.match(name) and unit == "probability" and value is not None]
+    maxima = [(row["name"], row["value"])
+              for row in fetch_rows(conn, "verify/metric_values.sql", release=release.schema)
+              if ATTACK_MAXIMUM.match(row["name"]) and row["unit"] == "probability"
+              and row["value"] is not None]
     above = [(name, value) for name, value in maxima if value > bound]
     result.checks["attack_maxima"] = len(maxima)
     result.checks["attack_risk_accepted"] = accepted

@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any
 
 import psycopg
 
-from anonymizers.db.sqlfiles import run_sql_file
+from anonymizers.db.sqlfiles import fetch_columns, fetch_rows
 from anonymizers.verifiers.intervals import interval_count
 
 if TYPE_CHECKING:
@@ -106,8 +106,8 @@ def exact_fraction(value: float) -> Fraction | None:
 def read_figures(conn: psycopg.Connection, schema: str) -> list[Figure]:
     """Every row of ``metrics`` and ``metric_series`` of ``schema``, columns by name."""
     figures = []
-    for (row,) in run_sql_file(conn, "verify/metric_figures.sql", release=schema):
-        named: dict[str, Any] = row
+    for row in fetch_rows(conn, "verify/metric_figures.sql", release=schema):
+        named: dict[str, Any] = row["figure"]
         figures.append(Figure(
             str(named.get("name", named.get("series"))),
             None if named.get("x") is None else float(named["x"]), str(named["unit"]),
@@ -128,8 +128,8 @@ def _public_counts(conn: psycopg.Connection, release: ReleaseUnderTest,
         if figure.unit == "count" and figure.value is not None:
             counts.add(int(figure.value))
         counts |= {abs(n) for n in (figure.numerator, figure.denominator) if n is not None}
-    counts |= {int(n) for _, n in run_sql_file(conn, "verify/table_sizes.sql",
-                                               {"schema": release.schema}) if n is not None}
+    counts |= {int(n) for n in fetch_columns(conn, "verify/table_sizes.sql",
+                                             {"schema": release.schema})["n"] if n is not None}
     return {n for n in counts if n > 0}
 
 

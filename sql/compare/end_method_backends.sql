@@ -5,9 +5,9 @@
 -- (ANONYMIZERS_APPLICATION_NAME, and PGAPPNAME for any other libpq client in it); this
 -- session is never one of them. pg_terminate_backend waits up to `wait_ms` for each backend
 -- to exit, and is false when it did not (or was already gone: the caller asks again).
--- Returns how many of them may remain.
+-- Returns how many of them may remain (remaining).
 -- Params: application_name, wait_ms.
-SELECT count(*) FILTER (WHERE NOT pg_terminate_backend(pid, %(wait_ms)s))
+SELECT count(*) FILTER (WHERE NOT pg_terminate_backend(pid, %(wait_ms)s)) AS remaining
 FROM pg_stat_activity
 WHERE application_name = %(application_name)s
   AND pid <> pg_backend_pid();

@@ -1,8 +1,9 @@
 -- Tables of a load that are nobody's partition and have no dataset row: what a killed
 -- load leaves behind (a committed leaf raw.points_<id>_<n>, a dataset's partition
 -- raw.points_<id>, its persons raw.persons_<id>). The caller drops those whose load is
--- not running any more.
-SELECT c.relname, substring(c.relname FROM '^(?:points|persons)_([0-9]+)')::integer
+-- not running any more. Columns: relname, dataset_id.
+SELECT c.relname,
+       substring(c.relname FROM '^(?:points|persons)_([0-9]+)')::integer AS dataset_id
 FROM pg_class AS c
 WHERE c.relnamespace = 'raw'::regnamespace
   AND c.relkind IN ('r', 'p')

@@ -3,7 +3,7 @@
 -- published interval may be window_end, which the manifest publishes anyway) (rule 5: no
 -- time finer than the method publishes). Params: window_start, window_end, step_s.
 -- Identifiers: source (schema, table), column.
-SELECT count(*)
+SELECT count(*) AS n_off
 FROM {source}
 WHERE {column} IS NOT NULL
   AND ({column} < %(window_start)s OR {column} > %(window_end)s

@@ -1,0 +1,3 @@
+-- The manifest row of a release (or build) schema under test, every column by name.
+-- Identifiers: release.
+SELECT * FROM {release}.manifest;
