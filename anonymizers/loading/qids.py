@@ -38,7 +38,7 @@ import pandas as pd
 import psycopg
 
 from anonymizers.db.connection import connect
-from anonymizers.db.sqlfiles import compose_sql, run_sql_file
+from anonymizers.db.sqlfiles import compose_sql, fetch_columns, fetch_row
 from anonymizers.errors import InputError
 
 __all__ = [
@@ -102,7 +102,8 @@ def store_qids(conn: psycopg.Connection, dataset_id: int, user_ids: Sequence[str
     rows = pd.DataFrame({"dataset_id": dataset_id,
                          "user_id": np.asarray(user_ids, dtype=object),
                          "t": pd.to_datetime(np.asarray(times), utc=True)})
-    [(removed,)] = run_sql_file(conn, "qids/delete.sql", {"dataset_id": dataset_id})
+    deleted = fetch_row(conn, "qids/delete.sql", {"dataset_id": dataset_id})
+    removed = deleted["removed"] if deleted else 0
     with conn.cursor().copy(compose_sql("qids/copy_in.sql")) as copy:
         copy.write(rows.to_csv(index=False, header=False).encode())
     return StoredQids(int(removed), len(rows))
@@ -187,14 +188,14 @@ def _refuse_lines(path: Path, bad: np.ndarray | pd.Series, what: str, fix: str) 
 
 def find_dataset(conn: psycopg.Connection, name: str) -> Dataset:
     """The dataset row, locked against a concurrent replace; InputError if there is none."""
-    rows = run_sql_file(conn, "qids/dataset.sql", {"name": name})
-    if not rows:
-        known = [known for (known,) in run_sql_file(conn, "qids/dataset_names.sql")]
+    row = fetch_row(conn, "qids/dataset.sql", {"name": name})
+    if row is None:
+        known = fetch_columns(conn, "qids/dataset_names.sql")["name"]
         listed = ", ".join(known) if known else "none is loaded yet"
         raise InputError(f"no dataset {name!r} ({listed}). Load its points first "
                          f"(anonymizers load FILE --dataset {name}) or name a loaded one.")
-    dataset_id, t_min, t_max, lon, lat = rows[0]
-    return Dataset(name, int(dataset_id), t_min, t_max, float(lon), float(lat))
+    return Dataset(name, int(row["dataset_id"]), row["t_min"], row["t_max"],
+                   float(row["lon_median"]), float(row["lat_median"]))
 
 
 def _check_period(frame: pd.DataFrame, target: Dataset, path: Path) -> None:
@@ -208,8 +209,9 @@ def _check_period(frame: pd.DataFrame, target: Dataset, path: Path) -> None:
 def _check_persons(conn: psycopg.Connection, target: Dataset, path: Path) -> None:
     """Every person with a QID has fixes in the dataset (checked on the rows just copied:
     the error rolls them back)."""
-    [(count, examples)] = run_sql_file(conn, "qids/unknown_persons.sql",
-                                       {"dataset_id": target.dataset_id, "examples": EXAMPLES})
+    found = fetch_row(conn, "qids/unknown_persons.sql",
+                      {"dataset_id": target.dataset_id, "examples": EXAMPLES})
+    count, examples = (found["n_unknown"], found["examples"]) if found else (0, [])
     if count:
         shown = ", ".join(map(repr, examples)) + (", ..." if count > EXAMPLES else "")
         raise InputError(f"{path}: {count} user_id(s) have no fix in dataset "

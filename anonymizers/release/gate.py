@@ -305,17 +305,17 @@ def drop_stale_schemas(conn: psycopg.Connection, spec: ReleaseSpec,
     those of a run that is running a step (it holds its lock) or ended one within
     ``grace_seconds`` (it may be between two steps: a killed worker looks the same for that
     long, so its schemas go with a later publish)."""
-    stale = run_sql_file(conn, "release/stale_runs.sql", {
+    stale = fetch_rows(conn, "release/stale_runs.sql", {
         "work_pattern": f"work\\_{spec.digest}\\_%",
         "build_pattern": f"build\\_{spec.digest}\\_%",
         "work_schema": spec.work_schema, "build_schema": spec.build_schema,
         "release_name": spec.release_name, "grace_seconds": grace_seconds})
     names = [spec.work_schema, spec.build_schema]
-    for name, run_work in stale:
+    for run in stale:
         free = fetch_row(conn, "release/try_lock_run.sql",
-                         {"lock_key": work_lock_key(run_work)})
-        if free and free["pg_try_advisory_xact_lock"]:
-            names.append(name)
+                         {"lock_key": work_lock_key(run["run_work_schema"])})
+        if free and free["locked"]:
+            names.append(run["schema_name"])
     names = [name for name in names if _schema_exists(conn, name)]
     for name in names:
         run_sql_file(conn, "release/drop_run_schema.sql", schema=name)

@@ -156,7 +156,7 @@ def _drop_run(conn: psycopg.Connection, work_schema: str, orphan: bool,
     with conn.transaction(force_rollback=result.dry_run):
         locked = fetch_row(conn, "release/try_lock_run.sql",
                            {"lock_key": work_lock_key(work_schema)})
-        if not (locked and locked["pg_try_advisory_xact_lock"]):
+        if not (locked and locked["locked"]):
             result.kept.append((work_schema, "a step of the run is running"))
             return []
         claimed = fetch_columns(conn, "release/claim_expired_run.sql",

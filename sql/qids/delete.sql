@@ -4,4 +4,4 @@
 WITH removed AS (
     DELETE FROM raw.qids WHERE dataset_id = %(dataset_id)s RETURNING 1
 )
-SELECT count(*) FROM removed;
+SELECT count(*) AS removed FROM removed;

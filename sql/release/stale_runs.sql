@@ -7,7 +7,7 @@
 -- inspection until that release is published.
 -- Params: work_pattern, build_pattern (LIKE patterns of this release's scratch schemas),
 -- work_schema, build_schema (this run's: not returned), release_name, grace_seconds.
-SELECT n.nspname, coalesce(r.work_schema, n.nspname)
+SELECT n.nspname AS schema_name, coalesce(r.work_schema, n.nspname) AS run_work_schema
 FROM pg_namespace AS n
 LEFT JOIN private.release_runs AS r
        ON n.nspname IN (r.work_schema, r.build_schema)
