@@ -16,8 +16,9 @@ __all__ = ["CITY_PARAMS", "EMPTY_BY_DESIGN", "SHOWCASE", "plant"]
 
 # The family's methods that the report, attack and compare tests publish on the city.
 SHOWCASE = ("presence", "od")
-# Parameters that suit the small city (about 20k fixes over a few km): the defaults.
-CITY_PARAMS: dict[str, dict[str, Any]] = {}
+# Parameters that suit the small city (about 20k fixes over a few km): its trips are short,
+# so few persons are seen in two consecutive hours; on 2 km squares some moves reach k.
+CITY_PARAMS: dict[str, dict[str, Any]] = {"od": {"cell_size": 2000.0}}
 # Release tables a method leaves empty by design: each publishes one kind of cell.
 EMPTY_BY_DESIGN: dict[str, set[str]] = {
     "presence": {"od_counts"},
