@@ -163,3 +163,27 @@ def test_secondary_suppression_leaves_every_remainder_0_or_at_least_k(db_url, co
     assert 10 - sum(cells) >= 3
     result = verify_release(conn, spec.build_schema)
     assert result.passed, result.violations
+
+
+def test_the_differencing_attack_finds_what_nested_windows_leave_between_them(
+        db_url, conn, tmp_path):
+    """An operator who accepts the composition risk of a first hour inside two hours:
+    the window totals (8 and 10 person-bins) differ by the 2 persons of the second hour,
+    fewer than k; the shared differencing attack reports them isolated (the family's
+    differencing.sql keys the window total by its bins' length and alignment)."""
+    from anonymizers.attacks.differencing import A_IN_B, differencing_against_ledger
+
+    _load(db_url, tmp_path, SUPPRESSION)
+    base = {"dataset": "tiny", "method": "presence", "k": 3, "count_interval": 1,
+            "start": START}
+    inner = ReleaseSpec.from_dict(run_steps({**base, "end": "2024-03-04T01:00:00Z"}))
+    outer = ReleaseSpec.from_dict(run_steps({
+        **base, "end": "2024-03-04T02:00:00Z", "accept_composition_risk": "test: nested"}))
+    (result,) = differencing_against_ledger(conn, inner.release_name)
+    assert result.release_b == outer.release_name and result.relation == A_IN_B
+    assert result.risk == 1 / 2
+    # (the manifest's exact window counts isolate them too: count_interval=1 here)
+    found = {f.kind: f.difference for f in result.findings if f.certain}
+    assert found["window_person_bins"] == (2, 2)
+    # The cell X of the first hour (4 persons in both) differences into nothing.
+    assert {s.kind for s in result.kinds} >= {"presence_persons", "window_person_bins"}

@@ -62,9 +62,9 @@ FAMILY = FamilyEntry(
     steps=_STEPS,
     published_unit="cells",
     tags=("flowkit", "sdc-frequency-tables"),
-    differencing=DifferencingRules(
-        # what the manifest's input counts count: the window's persons with a fix in a zone
-        scope_params=("zones", "zones_release", "cell_size")),
+    # the manifest's input counts read the window as the other GPS families do (its fixes
+    # in the CRS's area of use), whatever the zones cover: no scope parameters
+    differencing=DifferencingRules(),
 )
 
 METHODS = (

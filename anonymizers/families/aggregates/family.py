@@ -33,7 +33,8 @@ class AggregatesFamily(Family):
 
     def manifest_counts(self, conn: psycopg.Connection, release: Any) -> ManifestCounts:
         return ManifestCounts.from_sql(conn, "aggregates/090_manifest_counts.sql",
-                                       work=release.work_schema, build=release.build_schema)
+                                       release.window_params(), work=release.work_schema,
+                                       build=release.build_schema)
 
     def measure(self, conn: psycopg.Connection, release: Any) -> Metrics:
         from anonymizers.families.aggregates.metrics import measure_release
