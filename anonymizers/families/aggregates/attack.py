@@ -17,7 +17,13 @@ from collections import defaultdict
 import numpy as np
 import psycopg
 
-from anonymizers.attacks.adapters.base import AttackInput, KeyCoder, sequence_input
+from anonymizers.attacks.adapters.base import (
+    AttackInput,
+    KeyCoder,
+    every_record,
+    observations_from_sequences,
+    records_from_sequences,
+)
 from anonymizers.attacks.models import MODELS
 from anonymizers.db.sqlfiles import fetch_columns
 from anonymizers.families.aggregates.verifier import published_table
@@ -48,6 +54,7 @@ def attack_input(conn: psycopg.Connection, schema: str) -> AttackInput:
         else:
             records.append(coder.encode([f"{origin}@{bin_ - 1}", f"{zone}@{bin_}"]))
             holders.append(np.intersect1d(where[(bin_ - 1, origin)], where[(bin_, zone)]))
-    return sequence_input(np.asarray(order, np.int64), targets, records, holders, COVERED,
-                          "targets: the window's persons as their dominant zone per bin; "
-                          "records: the published cells")
+    return AttackInput(observations_from_sequences(np.asarray(order, np.int64), targets),
+                       every_record(records_from_sequences(records, holders)), COVERED,
+                       COVERED, "person", "targets: the window's persons as their dominant "
+                       "zone per bin; records: the published cells")

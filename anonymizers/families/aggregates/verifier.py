@@ -92,9 +92,9 @@ def derive_true_table(conn: psycopg.Connection, release: ReleaseUnderTest) -> Tr
     elif params.zones == "dataset":
         run_sql_file(conn, "aggregates/verify/011_dataset_fixes.sql", window)
     else:
-        cells, cells_srid = _source_cells(conn, params.zones_release)
+        source, cells_srid = _source_cells(conn, params.zones_release)
         run_sql_file(conn, "aggregates/verify/012_release_cell_fixes.sql",
-                     {**window, "cells_srid": cells_srid}, cells=cells)
+                     {**window, "cells_srid": cells_srid}, cells=source)
     n_bins = _n_bins(release, params.bin_seconds)
     run_sql_file(conn, "aggregates/verify/020_true_cells.sql",
                  {"n_bins": n_bins, "od": traits.counts == "od"})
