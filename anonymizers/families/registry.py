@@ -37,6 +37,7 @@ _FAMILY_PACKAGES = (
     "mob",
     "clustering",
     "groups",
+    "aggregates",
 )
 
 
