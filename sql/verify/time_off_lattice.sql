@@ -7,5 +7,6 @@ SELECT count(*) AS n_off
 FROM {source}
 WHERE {column} IS NOT NULL
   AND ({column} < %(window_start)s OR {column} > %(window_end)s
-       OR mod(extract(epoch FROM {column} - %(window_start)s::timestamptz)::numeric,
-              %(step_s)s::numeric) <> 0);
+       OR ({column} <> %(window_end)s
+           AND mod(extract(epoch FROM {column} - %(window_start)s::timestamptz)::numeric,
+                   %(step_s)s::numeric) <> 0));
