@@ -405,7 +405,11 @@ def cmd_demo(args: argparse.Namespace) -> int:
     cmd_load(argparse.Namespace(file=points, dataset="demo", persons=persons, replace=True,
                                 sort=False))
     _echo(f"3/3 releasing it with {args.method}, k={args.k}, through the Airflow DAG")
-    param = [f"cell_size={args.cell_size}"] if args.method == "grid_kam_cut" else []
+    from anonymizers.families.registry import method_entry
+
+    # the grid's side, for every method that has one (the city is a few km wide)
+    takes_cell_size = any(spec.name == "cell_size" for spec in method_entry(args.method).params)
+    param = [f"cell_size={args.cell_size}"] if takes_cell_size else []
     return cmd_release(argparse.Namespace(dataset="demo", method=args.method, k=args.k,
                                           k_counts="persons", start=None, end=None,
                                           param=param, accept_composition_risk=(
@@ -562,7 +566,8 @@ def _parser() -> argparse.ArgumentParser:
     demo = sub.add_parser("demo", help="generate, load and release a synthetic city end to end")
     demo.add_argument("--points", type=int, default=200_000)
     demo.add_argument("--k", type=int, default=5)
-    demo.add_argument("--cell-size", type=float, default=500.0)
+    demo.add_argument("--cell-size", type=float, default=500.0,
+                      help="the grid's side in metres, for a method with a grid")
     demo.add_argument("--method", default="grid_kam_cut",
                       help="grid_kam_cut (fast), kam_cut or kam_rec (data-driven cells)")
     demo.add_argument("--seed", type=int, default=0)
