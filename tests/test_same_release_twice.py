@@ -11,6 +11,7 @@ group, place or count anything differently do not."""
 from __future__ import annotations
 
 import hashlib
+import importlib
 from collections import Counter
 from collections.abc import Callable
 from typing import Any
@@ -19,10 +20,9 @@ import psycopg
 import pytest
 from pipeline_helpers import run_steps
 from psycopg import sql
-from test_family_contract import CITY_PARAMS, SETUP
 
 from anonymizers.families.base import load_family
-from anonymizers.families.registry import METHODS
+from anonymizers.families.registry import FAMILIES, METHODS
 from anonymizers.release.spec import ReleaseSpec
 
 # Columns holding a release's fresh random ids, and the id space each one draws from (a
@@ -122,7 +122,8 @@ def test_the_same_input_and_parameters_give_the_same_release(loaded_city, conn, 
     physical order."""
     from anonymizers.loading import load_dataset
 
-    setup = SETUP.get(METHODS[method].family, lambda dataset, url: None)
+    contract = importlib.import_module(FAMILIES[METHODS[method].family].contract)
+    setup = getattr(contract, "setup", lambda dataset, url: None)
 
     def reload() -> None:
         points, persons = small_city
@@ -131,7 +132,8 @@ def test_the_same_input_and_parameters_give_the_same_release(loaded_city, conn, 
         setup(loaded_city, db_url)
 
     setup(loaded_city, db_url)
-    params = {"dataset": loaded_city, "method": method, "k": 3, **CITY_PARAMS.get(method, {})}
+    params = {"dataset": loaded_city, "method": method, "k": 3,
+              **contract.CITY_PARAMS.get(method, {})}
     first, second = _build_twice(conn, params, reload)
     assert any(first.values()), f"{method}: nothing was built"
     assert first == second, (f"{method}: two runs built different releases (rows not in "
