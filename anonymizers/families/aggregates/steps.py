@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 import psycopg
 
-from anonymizers.db.sqlfiles import copy_frame, fetch_columns, run_sql_file
+from anonymizers.db.sqlfiles import copy_frame, fetch_columns, fetch_row, run_sql_file
 from anonymizers.errors import InputError
 from anonymizers.families.aggregates import suppression
 from anonymizers.families.aggregates.declaration import AggregatesParams, AggregatesTraits
@@ -127,9 +127,8 @@ def count_cells(spec: dict[str, Any]) -> dict[str, Any]:
                       AggregatesParams.of(release.params).bin_seconds)
         run_sql_file(conn, _MEMBERS[counts], work=work)
         run_sql_file(conn, "aggregates/035_cells.sql", {"n_bins": bins}, work=work)
-        cells = conn.execute(psycopg.sql.SQL("SELECT count(*) FROM {}").format(
-            psycopg.sql.Identifier(work, "ag_cells"))).fetchone()
-    return {"counts": counts, "cells": int(cells[0]) if cells else 0}
+        cells = fetch_row(conn, "aggregates/036_count_cells.sql", work=work)
+    return {"counts": counts, "cells": int(cells["n_cells"]) if cells else 0}
 
 
 # --------------------------------------------------------------------------- suppress_cells
