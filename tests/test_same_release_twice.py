@@ -27,10 +27,14 @@ from anonymizers.release.spec import ReleaseSpec
 
 # Columns holding a release's fresh random ids, and the id space each one draws from (a
 # cell id of flows.from_cell is a cells.cell_id; trajectories.cells is an array of them).
+# A family may declare more in its contract support (FRESH_IDS).
 FRESH_IDS: dict[str, str] = {
     "cell_id": "cell", "from_cell": "cell", "to_cell": "cell", "cells": "cell",
     "traj_id": "trajectory", "object_id": "object", "group_id": "group",
     "od_group_id": "od_group",
+    **{column: space for family in FAMILIES.values()
+       for column, space in getattr(importlib.import_module(family.contract), "FRESH_IDS",
+                                    {}).items()},
 }
 # Ids fresh within another id (a demographic class is numbered within its group): left out;
 # the class's row is still compared, as part of its group.

@@ -12,13 +12,17 @@ from typing import Any
 import psycopg
 from psycopg import sql
 
-__all__ = ["CITY_PARAMS", "EMPTY_BY_DESIGN", "SHOWCASE", "plant"]
+__all__ = ["CITY_PARAMS", "EMPTY_BY_DESIGN", "FRESH_IDS", "SHOWCASE", "plant"]
 
 # The family's methods that the report, attack and compare tests publish on the city.
 SHOWCASE = ("presence", "od")
 # Parameters that suit the small city (about 20k fixes over a few km): its trips are short,
 # so few persons are seen in two consecutive hours; on 2 km squares some moves reach k.
-CITY_PARAMS: dict[str, dict[str, Any]] = {"od": {"cell_size": 2000.0}}
+CITY_PARAMS: dict[str, dict[str, Any]] = {"presence": {"cell_size": 2000.0},
+                                          "od": {"cell_size": 2000.0}}
+# Columns holding the release's fresh random ids, by the id space they draw from (a test
+# that compares two releases reads them as names, not values).
+FRESH_IDS = {"zone_id": "zone", "origin_zone_id": "zone", "destination_zone_id": "zone"}
 # Release tables a method leaves empty by design: each publishes one kind of cell.
 EMPTY_BY_DESIGN: dict[str, set[str]] = {
     "presence": {"od_counts"},

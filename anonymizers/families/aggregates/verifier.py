@@ -30,7 +30,7 @@ from dataclasses import dataclass
 
 import psycopg
 
-from anonymizers.db.sqlfiles import fetch_columns, run_sql_file
+from anonymizers.db.sqlfiles import fetch_columns, fetch_rows, run_sql_file
 from anonymizers.errors import InputError
 from anonymizers.families.aggregates.declaration import AggregatesParams, AggregatesTraits
 from anonymizers.families.registry import METHODS
@@ -166,12 +166,15 @@ def _check_cells(conn: psycopg.Connection, release: ReleaseUnderTest, table: Tru
                  bin_seconds: int, result: VerifierResult) -> set[CellKey]:
     """The published cells' keys (rule 2)."""
     schema = release.schema
-    found = run_sql_file(conn, "aggregates/verify/040_published_cells.sql", {
+    found = fetch_rows(conn, "aggregates/verify/040_published_cells.sql", {
         "window_start": release.manifest["window_start"], "bin_seconds": bin_seconds},
         presence=(schema, "presence_counts"), od=(schema, "od_counts"))
     expected_source = "od_counts" if traits.counts == "od" else "presence_counts"
     published: Counter[CellKey] = Counter()
-    for source, origin_id, zone_id, n_lo, n_hi, bin_ in found:
+    for row in found:
+        source, origin_id, zone_id, bin_ = (row["source"], row["origin_zone_id"],
+                                            row["zone_id"], row["bin"])
+        n_lo, n_hi = row["n_lo"], row["n_hi"]
         what = f"{source} cell (zone {zone_id}, bin {bin_})"
         if source != expected_source:
             result.violations.append(f"{what}: a {release.manifest['method']} release "
