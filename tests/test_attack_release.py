@@ -50,8 +50,12 @@ def test_every_release_records_its_attacks_within_1_over_k(method, published_cit
     for model in _applied(method):
         assert 0 <= rows[f"attack_{model}_prosecutor_max"] <= 1
     for model in covered:
-        assert 0 < rows[f"attack_{model}_prosecutor_max"] <= 1 / PUBLISHED_K + 1e-12
+        assert rows[f"attack_{model}_prosecutor_max"] <= 1 / PUBLISHED_K + 1e-12
         assert rows[f"attack_{model}_prosecutor_share_above"] == 0
+    # The attacks ran and linked somebody to something. A model may find nobody: a
+    # presence release publishes single (zone, bin) cells, which no knowledge of two
+    # positions matches, and that is a risk of 0, not a broken adapter.
+    assert max(rows[f"attack_{model}_prosecutor_max"] for model in covered) > 0
     assert rows["attack_persons"] >= PUBLISHED_K
     assert {f"attack.{m}.max" for m in (*_applied(method), *covered)} <= {
         row[0] for row in curves}
