@@ -143,10 +143,6 @@ def cmd_qids(args: argparse.Namespace) -> int:
 
     url = _ensure_database()
     if args.action == "load":
-        if args.file is None:
-            from anonymizers.errors import InputError
-
-            raise InputError("qids load needs a CSV file with columns user_id,t")
         _input_file(args.file, "FILE")
         print(load_qids(args.file, args.dataset, url=url).summary())
     else:
@@ -349,25 +345,39 @@ def cmd_releases(args: argparse.Namespace) -> int:
 
     url = _ensure_database()
     with connect(url) as conn:
-        rows = fetch_rows(conn, "release/catalog.sql")
+        rows = fetch_rows(conn, "release/catalog.sql",
+                          {"dataset": args.dataset, "method": args.method})
+    if args.json:
+        print(json.dumps(rows, indent=2, default=_json_value))
+        return 0
+    for row in rows:
+        print(_release_line(row))
+    if not rows:
+        _echo("no releases yet" if args.dataset is None and args.method is None
+              else "no release of that dataset and method")
+    return 0
+
+
+def _json_value(value: Any) -> Any:
+    """Timestamps as ISO-8601, decimals and other values as their text."""
+    return value.isoformat() if hasattr(value, "isoformat") else str(value)
+
+
+def _release_line(row: dict[str, Any]) -> str:
     from anonymizers.families.registry import FAMILIES, METHODS
 
-    for row in rows:
-        method, t_in = row["method"], row["trajectories_in"]
-        unit = FAMILIES[METHODS[method].family].published_unit if method in METHODS else "items"
-        line = (f"{row['release_name']}  {row['dataset']} {method} k={row['k']}  "
-                f"{row['window_start']:%Y-%m-%d %H:%M} .. {row['window_end']:%Y-%m-%d %H:%M}  "
-                f"{row['trajectories_out']} {unit} published from "
-                f"{'<k' if t_in is None else t_in} trajectories")
-        if row["comparison"]:
-            line += f"  [comparison {row['comparison']}: analyst cannot read it]"
-        for risk in RISKS:
-            if row.get(risk.column) and not (row["comparison"] and risk.name == "composition"):
-                line += f"  {risk.name} risk accepted: {row[risk.column]}"
-        print(line)
-    if not rows:
-        _echo("no releases yet")
-    return 0
+    method, t_in = row["method"], row["trajectories_in"]
+    unit = FAMILIES[METHODS[method].family].published_unit if method in METHODS else "items"
+    line = (f"{row['release_name']}  {row['dataset']} {method} k={row['k']}  "
+            f"{row['window_start']:%Y-%m-%d %H:%M} .. {row['window_end']:%Y-%m-%d %H:%M}  "
+            f"{row['trajectories_out']} {unit} published from "
+            f"{'<k' if t_in is None else t_in} trajectories")
+    if row["comparison"]:
+        line += f"  [comparison {row['comparison']}: analyst cannot read it]"
+    for risk in RISKS:
+        if row.get(risk.column) and not (row["comparison"] and risk.name == "composition"):
+            line += f"  {risk.name} risk accepted: {row[risk.column]}"
+    return line
 
 
 def cmd_cleanup(args: argparse.Namespace) -> int:
@@ -456,28 +466,60 @@ def cmd_airflow(args: argparse.Namespace) -> int:
 
 
 def _parser() -> argparse.ArgumentParser:
-    from anonymizers.families.mob.declaration import MobParams  # plain data, cheap
-
-    parser = argparse.ArgumentParser(prog="anonymizers", description=__doc__)
+    parser = argparse.ArgumentParser(
+        prog="anonymizers", description="Load movement data into PostGIS and publish "
+        "anonymized, verified releases of it. A mistake prints one line saying what to do "
+        "and exits 2; a failed privacy check exits 3.",
+        epilog="`anonymizers COMMAND --help` describes each command; the documentation site "
+        "(docs/) has the user and operator guides.")
     parser.add_argument("--version", action="version", version=_version_text(),
                         help="the package version and the commit or build it came from")
-    sub = parser.add_subparsers(dest="command", required=True)
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for add in (_db_parser, _generate_parser, _load_parser, _qids_parser, _release_parser,
+                _verify_parser, _report_parser, _attack_parser, _compare_parser,
+                _releases_parser, _cleanup_parser, _airflow_parser, _demo_parser):
+        add(sub)
+    return parser
+
+
+def _actions(parser: argparse.ArgumentParser, described: dict[str, str],
+             parent: argparse.ArgumentParser | None = None) -> dict[str, Any]:
+    """Sub-commands of ``parser`` (``args.action``), each with its description in the help."""
+    actions = parser.add_subparsers(dest="action", required=True, metavar="ACTION")
+    return {name: actions.add_parser(name, help=text, description=text,
+                                     parents=[parent] if parent else [])
+            for name, text in described.items()}
+
+
+def _db_parser(sub: Any) -> None:
     db = sub.add_parser("db", help="the embedded PostGIS cluster (or DATABASE_URL)")
-    db.add_argument("action", choices=["up", "down", "status", "url"])
+    _actions(db, {
+        "up": "create the cluster on first use (installing PostgreSQL + PostGIS with apt if "
+              "needed), start it and print its URL",
+        "down": "stop the embedded cluster (its data stay)",
+        "status": "whether the embedded cluster runs, and where",
+        "url": "print the database URL every other command uses"})
     db.set_defaults(func=cmd_db)
+
+
+def _generate_parser(sub: Any) -> None:
     gen = sub.add_parser("generate", help="write a synthetic city (points + persons CSV)")
-    gen.add_argument("--out", type=Path, required=True)
+    gen.add_argument("--out", type=Path, required=True, help="the points CSV to write")
     gen.add_argument("--persons", type=Path, help="persons CSV (default: <out>_persons.csv)")
     gen.add_argument("--points", type=int, default=100_000, help="approximate number of fixes")
-    gen.add_argument("--seed", type=int, default=0)
+    gen.add_argument("--seed", type=int, default=0, help="seed of the city (default 0)")
     gen.add_argument("--lon", type=float, default=11.2558, help="city centre longitude")
     gen.add_argument("--lat", type=float, default=43.7696, help="city centre latitude")
-    gen.add_argument("--days", type=int, default=1)
+    gen.add_argument("--days", type=int, default=1, help="days of movement (default 1)")
     gen.set_defaults(func=cmd_generate)
+
+
+def _load_parser(sub: Any) -> None:
     load = sub.add_parser("load", help="validate and load a CSV/GeoParquet/GPKG into raw")
     load.add_argument("file", type=Path, help="GPS fixes: CSV traj_id,user_id,t,lon,lat, "
                       "GeoParquet or GeoPackage; with --places: CSV traj_id,user_id,t,place")
-    load.add_argument("--dataset", required=True)
+    load.add_argument("--dataset", required=True,
+                      help="the name releases will use for these data (letters, digits, _)")
     load.add_argument("--places", type=Path,
                       help="FILE holds visits to places (stations, cell towers): their "
                            "positions, a CSV place,lon,lat (WGS84) or a GeoPackage/GeoJSON "
@@ -486,26 +528,41 @@ def _parser() -> argparse.ArgumentParser:
     load.add_argument("--replace", action="store_true", help="swap an existing dataset atomically")
     load.add_argument("--sort", action="store_true", help="sort rows by traj_id, t before checks")
     load.set_defaults(func=cmd_load)
-    qids = sub.add_parser("qids", help="quasi-identifiers per person (MOB, seed 003): the "
-                          "times an attacker may know")
-    qids.add_argument("action", choices=["load", "generate"])
-    qids.add_argument("file", type=Path, nargs="?", help="load: CSV with columns user_id,t")
-    qids.add_argument("--dataset", required=True)
-    qids.add_argument("--strategy", default="graph",
-                      choices=["random", "disjoint", "chain", "chains", "graph"],
-                      help="generate: the QID configuration (graph is the one of the MOB "
-                           "paper's experiments)")
-    qids.add_argument("--max-size", type=int, default=40, help="generate: most times per QID")
-    qids.add_argument("--seed", type=int, default=0)
-    qids.add_argument("--interval", type=int, default=MobParams().interval,
-                      help="generate: seconds between time points (the release's interval)")
+
+
+def _qids_parser(sub: Any) -> None:
+    from anonymizers.families.mob.declaration import MobParams  # plain data, cheap
+
+    qids = sub.add_parser("qids", help="quasi-identifiers per person (MOB): the times an "
+                          "attacker may know")
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--dataset", required=True, help="the loaded dataset whose persons "
+                        "the quasi-identifiers are of")
+    actions = _actions(qids, {
+        "load": "load your own quasi-identifiers from a CSV with columns user_id,t",
+        "generate": "generate quasi-identifiers with one of the MOB paper's configurations"},
+        parent=common)
+    actions["load"].add_argument("file", type=Path, help="CSV with columns user_id,t")
+    gen = actions["generate"]
+    gen.add_argument("--strategy", default="graph",
+                     choices=["random", "disjoint", "chain", "chains", "graph"],
+                     help="the QID configuration (graph is the one of the MOB paper's "
+                          "experiments; default graph)")
+    gen.add_argument("--max-size", type=int, default=40, help="most times per QID (default 40)")
+    gen.add_argument("--seed", type=int, default=0, help="seed of the draw (default 0)")
+    gen.add_argument("--interval", type=int, default=MobParams().interval,
+                     help="seconds between time points (the release's interval)")
     qids.set_defaults(func=cmd_qids)
+
+
+def _release_parser(sub: Any) -> None:
     rel = sub.add_parser("release", help="build, verify and publish a release via Airflow",
                          epilog=_methods_help(),
                          formatter_class=argparse.RawDescriptionHelpFormatter)
-    rel.add_argument("--dataset", required=True)
+    rel.add_argument("--dataset", required=True, help="a loaded dataset (see `load`)")
     rel.add_argument("--method", required=True, help="one of the methods below")
-    rel.add_argument("--k", type=int, required=True)
+    rel.add_argument("--k", type=int, required=True,
+                     help="every published item stands for at least k distinct persons")
     rel.add_argument("--k-counts", default="persons",
                      help="what k counts: distinct persons, the only choice (privacy rule 1)")
     for risk in RISKS:
@@ -514,18 +571,29 @@ def _parser() -> argparse.ArgumentParser:
                               "the manifest and the catalog")
     rel.add_argument("--start", help="window start, ISO-8601 (default: start of the data)")
     rel.add_argument("--end", help="window end, exclusive (default: end of the data)")
-    rel.add_argument("--param", action="append", default=[], metavar="KEY=VALUE")
+    rel.add_argument("--param", action="append", default=[], metavar="KEY=VALUE",
+                     help="a parameter of the method or the machinery (listed below); "
+                          "repeat for several")
     rel.set_defaults(func=cmd_release)
+
+
+def _verify_parser(sub: Any) -> None:
     ver = sub.add_parser("verify", help="independently re-check a published release")
-    ver.add_argument("release")
+    ver.add_argument("release", help="a release name, as `releases` lists it")
     ver.set_defaults(func=cmd_verify)
+
+
+def _report_parser(sub: Any) -> None:
     rep = sub.add_parser("report", help="HTML page + PNG figures of a release, readable offline")
-    rep.add_argument("release")
+    rep.add_argument("release", help="a release name, as `releases` lists it")
     rep.add_argument("--out", type=Path, required=True, help="folder for index.html and figures/")
     rep.set_defaults(func=cmd_report)
+
+
+def _attack_parser(sub: Any) -> None:
     att = sub.add_parser("attack", help="the attack suite against a release: measured "
                          "re-identification risk (exit 3 if a covered attack beats 1/k)")
-    att.add_argument("release")
+    att.add_argument("release", help="a release name, as `releases` lists it")
     att.add_argument("--models", help="comma-separated attack models (default: all)")
     att.add_argument("--lengths", default="1,2,3,4",
                      help="knowledge lengths j, comma-separated (default 1,2,3,4)")
@@ -541,13 +609,17 @@ def _parser() -> argparse.ArgumentParser:
                           "the ledger whose window overlaps it (exit 3 if fewer than k "
                           "persons are certainly isolated)")
     att.set_defaults(func=cmd_attack)
+
+
+def _compare_parser(sub: Any) -> None:
     cmp = sub.add_parser("compare", help="every method on one window at one k, each a "
                          "verified release for this comparison only: utility against "
                          "measured risk, run time and memory, one report")
-    cmp.add_argument("--dataset", required=True)
-    cmp.add_argument("--k", type=int, required=True)
+    cmp.add_argument("--dataset", required=True, help="a loaded dataset (see `load`)")
+    cmp.add_argument("--k", type=int, required=True,
+                     help="every method's k: each published item stands for k persons")
     cmp.add_argument("--start", help="window start, ISO-8601 (default: the data's start)")
-    cmp.add_argument("--end", help="window end, exclusive")
+    cmp.add_argument("--end", help="window end, exclusive (default: the data's end)")
     cmp.add_argument("--methods", help="comma-separated (default: every registered method)")
     cmp.add_argument("--param", action="append", default=[], metavar="[METHOD.]KEY=VALUE",
                      help="a parameter for every compared method that takes it, or for one")
@@ -556,23 +628,45 @@ def _parser() -> argparse.ArgumentParser:
                      "without a release)")
     cmp.add_argument("--out", type=Path, required=True, help="folder of the report")
     cmp.set_defaults(func=cmd_compare)
-    sub.add_parser("releases", help="list the catalog").set_defaults(func=cmd_releases)
-    _cleanup_parser(sub)
+
+
+def _releases_parser(sub: Any) -> None:
+    rels = sub.add_parser("releases", help="list the published releases (the catalog), oldest "
+                          "first")
+    rels.add_argument("--dataset", help="only the releases of this dataset")
+    rels.add_argument("--method", help="only the releases of this method")
+    rels.add_argument("--json", action="store_true",
+                      help="print every column of the catalog as a JSON list")
+    rels.set_defaults(func=cmd_releases)
+
+
+def _airflow_parser(sub: Any) -> None:
     air = sub.add_parser("airflow", help="a real Airflow (scheduler, dag-processor, api-server) "
                          "on the embedded cluster, in the background")
-    air.add_argument("action", choices=["up", "down", "status", "logs", "env"])
-    air.add_argument("--lines", type=int, default=20, help="logs: lines of each component")
+    actions = _actions(air, {
+        "up": "start the scheduler, DAG processor and API server (and create Airflow's "
+              "database on first use); print where the UI is and how to sign in",
+        "down": "stop every Airflow process `up` started",
+        "status": "which Airflow processes run, the UI's address and where the logs are",
+        "logs": "the last lines of each Airflow process's log",
+        "env": "print the environment (`export` lines) the `airflow` command needs to talk "
+               "to this Airflow: eval \"$(anonymizers airflow env)\""})
+    actions["logs"].add_argument("--lines", type=int, default=20,
+                                 help="lines of each component (default 20)")
     air.set_defaults(func=cmd_airflow)
+
+
+def _demo_parser(sub: Any) -> None:
     demo = sub.add_parser("demo", help="generate, load and release a synthetic city end to end")
-    demo.add_argument("--points", type=int, default=200_000)
-    demo.add_argument("--k", type=int, default=5)
+    demo.add_argument("--points", type=int, default=200_000,
+                      help="approximate number of fixes of the city (default 200,000)")
+    demo.add_argument("--k", type=int, default=5, help="the release's k (default 5)")
     demo.add_argument("--cell-size", type=float, default=500.0,
                       help="the grid's side in metres, for a method with a grid")
     demo.add_argument("--method", default="grid_kam_cut",
                       help="grid_kam_cut (fast), kam_cut or kam_rec (data-driven cells)")
-    demo.add_argument("--seed", type=int, default=0)
+    demo.add_argument("--seed", type=int, default=0, help="seed of the city (default 0)")
     demo.set_defaults(func=cmd_demo)
-    return parser
 
 
 def _cleanup_parser(sub: Any) -> None:

@@ -156,6 +156,25 @@ def test_no_tracker_reference_in_help(path: tuple[str, ...]) -> None:
     assert not tracker_references(text), tracker_references(text)
 
 
+def _parser_at(path: tuple[str, ...]) -> argparse.ArgumentParser:
+    parser = _parser()
+    for name in path:
+        parser = next(action.choices[name] for action in parser._actions
+                      if isinstance(action, argparse._SubParsersAction))
+    return parser
+
+
+@pytest.mark.parametrize("path", COMMANDS, ids=lambda p: " ".join(("anonymizers", *p)))
+def test_every_option_and_subcommand_has_help(path: tuple[str, ...]) -> None:
+    parser = _parser_at(path)
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            described = {choice.dest for choice in action._choices_actions if choice.help}
+            assert described == set(action.choices), (path, set(action.choices) - described)
+        else:
+            assert action.help and action.help != argparse.SUPPRESS, (path, action.dest)
+
+
 @pytest.mark.parametrize("text", ["see issue 7", "Finding 11", "stops 38-41", "session 2",
                                   "(#44)", "ISSUE #12"])
 def test_tracker_pattern_catches(text: str) -> None:
