@@ -138,6 +138,26 @@ def test_a_location_stands_only_for_its_time(conn, four_persons):
     assert found.range_query_error_whole_window == pytest.approx(0)  # both boxes: 3 for 3
 
 
+def test_a_withheld_mob_position_is_no_location(conn, four_persons):
+    """A MOB region holding the CRS's whole area of use says nothing about where: it neither
+    covers fixes nor meets range queries."""
+    conn.execute("CREATE SCHEMA release_mob")
+    conn.execute("CREATE TABLE release_mob.positions (object_id integer, t timestamptz, "
+                 "geom geometry)")
+    at = T0.replace(minute=10)
+    conn.execute("INSERT INTO release_mob.positions VALUES (1, %s, %s::geometry), "
+                 "(2, %s, 'SRID=4326;POLYGON((-180 -90,180 -90,180 90,-180 90,-180 -90))')",
+                 (at, _box(11.0, 11.02), at))
+    conn.execute("CREATE TABLE release_mob.manifest (parameters jsonb)")
+    conn.execute("""INSERT INTO release_mob.manifest VALUES ('{"interval": 300}')""")
+    window = _window(conn)
+    _ask(conn, [(11.09, 11.11)])  # F: d, whom only the withheld region would "meet"
+    found = measure_release(conn, window, "release_mob", "mob/compare_footprint.sql")
+    assert found.locations == 1
+    assert found.fixes_published_share == pytest.approx(3 / 8)  # a, b, c at 00:10 in L
+    assert found.range_query_error == pytest.approx(1.0)  # F: 0 estimated for 1
+
+
 def test_every_family_lists_its_published_locations(published_city, published_city_db):
     assert {METHODS[m].family for m in PUBLISHED_CITY} == set(FAMILIES)
     with psycopg.connect(published_city_db, autocommit=True) as conn:

@@ -38,6 +38,7 @@ from psycopg import sql
 
 from anonymizers.db.sqlfiles import compose_sql, fetch_columns, run_sql_file
 from anonymizers.errors import InputError
+from anonymizers.release.spec import area_of_use
 
 __all__ = ["QUERIES", "Headline", "Window", "measure_release", "prepare_window"]
 
@@ -134,8 +135,11 @@ def measure_release(conn: psycopg.Connection, window: Window, release: str,
     """The headline utility of ``release`` (published on ``window``), from the family's
     ``footprint`` query, against the tables :func:`prepare_window` made."""
     conn.execute("DROP TABLE IF EXISTS pg_temp.compare_footprint")
+    # Every footprint may read the window's CRS and its area of use (a region holding it
+    # says nothing about where: MOB's withheld positions).
     conn.execute(sql.SQL("CREATE TEMP TABLE compare_footprint AS ")
-                 + compose_sql(footprint, release=release))
+                 + compose_sql(footprint, release=release),
+                 {"srid": window.srid, **area_of_use(window.srid)})
     run_sql_file(conn, "compare/035_footprint_index.sql", {
         "window_start": window.start,
         "window_seconds": (window.end - window.start).total_seconds()})

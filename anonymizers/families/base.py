@@ -141,8 +141,11 @@ class Family(ABC):
         location's place in the unit's order), ``n_persons`` (float8: how many the release
         says the unit stands for, the published count as is), ``geom`` (the location's
         geometry in the release's SRID) and ``t_start`` / ``t_end`` (the half-open span of
-        time the location stands for; NULL where the release publishes no time). None: the
-        family offers none, and ``compare`` says its utility was not measured.
+        time the location stands for; NULL where the release publishes no time). A region
+        that says nothing about where (a withheld position) is no location: leave it out.
+        Params it may use: ``srid`` (the window's CRS) and ``lon_min``, ``lon_max``,
+        ``lat_min``, ``lat_max`` (that CRS's area of use). None: the family offers none,
+        and ``compare`` says its utility was not measured.
         """
         return None
 

@@ -22,21 +22,32 @@ WITH covered AS (
                  AND (l.t_start IS NULL OR (f.t >= l.t_start AND f.t < l.t_end)))) AS covered
     FROM compare_fixes AS f
     WHERE f.sampled
+), queries AS MATERIALIZED (
+    SELECT q.*, ST_XMin(q.box) AS x0, ST_YMin(q.box) AS y0, ST_XMax(q.box) AS x1,
+           ST_YMax(q.box) AS y1
+    FROM compare_queries AS q
+    WHERE q.truth > 0
 ), estimates AS (
+    -- A box location (is_box, 035) meets or lies in the query box by its bounds alone.
     SELECT q.query_id, q.truth, q.whole_window,
            (SELECT coalesce(sum(u.n_persons), 0) FROM (
                 SELECT DISTINCT l.unit, l.n_persons FROM compare_footprint AS l
-                WHERE l.span &&& q.span AND ST_Intersects(l.geom, q.box)
+                WHERE l.span &&& q.span
+                  AND CASE WHEN l.is_box THEN l.x0 <= q.x1 AND l.x1 >= q.x0
+                                              AND l.y0 <= q.y1 AND l.y1 >= q.y0
+                           ELSE ST_Intersects(l.geom, q.box) END
                   AND (l.t_start IS NULL OR (l.t_start < q.t_end AND l.t_end > q.t_start))
             ) AS u) AS possibly,
            (SELECT coalesce(sum(u.n_persons), 0) FROM (
                 SELECT DISTINCT l.unit, l.n_persons FROM compare_footprint AS l
-                WHERE l.span &&& q.span AND ST_CoveredBy(l.geom, q.box)
+                WHERE l.span &&& q.span
+                  AND CASE WHEN l.is_box THEN l.x0 >= q.x0 AND l.x1 <= q.x1
+                                              AND l.y0 >= q.y0 AND l.y1 <= q.y1
+                           ELSE ST_CoveredBy(l.geom, q.box) END
                   AND (l.t_start IS NULL
                        OR (l.t_start >= q.t_start AND l.t_end <= q.t_end))
             ) AS u) AS definitely
-    FROM compare_queries AS q
-    WHERE q.truth > 0
+    FROM queries AS q
 ), squares AS (
     SELECT unit, seq, n_persons,
            floor((ST_X(c) - %(x0)s::float8) / %(side)s::float8)::integer AS cx,
