@@ -15,16 +15,19 @@ from pathlib import Path
 import psycopg
 
 from anonymizers.reports import figures
+from anonymizers.reports.checks_words import check_rows
+from anonymizers.reports.counts import counts_note, page_counts
 from anonymizers.reports.density import DensityView, read_density
 from anonymizers.reports.page import Definitions, FigureRef, Paragraph, Section, Table, render_page
 from anonymizers.reports.release_data import ReleaseData, Series, read_release, release_family
-from anonymizers.reports.words import checks_rows, manifest_sentences
+from anonymizers.reports.risk import RISK_PREFIXES, is_risk_series, risk_panels, summary_sentences
+from anonymizers.reports.words import manifest_sentences, parameter_rows, plain
 
 __all__ = ["RISK_PREFIXES", "Report", "build_report", "is_attack_metric", "is_risk_series"]
 
-RISK_PREFIXES = ("reid.", "attack.")
 FIGURES = "figures"
-OWN_FIGURES = ("map.png", "before_after.png", "risk.png", "over_time_*.png", "series_*.png")
+OWN_FIGURES = ("map.png", "before_after.png", "risk.png", "risk_*.png", "over_time_*.png",
+               "series_*.png")
 
 
 @dataclass(frozen=True)
@@ -33,11 +36,6 @@ class Report:
 
     page: Path
     figures: tuple[Path, ...]
-
-
-def is_risk_series(name: str) -> bool:
-    """Series drawn as risk curves: the re-identification measure and the attack suite's."""
-    return name.startswith(RISK_PREFIXES)
 
 
 def is_attack_metric(name: str) -> bool:
@@ -83,7 +81,7 @@ def build_report(conn: psycopg.Connection, release: str, out: Path,
         f"{len(data.layers)} layers, {len(data.metrics)} metrics, {len(data.series)} series")
     density = read_density(conn, data.manifest)
     _clear_figures(out / FIGURES)
-    sections, drawn = _sections(data, density, family.entry.title, out)
+    sections, drawn = _sections(data, density, plain(family.entry.title), out)
     page = out / "index.html"
     page.write_text(render_page(f"Release report: {release}",
                                 f"{data.manifest['method']} on {data.manifest['dataset']}, "
@@ -103,7 +101,7 @@ def _clear_figures(folder: Path) -> None:
 def _sections(data: ReleaseData, density: DensityView | None, family_title: str,
               out: Path) -> tuple[list[Section], list[Path]]:
     drawn: list[Path] = []
-    sections = [_manifest_section(data, family_title)]
+    sections = [_summary_section(data), _manifest_section(data, family_title)]
     sections += _map_sections(data, density, out, drawn)
     sections += [_metrics_section(data), _risk_section(data, out, drawn)]
     if other := _series_section(data, out, drawn):
@@ -112,16 +110,26 @@ def _sections(data: ReleaseData, density: DensityView | None, family_title: str,
     return sections, drawn
 
 
+def _summary_section(data: ReleaseData) -> Section:
+    """The top of the page: the worst attack against 1/k, accepted risks, the verdict."""
+    return Section("Summary: is anyone re-identifiable?", [
+        Definitions(summary_sentences(data.manifest, data.metrics)),
+        Paragraph(counts_note(page_counts(data), int(data.manifest["count_interval"])))])
+
+
 def _manifest_section(data: ReleaseData, family_title: str) -> Section:
     manifest = data.manifest
-    parameters = manifest.get("parameters") or {}
-    section = Section("The release in words", [
+    return Section("The release in words", [
         Definitions(manifest_sentences(manifest, family_title)),
-        Table(("verifier check", "finding"), checks_rows(manifest.get("verifier_result"))),
-        Paragraph("Parameters of the method, as recorded in the manifest:"),
-        Table(("parameter", "value"), sorted((str(k), str(v)) for k, v in parameters.items())),
+        Paragraph("What the independent verifier checked, with the figure it recorded in the "
+                  "manifest:"),
+        Table(("what was checked", "figure", "how it is counted"),
+              check_rows(manifest.get("verifier_result"), data.k)),
+        Paragraph("Parameters of the method, as the manifest records them (values chosen "
+                  "automatically are shown as chosen; a parameter left unset shows what "
+                  "applies instead):"),
+        Table(("parameter", "value"), parameter_rows(manifest)),
     ])
-    return section
 
 
 def _figure(out: Path, name: str, drawn: list[Path]) -> tuple[Path, str]:
@@ -132,7 +140,7 @@ def _figure(out: Path, name: str, drawn: list[Path]) -> tuple[Path, str]:
 
 def _map_sections(data: ReleaseData, density: DensityView | None, out: Path,
                   drawn: list[Path]) -> list[Section]:
-    extent = figures.extent_of(data.layers, density)
+    extent, cut = _map_extent(data, density)
     srid = int(data.manifest["srid"])
     section = Section("Map of the published geometry")
     if extent is None:
@@ -142,14 +150,40 @@ def _map_sections(data: ReleaseData, density: DensityView | None, out: Path,
     figures.map_figure(data.layers, extent, srid, path)
     section.parts += [
         FigureRef(src, "map of the published geometry",
-                  "Every geometry layer of the release over the extent of what was published "
-                  "(no basemap: the page needs no network)."),
-        Table(("layer", "table", "geometries drawn", "weight (width or size)"),
+                  "Every geometry layer of the release over the extent of what was published, "
+                  f"in {figures.crs_name(srid)}, with a scale bar (no basemap: the page "
+                  "needs no network)." + (CUT_NOTE if cut else "")),
+        Table(("layer", "table", "geometries drawn (exact)", "weight (width or size)"),
               [(r.layer.label, r.layer.table, len(r.geometries), r.layer.weight or "—")
                for r in data.layers])]
     sections = [section, *_time_sections(data, extent, out, drawn)]
     sections.append(_before_after_section(data, density, extent, out, drawn))
     return sections
+
+
+CUT_NOTE = (" Some published regions reach far beyond where the data is (e.g. positions "
+            "withheld as the whole area of use): the map shows where the data is, and those "
+            "regions are cut at its edge.")
+# A published extent this many times the area of the raw data's shown squares is drawn
+# over the squares' extent instead: a map of a whole UTM zone shows a dot.
+FAR_BEYOND = 25.0
+
+
+def _map_extent(data: ReleaseData, density: DensityView | None
+                ) -> tuple[figures.Extent | None, bool]:
+    """The published data's extent (a small margin), or the shown raw squares' extent when
+    some published regions reach far beyond it; and whether regions are cut."""
+    published = figures.extent_of(data.layers, None)
+    where = figures.extent_of([], density)
+    if published is None or where is None:
+        return published or where, False
+    if _area(published) > FAR_BEYOND * _area(where):
+        return where, True
+    return published, False
+
+
+def _area(extent: figures.Extent) -> float:
+    return max(extent[2] - extent[0], 1.0) * max(extent[3] - extent[1], 1.0)
 
 
 def _time_sections(data: ReleaseData, extent: figures.Extent, out: Path,
@@ -193,7 +227,7 @@ def _before_after_section(data: ReleaseData, density: DensityView | None,
 
 
 def _metrics_section(data: ReleaseData) -> Section:
-    rows = [(m.name, m.value, m.unit, m.description)
+    rows = [(m.name, m.value, m.unit, plain(m.description))
             for m in data.metrics if not is_attack_metric(m.name)]
     section = Section("Utility and risk metrics")
     if rows:
@@ -206,21 +240,33 @@ def _metrics_section(data: ReleaseData) -> Section:
 
 
 def _risk_section(data: ReleaseData, out: Path, drawn: list[Path]) -> Section:
-    risk = [s for s in data.series if is_risk_series(s.name)]
-    section = Section("Re-identification risk")
-    if risk:
+    panels, safer = risk_panels(data.series)
+    section = Section("Re-identification risk, attack by attack")
+    if panels:
         path, src = _figure(out, "risk.png", drawn)
-        figures.risk_figure(risk, data.k, path)
+        figures.risk_figure(panels, data.k, path)
         section.parts += [
-            FigureRef(src, "risk curves", "Probability of re-identification against the "
-                      "number of observations the attacker knows (Monreale et al., "
-                      "Fig. 15-16), with the 1/k bound."),
-            _series_table(risk)]
+            FigureRef(src, "risk of re-identification, one panel per attack",
+                      "One panel per attack: the probability that the attacker picks the "
+                      "right person, against how many observations of the person the "
+                      "attacker knows. The solid red line is the worst-off person, the dashed "
+                      f"blue line the average; no point may rise above the black line 1/k = "
+                      f"{1.0 / data.k:.3g} (the shaded band)."),
+            _series_table([one for panel in panels for one in panel.series])]
     else:
         section.parts.append(Paragraph(
             "This release has no risk curve: no metric series named reid.* or attack.* "
             "(run `anonymizers attack` on it to measure one)."))
-    attack = [(m.name, m.value, m.unit, m.description)
+    if safer:
+        path, src = _figure(out, "risk_safer.png", drawn)
+        figures.safer_figure(safer, path)
+        section.parts += [
+            FigureRef(src, "shares where higher is safer",
+                      "Measures where HIGHER IS SAFER, on their own axis (not a probability "
+                      "of re-identification): e.g. the share of attacked trajectories for "
+                      "which the attack finds no match at all."),
+            _series_table(safer)]
+    attack = [(m.name, m.value, m.unit, plain(m.description))
               for m in data.metrics if is_attack_metric(m.name)]
     section.parts.append(Table(("attack metric", "value", "unit", "what it measures"), attack)
                          if attack else Paragraph("No attack metrics (attack_*) recorded."))
@@ -229,7 +275,7 @@ def _risk_section(data: ReleaseData, out: Path, drawn: list[Path]) -> Section:
 
 def _series_table(series: list[Series]) -> Table:
     return Table(("series", "unit", "what it measures"),
-                 [(s.name, s.unit, s.description) for s in series])
+                 [(s.name, s.unit, plain(s.description)) for s in series])
 
 
 def _series_section(data: ReleaseData, out: Path, drawn: list[Path]) -> Section | None:
@@ -251,4 +297,4 @@ def _series_section(data: ReleaseData, out: Path, drawn: list[Path]) -> Section 
 def _tables_section(data: ReleaseData) -> Section:
     return Section("Tables of the release", [Table(
         ("table", "rows", "what it holds (COMMENT ON TABLE)"),
-        [(t.name, t.rows, t.comment) for t in data.tables])])
+        [(t.name, t.rows, plain(t.comment)) for t in data.tables])])

@@ -18,13 +18,15 @@ from matplotlib.axes import Axes
 from matplotlib.collections import LineCollection, PolyCollection
 from matplotlib.colors import Normalize
 from matplotlib.figure import Figure
+from matplotlib.lines import Line2D
 from matplotlib.ticker import MaxNLocator
 
 from anonymizers.reports.density import DensityView
 from anonymizers.reports.release_data import LayerRows, Series
+from anonymizers.reports.risk import RiskPanel
 
 __all__ = ["Extent", "before_after_figure", "density_extent", "extent_of", "map_figure",
-           "risk_figure", "series_figure", "small_multiples_figure", "time_panels"]
+           "risk_figure", "safer_figure", "series_figure", "small_multiples_figure", "time_panels"]
 
 Extent = tuple[float, float, float, float]  # xmin, ymin, xmax, ymax
 COLOURS = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2")
@@ -96,11 +98,11 @@ def _parts(rows: LayerRows, keep: np.ndarray | None = None
 
 
 def _draw_layer(ax: Axes, rows: LayerRows, colour: str, keep: np.ndarray | None = None,
-                fill_alpha: float = 0.08) -> None:
+                fill_alpha: float = 0.08, view: Extent | None = None) -> None:
     polygons, lines, points, widths = _parts(rows, keep)
     boxes = _rectangles(polygons) if len(polygons) > DENSE_POLYGONS else None
     if boxes is not None:
-        _draw_coverage(ax, boxes, colour)
+        _draw_coverage(ax, boxes, colour, view)
     elif polygons:
         ax.add_collection(PolyCollection(polygons, facecolors=colour, edgecolors=colour,
                                          linewidths=0.4, alpha=max(fill_alpha, 0.02)))
@@ -127,12 +129,17 @@ def _rectangles(polygons: list[np.ndarray]) -> np.ndarray | None:
     return boxes
 
 
-def _draw_coverage(ax: Axes, boxes: np.ndarray, colour: str) -> None:
+def _draw_coverage(ax: Axes, boxes: np.ndarray, colour: str, view: Extent | None = None
+                   ) -> None:
     """Many rectangles as one image: how many of them cover each pixel (log scale, the
     layer's colour). Tens of thousands of translucent polygons took minutes to draw and
     showed only a blur; the count of overlapping regions is what the eye reads there."""
     from matplotlib.colors import LinearSegmentedColormap, to_rgb
 
+    if view is not None:  # counted over the map's extent only: its pixels are the map's
+        boxes = _clipped(boxes, view)
+        if boxes.size == 0:
+            return
     x_min, y_min = boxes[:, 0].min(), boxes[:, 1].min()
     x_max, y_max = boxes[:, 2].max(), boxes[:, 3].max()
     size = max(x_max - x_min, y_max - y_min, 1.0) / COVERAGE_PIXELS
@@ -164,6 +171,13 @@ def _draw_coverage(ax: Axes, boxes: np.ndarray, colour: str) -> None:
     bar.ax.tick_params(labelsize=6)
 
 
+def _clipped(boxes: np.ndarray, view: Extent) -> np.ndarray:
+    """The boxes cut to ``view``; those outside it dropped."""
+    cut = np.column_stack([np.maximum(boxes[:, 0], view[0]), np.maximum(boxes[:, 1], view[1]),
+                           np.minimum(boxes[:, 2], view[2]), np.minimum(boxes[:, 3], view[3])])
+    return cut[(cut[:, 2] > cut[:, 0]) & (cut[:, 3] > cut[:, 1])]
+
+
 def _coverage_norm(low: float, high: float) -> Normalize:
     """A log scale over a wide range of counts, a linear one over a narrow range (whose
     log ticks would crowd into one unreadable label)."""
@@ -173,7 +187,41 @@ def _coverage_norm(low: float, high: float) -> Normalize:
     return LogNorm(vmin=low, vmax=high) if high >= 10 * low else Normalize(low, high)
 
 
-def _frame(ax: Axes, extent: Extent, srid: int) -> None:
+def crs_name(srid: int) -> str:
+    """``EPSG:32632 (WGS 84 / UTM zone 32N)``: the code and the name a reader knows."""
+    from pyproj import CRS
+    from pyproj.exceptions import CRSError
+
+    try:
+        return f"EPSG:{srid} ({CRS.from_epsg(srid).name})"
+    except CRSError:
+        return f"EPSG:{srid}"
+
+
+def scale_length(span: float) -> float:
+    """A round length (1, 2 or 5 times a power of ten, metres) near a fifth of ``span``.
+
+    >>> scale_length(12_000), scale_length(900), scale_length(40_000)
+    (2000.0, 100.0, 5000.0)
+    """
+    target = max(span, 1.0) / 5
+    power = 10 ** math.floor(math.log10(target))
+    return float(max(step * power for step in (1, 2, 5) if step * power <= target))
+
+
+def _scale_bar(ax: Axes, extent: Extent) -> None:
+    """A bar of a round length at the lower right, labelled in m or km."""
+    width = extent[2] - extent[0]
+    length = scale_length(width)
+    x1 = extent[2] - 0.04 * width
+    y = extent[1] + 0.04 * (extent[3] - extent[1])
+    ax.plot([x1 - length, x1], [y, y], color="black", linewidth=3, solid_capstyle="butt")
+    label = f"{length / 1000:g} km" if length >= 1000 else f"{length:g} m"
+    ax.annotate(label, (x1 - length / 2, y), xytext=(0, 4), textcoords="offset points",
+                ha="center", va="bottom", fontsize=8)
+
+
+def _frame(ax: Axes, extent: Extent, srid: int, scale_bar: bool = True) -> None:
     ax.set_xlim(extent[0], extent[2])
     ax.set_ylim(extent[1], extent[3])
     ax.set_aspect("equal")
@@ -181,8 +229,10 @@ def _frame(ax: Axes, extent: Extent, srid: int) -> None:
     ax.xaxis.set_major_locator(MaxNLocator(4))
     ax.yaxis.set_major_locator(MaxNLocator(5))
     ax.tick_params(labelsize=7)
-    ax.set_xlabel(f"x (m, EPSG:{srid})", fontsize=8)
-    ax.set_ylabel(f"y (m, EPSG:{srid})", fontsize=8)
+    ax.set_xlabel(f"easting (m), {crs_name(srid)}", fontsize=8)
+    ax.set_ylabel("northing (m)", fontsize=8)
+    if scale_bar:
+        _scale_bar(ax, extent)
 
 
 def _save(figure: Figure, path: Path) -> Path:
@@ -192,15 +242,15 @@ def _save(figure: Figure, path: Path) -> Path:
 
 def map_figure(layers: Sequence[LayerRows], extent: Extent, srid: int, path: Path) -> Path:
     """Every layer of the release over the extent, one colour per layer (a legend)."""
-    figure = Figure(figsize=(8, 8))
+    figure = Figure(figsize=(11, 11))
     ax = figure.add_subplot()
     for index, rows in enumerate(layers):
         colour = COLOURS[index % len(COLOURS)]
         fill = 0.02 if rows.layer.over_time else 0.08  # many overlapping regions
-        _draw_layer(ax, rows, colour, fill_alpha=fill)
+        _draw_layer(ax, rows, colour, fill_alpha=fill, view=extent)
         ax.plot([], [], color=colour, linewidth=3, label=rows.layer.label)
     if layers:
-        ax.legend(loc="upper left", fontsize=8, framealpha=0.8)
+        ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=9, frameon=False)
     _frame(ax, extent, srid)
     ax.set_title("Published geometry", fontsize=10)
     return _save(figure, path)
@@ -230,7 +280,7 @@ def before_after_figure(density: DensityView | None, layers: Sequence[LayerRows]
     far-away regions, e.g. of GPS outliers, would shrink it to a dot), else ``extent``."""
     if density is not None and density.bins:
         extent = _padded([density_extent(density)]) or extent
-    figure = Figure(figsize=(14, 7))
+    figure = Figure(figsize=(16, 8))
     before, after = figure.subplots(1, 2)
     if density is not None:
         _draw_density(before, density)
@@ -240,7 +290,7 @@ def before_after_figure(density: DensityView | None, layers: Sequence[LayerRows]
         before.set_title("Before: no square holds k persons", fontsize=10)
     for index, rows in enumerate(layers):
         _draw_layer(after, rows, COLOURS[index % len(COLOURS)],
-                    fill_alpha=0.02 if rows.layer.over_time else 0.08)
+                    fill_alpha=0.02 if rows.layer.over_time else 0.08, view=extent)
     after.set_title("After: the published geometry", fontsize=10)
     for ax in (before, after):
         _frame(ax, extent, srid)
@@ -270,12 +320,12 @@ def small_multiples_figure(rows: LayerRows, window: tuple[datetime, datetime],
     panels = time_panels(window[0], window[1], distinct)
     columns = min(4, len(panels))
     lines = math.ceil(len(panels) / columns)
-    figure = Figure(figsize=(3.6 * columns, 3.6 * lines))
+    figure = Figure(figsize=(4.4 * columns, 4.4 * lines))
     axes = np.atleast_1d(figure.subplots(lines, columns, squeeze=False)).ravel()
     for ax, (low, high) in zip(axes, panels, strict=False):
         keep = _in_panel(rows, low, high)
-        _draw_layer(ax, rows, colour, keep=keep, fill_alpha=0.05)
-        _frame(ax, extent, srid)
+        _draw_layer(ax, rows, colour, keep=keep, fill_alpha=0.05, view=extent)
+        _frame(ax, extent, srid, scale_bar=ax is axes[0])
         ax.set_xlabel("")
         ax.set_ylabel("")
         ax.set_xticks([])
@@ -284,30 +334,81 @@ def small_multiples_figure(rows: LayerRows, window: tuple[datetime, datetime],
                      fontsize=8)
     for ax in axes[len(panels):]:
         ax.set_axis_off()
-    figure.suptitle(f"{rows.layer.label}, over the window", fontsize=10)
+    figure.suptitle(f"{rows.layer.label}, over the window ({crs_name(srid)})", fontsize=10)
     return _save(figure, path)
 
 
-def _plot_series(ax: Axes, series: Series) -> None:
+def _plot_series(ax: Axes, series: Series, **style: object) -> None:
     x = np.array(series.x, dtype=float)
     y = np.array([np.nan if v is None else v for v in series.values], dtype=float)
-    ax.plot(x, y, marker="o", markersize=3, linewidth=1.2, label=series.name)
+    ax.plot(x, y, marker="o", markersize=3, linewidth=1.2,
+            **{"label": series.name, **style})  # type: ignore[arg-type]
 
 
-def risk_figure(series: Sequence[Series], k: int, path: Path) -> Path:
-    """Monreale et al. Fig. 15-16 style: probability of re-identification against the
-    number of observations the attacker knows, with the 1/k bound."""
-    figure = Figure(figsize=(8, 5))
+# One style per kind of curve, the same in every panel: one legend serves them all.
+CURVE_STYLES = {"max": ("#d62728", "-", "largest probability (worst-off person)"),
+                "mean": ("#1f77b4", "--", "average probability over attacked persons")}
+
+
+def _curve_style(name: str) -> tuple[str, str, str]:
+    return CURVE_STYLES.get(name.rsplit(".", 1)[-1], ("#555555", ":", name))
+
+
+def risk_figure(panels: Sequence[RiskPanel], k: int, path: Path) -> Path:
+    """Small multiples: one panel per attack, probability of re-identification (0 to 1)
+    against the number of observations the attacker knows, the 1/k line labelled in every
+    panel, one legend below the panels (outside the data)."""
+    columns = min(3, len(panels))
+    rows = math.ceil(len(panels) / columns)
+    figure = Figure(figsize=(4.2 * columns, 3.0 * rows + 0.8), layout="constrained")
+    axes = np.atleast_1d(figure.subplots(rows, columns, squeeze=False, sharey=True)).ravel()
+    bound = 1.0 / k
+    labels: dict[str, tuple[str, str]] = {}
+    for ax, panel in zip(axes, panels, strict=False):
+        for one in panel.series:
+            colour, line, label = _curve_style(one.name)
+            _plot_series(ax, one, color=colour, linestyle=line, label=label)
+            labels[label] = (colour, line)
+        ax.axhline(bound, color="black", linewidth=1.2, zorder=1)  # under a curve at 1/k
+        ax.annotate(f"1/k = {bound:.2g}", (1.0, bound), xycoords=("axes fraction", "data"),
+                    xytext=(-2, 3), textcoords="offset points", ha="right", fontsize=8)
+        ax.axhspan(bound, 1.05, color="#d62728", alpha=0.06, linewidth=0)
+        ax.set_ylim(0, 1.05)
+        ax.set_title(panel.title, fontsize=9)
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+        xs = {x for one in panel.series for x in one.x}
+        if len(xs) == 1:  # one knowledge length: a point, not an axis of fractions
+            ax.set_xlim(min(xs) - 1, min(xs) + 1)
+        ax.tick_params(labelsize=7)
+        ax.grid(alpha=0.3)
+    for ax in axes[len(panels):]:
+        ax.set_axis_off()
+    figure.supxlabel("observations the attacker knows (j)", fontsize=9)
+    figure.supylabel("probability of re-identification", fontsize=9)
+    handles = [Line2D([], [], color=c, linestyle=ls, marker="o",  # type: ignore[arg-type]
+                      markersize=3)
+               for c, ls in labels.values()]
+    handles.append(Line2D([], [], color="black", linewidth=1.2))
+    figure.legend(handles, [*labels, "1/k: no one may be re-identified above this line"],
+                  loc="outside upper center", ncol=3, fontsize=8, frameon=False)
+    return _save(figure, path)
+
+
+def safer_figure(series: Sequence[Series], path: Path) -> Path:
+    """Measures where higher is safer (e.g. the share of attacked trajectories that defeat
+    the attack), on their own axis: never read as a probability of re-identification."""
+    figure = Figure(figsize=(7, 3.6), layout="constrained")
     ax = figure.add_subplot()
     for one in series:
         _plot_series(ax, one)
-    ax.axhline(1.0 / k, color="black", linestyle="--", linewidth=1, label=f"1/k = 1/{k}")
     ax.set_ylim(0, 1.05)
-    ax.set_xlabel("number of known observations", fontsize=9)
-    ax.set_ylabel("probability of re-identification", fontsize=9)
+    ax.set_xlabel("observations the attacker knows (j)", fontsize=9)
+    ax.set_ylabel("share (higher is safer)", fontsize=9)
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.grid(alpha=0.3)
-    ax.legend(fontsize=8)
-    ax.set_title("Re-identification risk", fontsize=10)
+    figure.legend(loc="outside lower center", fontsize=8, frameon=False)
+    ax.set_title("Shares of attacked trajectories that defeat the attack (higher is safer)",
+                 fontsize=9)
     return _save(figure, path)
 
 

@@ -5,12 +5,24 @@ Pure functions from the manifest row (a dict) to plain sentences; the page escap
 
 from __future__ import annotations
 
+import re
 from datetime import datetime
 from typing import Any
 
 from anonymizers.risks import PRECISION_FLOOR_M, RISKS
 
-__all__ = ["checks_rows", "count_text", "manifest_sentences"]
+__all__ = ["count_text", "manifest_sentences", "parameter_rows", "plain"]
+
+# A citation of the project's paper notes ("seed 000 §8.4", "(seed 004 §4.2; ...)",
+# "(seed 000: Monreale et al., 2010)", "§4.3.3", "Definition 9"): the report says what a
+# number means instead.
+_CITATIONS = tuple(re.compile(pattern) for pattern in (
+    r",? as §[\d.]+ says",                                       # "hidden as §4.4.5 says"
+    r"\s*\(seed \d+[^()]*\)",                                   # "(seed 004 §4.2; ...)"
+    r"[;,]?\s*\bseed \d+(?:[:,]? ?§[\d.]+)?(?:, [A-Z][a-z]+ \d+)?",  # "seed 000 §8.4, Theorem 10"
+    r"\s*\(§[\d.]+(?:, §[\d.]+)*\)",                             # "(§4.2)"
+    r"\s*§[\d.]+(?:, §[\d.]+)*",                                  # "§4.2"
+    r"\s*\((?:implies )?(?:Definition|Theorem|Figure|Fig\.) [\d-]+\)"))  # "(Definition 9)"
 
 
 def count_text(value: Any) -> str:
@@ -34,7 +46,8 @@ def _counts_sentence(manifest: dict[str, Any]) -> str:
     unit = manifest["published_unit"]
     interval = int(manifest["count_interval"])
     filtered = ("exact (the operator asked for count_interval = 1)" if interval == 1 else
-                f"the lower end of an interval of {interval} (interval filter, seed 004 §4.2)")
+                f"the lower end of an interval of {interval} starting at k (the interval "
+                "filter: no exact count below k is published)")
     return (f"From {count_text(manifest['trajectories_in'])} trajectories of "
             f"{count_text(manifest['persons_in'])} persons "
             f"({count_text(manifest['points_in'])} fixes) in the window, "
@@ -77,7 +90,7 @@ def manifest_sentences(manifest: dict[str, Any], family_title: str) -> list[tupl
                    "than the method's own. Geometry in EPSG:"
                    f"{manifest['srid']} (metres)."),
         ("What k means", _k_sentence(manifest)),
-        ("Privacy model", str(manifest["privacy_model"])),
+        ("Privacy model", plain(str(manifest["privacy_model"]))),
         ("Published and suppressed", _counts_sentence(manifest)),
         ("Verifier", _verifier_sentence(manifest.get("verifier_result"))),
         ("Accepted risks", _risks_sentence(manifest)),
@@ -87,18 +100,56 @@ def manifest_sentences(manifest: dict[str, Any], family_title: str) -> list[tupl
     ]
 
 
-def checks_rows(result: dict[str, Any] | None) -> list[tuple[str, str]]:
-    """The verifier's checks as (name, finding) rows, then its violations (if any)."""
-    if not result:
-        return []
-    rows = [(str(name), _finding(value)) for name, value in (result.get("checks") or {}).items()]
-    rows += [("violation", str(text)) for text in result.get("violations") or []]
+def plain(text: str) -> str:
+    """``text`` without citations of paper sections (what the number means stays).
+
+    >>> plain("Largest success probability of the linking attack (seed 000 §8.4, Theorem 10)")
+    'Largest success probability of the linking attack'
+    >>> plain("Generalization releases (seed 000: Monreale et al., 2010)")
+    'Generalization releases'
+    >>> plain("the first x, mapped to published cells; seed 000 §8.4)")
+    'the first x, mapped to published cells)'
+    >>> plain("every cell (implies seed 000 Definition 9); boundaries hidden as §4.4.5 says.")
+    'every cell; boundaries hidden.'
+    """
+    cleaned = text
+    for pattern in _CITATIONS:  # in order: each removes what the one before left
+        cleaned = pattern.sub("", cleaned)
+    return re.sub(r"\(\s*[;,]?\s*\)", "", cleaned).replace(" ;", ";").strip()
+
+
+# What an unset (None) parameter means, from its help text: "default k", "empty: no limit",
+# "With places=voronoi: ...".
+_UNSET = (re.compile(r"\bdefault (?P<what>[^;,)]+)"), re.compile(r"\bempty: (?P<what>[^;,)]+)"))
+_ONLY_WITH = re.compile(r"^With (?P<what>[^:]+):")
+
+
+def _unset_text(name: str, help_text: str, checks: dict[str, Any]) -> str:
+    """What applies when parameter ``name`` is unset: the verifier's resolved figure of the
+    same name, else what its help says."""
+    if checks.get(name) is not None:
+        return f"{checks[name]} (not set: the default, as applied and verified)"
+    if found := _ONLY_WITH.match(help_text):
+        return f"not set (used only with {found['what']})"
+    for pattern in _UNSET:
+        if found := pattern.search(help_text):
+            return f"not set: {plain(found['what']).strip()}"
+    return "not set"
+
+
+def parameter_rows(manifest: dict[str, Any]) -> list[tuple[str, Any]]:
+    """The method's parameters as the manifest records them, resolved: an unset one shows
+    what applies instead (its default), never None."""
+    from anonymizers.families.registry import METHODS
+
+    entry = METHODS.get(str(manifest["method"]))
+    helps = {spec.name: spec.help for spec in entry.params} if entry is not None else {}
+    checks = (manifest.get("verifier_result") or {}).get("checks") or {}
+    rows: list[tuple[str, Any]] = []
+    for name, value in sorted((manifest.get("parameters") or {}).items()):
+        if value is None:
+            value = _unset_text(name, helps.get(name, ""), checks)
+        elif value == "auto":
+            value = "auto (this manifest predates recording the value prepare chose)"
+        rows.append((name, value))
     return rows
-
-
-def _finding(value: Any) -> str:
-    if isinstance(value, bool):
-        return "yes" if value else "no"
-    if isinstance(value, float):
-        return f"{value:.6g}"
-    return str(value)

@@ -45,6 +45,7 @@ __all__ = [
     "ALLOWED_ORDER_STATISTICS",
     "ATTACK_PROBABILITY",
     "MIN_WINDOW_HOURS",
+    "STRUCTURAL_CHECKS",
     "ReleaseUnderTest",
     "VerifierResult",
     "check_shared_rules",
@@ -73,6 +74,13 @@ ALLOWED_ORDER_STATISTICS = frozenset({"reid_max_probability", "reid.max"})
 ATTACK_PROBABILITY = re.compile(r"^attack[._][a-z_]+[._](prosecutor_max|journalist_max|max)$")
 # Integer columns of release tables that count people or their trajectories.
 COUNT_COLUMN = re.compile(r"^n_(persons|trajectories|individuals|people)")
+# Checks that count parts of the release's schema or of the ledger (columns, parameters,
+# metric rows, releases), never persons or their data: the interval filter, which hides
+# small counts of people, would only turn them into "fewer than k" in the manifest.
+STRUCTURAL_CHECKS = frozenset({
+    "time_columns", "count_columns", "identifier_columns_scanned", "clipped_sides",
+    "metric_values", "precision_parameters", "attack_maxima", "declared_ratios",
+    "figures_attacked", "overlapping_releases"})
 
 
 @dataclass
@@ -100,7 +108,8 @@ class VerifierResult:
         published = self.to_json()
         published["checks"] = {
             name: (interval_count(value, self.k, count_interval)
-                   if isinstance(value, int) and not isinstance(value, bool) else value)
+                   if isinstance(value, int) and not isinstance(value, bool)
+                   and name not in STRUCTURAL_CHECKS else value)
             for name, value in self.checks.items()}
         published["count_interval"] = count_interval
         return published
