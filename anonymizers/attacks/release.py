@@ -107,7 +107,7 @@ def attack_metrics(attack: ReleaseAttack) -> tuple[list[MetricRow], list[SeriesR
         worst = attack.result.worst(name)
         bound = ("bounded by 1/k by the privacy model" if name in attack.covered
                  else "not bounded by the privacy model")
-        what = f"attacker who {describe(name)} ({bound}); targets: {attack.unit}s"
+        what = f"attacker who {describe(name)} ({bound}); targets: {_plural(attack.unit)}"
         rows += [
             (f"attack_{name}_prosecutor_max", worst["prosecutor_max"], "probability",
              f"Largest re-identification probability of an {what}"),
@@ -147,3 +147,8 @@ def format_table(attack: ReleaseAttack) -> str:
              for row in [header, *rows]]
     return "\n".join([f"{attack.schema}: k = {attack.k}, 1/k = {1 / attack.k:.4f}; "
                       f"{attack.note}", *lines])
+
+
+def _plural(unit: str) -> str:
+    """``trajectories`` for ``trajectory``, ``persons`` for ``person``."""
+    return unit[:-1] + "ies" if unit.endswith("y") else unit + "s"
