@@ -12,6 +12,7 @@ from pipeline_helpers import run_steps
 from psycopg import sql
 
 from anonymizers.db.sqlfiles import run_sql_file
+from anonymizers.families.clustering.declaration import TcaaParams
 from anonymizers.release.spec import ReleaseSpec, area_of_use
 from anonymizers.verifiers.base import interval_count
 
@@ -68,8 +69,10 @@ def test_tcaa_publishes_the_share_of_edges_that_place_one_member_within_snap(loa
     spec = _built(TCAA, loaded_city)
     metrics = _metrics(conn, spec.build_schema)
     with conn.transaction():
-        run_sql_file(conn, "clustering/verify/positions.sql", spec.window_params(),
-                     release=spec.build_schema)
+        run_sql_file(conn, "clustering/verify/positions.sql", {
+            **spec.window_params(),
+            "max_gap_seconds": TcaaParams.of(spec.params).max_gap_seconds},
+            release=spec.build_schema)
         rows = conn.execute("SELECT user_id, extract(epoch FROM t), x, y "
                             "FROM cl_verify_positions").fetchall()
     user = np.array([r[0] for r in rows])

@@ -160,6 +160,26 @@ def test_grid_gap_across_a_slice_boundary_is_interpolated_across() -> None:
     assert np.allclose(pieces.Y[1, 1], 1200.0)
 
 
+def test_a_gap_longer_than_max_gap_splits_the_trajectory() -> None:
+    """Fixes 1,200 s apart are interpolated across with max_gap 1,200 and not with 1,199: the
+    slice whose first point falls in the gap gets no piece from that trajectory; the slice
+    before it, covered by the run before the gap, keeps its piece."""
+    every_600 = [t for t in np.arange(0.0, 7201.0, 600.0) if t != 3600.0]  # 3000 -> 4200
+    fixes = [(5, 1, [(t, t / 10, 0.0) for t in every_600]),
+             (6, 2, [(t, 0.0, 0.0) for t in np.arange(3600.0, 7201.0, 600.0)])]
+    arrays = make_fixes(fixes)
+    across = synchronize_on_grid(*arrays, 0.0, 7200.0, interval=600.0, slice_seconds=3600.0,
+                                 max_gap=1200.0)
+    assert across.piece_traj.tolist() == [5, 5, 6]
+    split = synchronize_on_grid(*arrays, 0.0, 7200.0, interval=600.0, slice_seconds=3600.0,
+                                max_gap=1199.0)
+    assert list(zip(split.piece_traj.tolist(), split.piece_slice.tolist(),
+                    strict=True)) == [(5, 0), (6, 1)]
+    assert np.allclose(split.X[0], across.X[0])  # the same fixes give the same positions
+    with pytest.raises(InputError, match="max_gap"):
+        synchronize_on_grid(*arrays, 0.0, 7200.0, max_gap=0.0)
+
+
 def test_grid_keeps_one_piece_per_person_and_slice() -> None:
     pieces = grid([
         (3, 1, [(0.0, 0.0, 0.0), (3600.0, 0.0, 0.0)]),

@@ -39,6 +39,10 @@ class TcaaParams(MethodParams):
                          "paper's 0.8)", minimum=0, maximum=1)
     snap: float = lattice(50.0, "Lattice (m) the group rectangles are snapped outward to "
                           "(privacy rule 2)")
+    max_gap_seconds: int = param(1800, "Longest gap (s) between two fixes of a trajectory "
+                                 "that is interpolated across; a longer one splits it (a "
+                                 "person seen on two days did not move in a straight line "
+                                 "between)", minimum=1)
 
 
 @dataclass(frozen=True)

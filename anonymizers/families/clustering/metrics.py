@@ -130,9 +130,11 @@ def _edge_rows(conn: psycopg.Connection, release: Any) -> list[MetricRow]:
     Positions are the verifier's derivation from raw fixes (every person of the window at
     each published time point), not the family's synchronized pieces, which leave out the
     persons without a piece in that slice: they are there for an attacker too."""
-    snap = TcaaParams.of(release.params).snap
+    params = TcaaParams.of(release.params)
+    snap = params.snap
     with conn.transaction():  # the positions' temporary tables live until its commit
-        run_sql_file(conn, "clustering/verify/positions.sql", release.window_params(),
+        run_sql_file(conn, "clustering/verify/positions.sql",
+                     {**release.window_params(), "max_gap_seconds": params.max_gap_seconds},
                      release=release.build_schema)
         found = {name: values[0] for name, values in fetch_columns(
             conn, "clustering/067_edge_strips.sql",

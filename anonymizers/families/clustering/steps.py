@@ -93,7 +93,8 @@ def cluster_pieces(spec: dict[str, Any]) -> dict[str, int]:
         pieces = synchronize_on_grid(
             fixes["traj"].to_numpy(np.int64), fixes["person"].to_numpy(np.int64),
             fixes["s"].to_numpy(float), fixes["x"].to_numpy(float), fixes["y"].to_numpy(float),
-            0.0, end, interval=interval, slice_seconds=slice_seconds)
+            0.0, end, interval=interval, slice_seconds=slice_seconds,
+            max_gap=params.max_gap_seconds)
         labels = tcaa(pieces, release.k, lam=params.lam, alpha=params.alpha,
                       seed=_seed(release))
         _write(conn, release.work_schema, pieces, labels)

@@ -25,8 +25,10 @@ Synchronization policy for real data (:func:`synchronize_on_grid`)
   consecutive slices.
 * A trajectory contributes a *piece* to a slice only if it has a fix at or before the slice's
   first time point and one at or after its last: positions are interpolated linearly between
-  the trajectory's own fixes, never extrapolated. A gap between two fixes is interpolated
-  across like any other segment (trajectories are expected to be split at long gaps before).
+  the trajectory's own fixes, never extrapolated. A gap longer than ``max_gap`` seconds
+  between two fixes is not interpolated across: it splits the trajectory into runs, and a
+  piece comes from one run (check-ins days apart are no movement in a straight line; the
+  verifier's ``sql/clustering/verify/positions.sql`` applies the same rule).
 * One piece per (person, slice): a person with several trajectories covering a slice keeps
   the one with most fixes inside the slice, then the lowest trajectory id. Clusters of ``k``
   pieces of one slice are then ``k`` distinct persons, which is what k-anonymity counts.
@@ -262,8 +264,8 @@ class _Fixes:
 
 def synchronize_on_grid(traj: np.ndarray, person: np.ndarray, t: np.ndarray, x: np.ndarray,
                         y: np.ndarray, window_start: float, window_end: float,
-                        interval: float = 300.0,
-                        slice_seconds: float = 3600.0) -> SynchronizedPieces:
+                        interval: float = 300.0, slice_seconds: float = 3600.0,
+                        max_gap: float = math.inf) -> SynchronizedPieces:
     """Cut a window into slices and synchronize trajectories on each slice's time grid.
 
     Parameters
@@ -278,6 +280,9 @@ def synchronize_on_grid(traj: np.ndarray, person: np.ndarray, t: np.ndarray, x: 
         Seconds between consecutive time points of a slice; must divide ``slice_seconds``.
     slice_seconds
         Length of a slice.
+    max_gap
+        Longest gap (seconds) between consecutive fixes of a trajectory that positions are
+        interpolated across; a longer gap splits the trajectory (default: none is too long).
 
     Returns
     -------
@@ -303,7 +308,7 @@ def synchronize_on_grid(traj: np.ndarray, person: np.ndarray, t: np.ndarray, x: 
     >>> p.X
     array([[ 0., 30.]])
     """
-    fixes = _checked_fixes(traj, person, t, x, y)
+    fixes = _checked_fixes(traj, person, t, x, y, max_gap)
     slice_start, offsets = _grid(window_start, window_end, interval, slice_seconds)
     block, slc = _covered_slices(fixes, slice_start, offsets[-1])
     n_fix = _fixes_in_slices(fixes, block, slice_start[slc], slice_start[slc] + offsets[-1])
@@ -323,7 +328,8 @@ def synchronize_on_grid(traj: np.ndarray, person: np.ndarray, t: np.ndarray, x: 
 
 
 def _checked_fixes(traj: np.ndarray, person: np.ndarray, t: np.ndarray, x: np.ndarray,
-                   y: np.ndarray) -> _Fixes:
+                   y: np.ndarray, max_gap: float = math.inf) -> _Fixes:
+    """The fixes in blocks: runs of one trajectory with no gap above ``max_gap``."""
     traj_a, person_a = np.asarray(traj), np.asarray(person)
     t_a, x_a, y_a = (np.asarray(v, dtype=float) for v in (t, x, y))
     if not (traj_a.ndim == 1 and all(v.shape == traj_a.shape
@@ -339,6 +345,9 @@ def _checked_fixes(traj: np.ndarray, person: np.ndarray, t: np.ndarray, x: np.nd
         raise InputError("fixes must be sorted by trajectory id, then time")
     if (person_a[1:] != person_a[:-1])[~new[1:]].any():
         raise InputError("a trajectory must belong to one person")
+    if not max_gap > 0:
+        raise InputError(f"max_gap must be above 0 seconds, not {max_gap}")
+    new[1:] |= np.diff(t_a) > max_gap
     start = np.flatnonzero(new)
     end = np.r_[start[1:], traj_a.size][:start.size].astype(np.int64)
     return _Fixes(traj_a.astype(np.int64), person_a.astype(np.int64), t_a, x_a, y_a, start,

@@ -146,11 +146,14 @@ def _check_regions(conn: psycopg.Connection, schema: str, snap: float, aligned: 
 
 
 def support_window(release: Any) -> dict[str, Any]:
-    """Parameters of clustering/verify/positions.sql: the release's window, CRS and its area."""
+    """Parameters of clustering/verify/positions.sql: the release's window, CRS and its area,
+    and the longest gap interpolated across (None: a release from before the rule, every
+    gap)."""
     manifest = release.manifest
     srid = int(manifest["srid"])
     return {"dataset_id": release.dataset_id, "window_start": manifest["window_start"],
-            "window_end": manifest["window_end"], "srid": srid, **area_of_use(srid)}
+            "window_end": manifest["window_end"], "srid": srid, **area_of_use(srid),
+            "max_gap_seconds": release.parameters.get("max_gap_seconds")}
 
 
 def _check_support(conn: psycopg.Connection, release: Any, aligned: bool,
