@@ -433,11 +433,22 @@ def _methods_help() -> str:
 
 
 def cmd_airflow(args: argparse.Namespace) -> int:
-    """``anonymizers airflow up|down|status|logs|env``: the real scheduler, dag-processor
-    and api-server on the embedded cluster (or DATABASE_URL)."""
+    """``anonymizers airflow up|down|status|logs|env|schedules``: the real scheduler,
+    dag-processor and api-server on the embedded cluster (or DATABASE_URL); ``up`` and
+    ``schedules`` check the schedules file first (a wrong one: one line, nothing started)."""
     from anonymizers.airflow_service import AirflowService, export_lines
     from anonymizers.db.connection import database_url
+    from anonymizers.schedules import check_retired_settings, load_schedules, schedules_path
 
+    if args.action in ("up", "schedules"):
+        check_retired_settings()
+        declared = load_schedules()
+        shown = [f"  {schedule.describe()}" for schedule in declared] or ["  (none)"]
+        text = f"scheduled releases declared in {schedules_path()}:\n" + "\n".join(shown)
+        if args.action == "schedules":
+            print(text)
+            return 0
+        _echo(text)
     url = _ensure_database() if args.action == "up" else database_url()
     service = AirflowService.from_environment(url)
     if args.action == "up":
@@ -560,7 +571,8 @@ def _parser() -> argparse.ArgumentParser:
     _cleanup_parser(sub)
     air = sub.add_parser("airflow", help="a real Airflow (scheduler, dag-processor, api-server) "
                          "on the embedded cluster, in the background")
-    air.add_argument("action", choices=["up", "down", "status", "logs", "env"])
+    air.add_argument("action", choices=["up", "down", "status", "logs", "env", "schedules"],
+                     help="schedules: check the schedules file and list what it declares")
     air.add_argument("--lines", type=int, default=20, help="logs: lines of each component")
     air.set_defaults(func=cmd_airflow)
     demo = sub.add_parser("demo", help="generate, load and release a synthetic city end to end")
