@@ -208,7 +208,10 @@ def _step_task(name: str, family_step: bool) -> Any:
         with _no_retry_of_our_errors():
             steps.run_step(name, spec)
         if name == "publish":
-            get_current_context()["ti"].xcom_push(key="release", value=spec["release_name"])
+            from anonymizers.release.spec import ReleaseSpec
+
+            released = ReleaseSpec.from_dict(spec).release_name
+            get_current_context()["ti"].xcom_push(key="release", value=released)
         return spec
 
     return run
