@@ -226,3 +226,19 @@ def test_a_refusal_names_the_flag_on_the_command_line_and_the_param_in_a_dag_run
         assert 'set the DAG param accept_composition_risk to "<reason>"' in said, said
         assert "--accept" not in said, said
     assert "ANONYMIZERS_CALLER" not in os.environ
+
+
+def test_the_documented_example_is_a_valid_declaration(tmp_path):
+    page = Path(__file__).resolve().parents[1] / "docs/pages/operator/scheduling.md"
+    example = page.read_text().split("```toml\n", 1)[1].split("```", 1)[0]
+    declared = load_schedules(_write(tmp_path, example))
+    assert [schedule.dag_id for schedule in declared] == ["scheduled_city_daily",
+                                                          "scheduled_city_mornings"]
+    assert declared[1].window_hours == 6.0 and "accept_attack_risk" in declared[1].accepted
+
+
+def test_the_readme_example_is_a_valid_declaration(tmp_path):
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    example = readme.split("schedules.toml <<'END'\n", 1)[1].split("END\n", 1)[0]
+    assert [s.dag_id for s in load_schedules(_write(tmp_path, example))] == [
+        "scheduled_city_daily"]
