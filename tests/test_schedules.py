@@ -242,3 +242,18 @@ def test_the_readme_example_is_a_valid_declaration(tmp_path):
     example = readme.split("schedules.toml <<'END'\n", 1)[1].split("END\n", 1)[0]
     assert [s.dag_id for s in load_schedules(_write(tmp_path, example))] == [
         "scheduled_city_daily"]
+
+
+def test_the_service_hands_every_component_the_file_up_checked(tmp_path, monkeypatch):
+    """The components read the file `airflow up` checked (resolved once, by `up`), and parse
+    the DAG files every 120 s, not Airflow's 30 s (an idle service's CPU)."""
+    from anonymizers.airflow_service import AirflowService, export_lines
+
+    monkeypatch.setenv(SCHEDULES_ENV, str(tmp_path / "declared.toml"))
+    service = AirflowService(home=tmp_path / "service", airflow_home=tmp_path / "home",
+                             data_url="postgresql://u@/d?host=/run")
+    env = service.environment({})
+    assert env[SCHEDULES_ENV] == str(tmp_path / "declared.toml")
+    assert env["AIRFLOW__DAG_PROCESSOR__MIN_FILE_PROCESS_INTERVAL"] == "120"
+    assert f"export {SCHEDULES_ENV}='{tmp_path / 'declared.toml'}'" in list(
+        export_lines(service))
