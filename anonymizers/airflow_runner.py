@@ -29,6 +29,8 @@ from anonymizers.private_files import (
     make_private,
     private_umask,
 )
+from anonymizers.risks import CALLER_ENV, COMMAND_LINE
+from anonymizers.schedules import DAG_PREFIX
 
 __all__ = ["configure_airflow", "dags_folder", "run_dag"]
 
@@ -87,10 +89,13 @@ def _task_errors_listener(errors: dict[str, BaseException | str | None]) -> Any:
 
 
 def _load_dag(dag_id: str) -> Any:
-    """The DAG ``dag_id`` from its file: ``<dag_id>.py``, or the file of its family, which
-    holds both the family's DAGs (``<family>`` and ``<family>_windows``)."""
+    """The DAG ``dag_id`` from its file: ``<dag_id>.py``, the file of its family, which
+    holds both the family's DAGs (``<family>`` and ``<family>_windows``), or, for a declared
+    schedule's ``scheduled_<name>``, ``scheduled.py``."""
     path = dags_folder() / f"{dag_id}.py"
-    if not path.exists():
+    if dag_id.startswith(DAG_PREFIX):
+        path = dags_folder() / "scheduled.py"
+    elif not path.exists():
         path = dags_folder() / f"{dag_id.removesuffix('_windows')}.py"
     spec = importlib.util.spec_from_file_location(f"anonymizers_dag_{dag_id}", path)
     if spec is None or spec.loader is None:
@@ -136,12 +141,29 @@ def _airflow_output_to(log_file: Path) -> Iterator[None]:
                 os.close(fd)
 
 
-def run_dag(dag_id: str, conf: dict[str, Any], log_file: Path | None = None) -> str:
+def run_dag(dag_id: str, conf: dict[str, Any], log_file: Path | None = None,
+            command_line: bool = True) -> str:
     """Run ``dag_id`` once with ``conf``; returns the run's final state or raises.
-    Whatever Airflow writes meanwhile (airflow.cfg, airflow.db, logs) is the user's only."""
+    Whatever Airflow writes meanwhile (airflow.cfg, airflow.db, logs) is the user's only.
+    ``command_line``: the ``anonymizers`` command runs it, so a refusal names the
+    command's flags (risks.CALLER_ENV); else it names the DAG params, as under Airflow."""
     home = configure_airflow()
-    with private_umask():
+    with private_umask(), _caller(COMMAND_LINE if command_line else None):
         return _run_dag(home, dag_id, conf, log_file)
+
+
+@contextmanager
+def _caller(caller: str | None) -> Iterator[None]:
+    """``CALLER_ENV`` set (or unset) for the run: dag.test() runs the tasks in this process."""
+    saved = os.environ.pop(CALLER_ENV, None)
+    if caller is not None:
+        os.environ[CALLER_ENV] = caller
+    try:
+        yield
+    finally:
+        os.environ.pop(CALLER_ENV, None)
+        if saved is not None:
+            os.environ[CALLER_ENV] = saved
 
 
 def _run_dag(home: Path, dag_id: str, conf: dict[str, Any], log_file: Path | None) -> str:

@@ -7,6 +7,8 @@ its output in ``<component>.log`` there. ``down`` stops exactly those process gr
 every process they started (task processes move to process groups of their own, so the
 descendants are collected before anything is signalled). What the service uses:
 
+* DAG files parsed again every 120 s (Airflow's default: 30 s), so that an idle service
+  leaves the cores to the tasks and the ``airflow`` commands;
 * the LocalExecutor, with parallelism = the machine's cores (2 here: one task per core;
   the api-server runs one worker);
 * Airflow's metadata in its own database on the pipeline's server (``airflow_meta``,
@@ -14,8 +16,10 @@ descendants are collected before anything is signalled). What the service uses:
   ``AIRFLOW__DATABASE__SQL_ALCHEMY_CONN``, if set, is used as it is;
 * task retries (``ANONYMIZERS_TASK_RETRIES``, default 2 here): a task lost with its worker
   or its database connection runs again; a user mistake or privacy violation does not;
-* the project's ``dags/`` and the data connection the tasks already read (``DATABASE_URL``,
-  ``AIRFLOW_CONN_ANONYMIZERS_DB`` or the embedded cluster: anonymizers.db.connection);
+* the project's ``dags/``, the schedules file (``ANONYMIZERS_SCHEDULES``, else
+  ``schedules.toml`` in the project's home: anonymizers.schedules) and the data
+  connection the tasks already read (``DATABASE_URL``, ``AIRFLOW_CONN_ANONYMIZERS_DB`` or
+  the embedded cluster: anonymizers.db.connection);
 * ``AIRFLOW_HOME``, if set, else ``<home>/airflow-service/home`` (not the sqlite home of
   ``dag.test()`` runs, ``<home>/airflow``); task logs go there;
 * no log server: the scheduler's (0.0.0.0:8793 by default) is skipped, the api-server
@@ -142,6 +146,7 @@ class AirflowService:
     def environment(self, base: Mapping[str, str] | None = None) -> dict[str, str]:
         """The environment of every component (and of ``airflow`` commands run against it)."""
         from anonymizers.airflow_runner import dags_folder
+        from anonymizers.schedules import SCHEDULES_ENV, schedules_path
 
         env = dict(os.environ if base is None else base)
         env.pop("AIRFLOW__CORE__UNIT_TEST_MODE", None)
@@ -165,7 +170,15 @@ class AirflowService:
             "AIRFLOW__API__PORT": str(self.port),
             "AIRFLOW__API__BASE_URL": self.url,
             "AIRFLOW__API__WORKERS": "1",
+            # The dag-processor parses every DAG file again every 30 s by default: 7.7 s of
+            # CPU a minute here with nothing running, taken from the tasks and every
+            # `airflow` command on a 2-core machine. DAG files change with the code; a
+            # changed schedules file is read within this interval.
+            "AIRFLOW__DAG_PROCESSOR__MIN_FILE_PROCESS_INTERVAL":
+                env.get("AIRFLOW__DAG_PROCESSOR__MIN_FILE_PROCESS_INTERVAL") or "120",
             "DATABASE_URL": self.data_url,
+            # Resolved here, so that every component reads the file `up` checked.
+            SCHEDULES_ENV: str(schedules_path()),
             # A task killed with its worker, or cut off from the database, runs again.
             "ANONYMIZERS_TASK_RETRIES": env.get("ANONYMIZERS_TASK_RETRIES") or "2",
             "PYTHONPATH": os.pathsep.join(p for p in (repo, env.get("PYTHONPATH", "")) if p),
@@ -423,5 +436,6 @@ def export_lines(service: AirflowService) -> Iterator[str]:
     env = service.environment({})
     for name in ("AIRFLOW_HOME", "AIRFLOW__DATABASE__SQL_ALCHEMY_CONN",
                  "AIRFLOW__CORE__DAGS_FOLDER", "AIRFLOW__CORE__LOAD_EXAMPLES",
-                 "AIRFLOW__CORE__EXECUTOR", "DATABASE_URL", "PYTHONPATH"):
+                 "AIRFLOW__CORE__EXECUTOR", "DATABASE_URL", "ANONYMIZERS_SCHEDULES",
+                 "PYTHONPATH"):
         yield f"export {name}='{env[name]}'"

@@ -443,11 +443,22 @@ def _methods_help() -> str:
 
 
 def cmd_airflow(args: argparse.Namespace) -> int:
-    """``anonymizers airflow up|down|status|logs|env``: the real scheduler, dag-processor
-    and api-server on the embedded cluster (or DATABASE_URL)."""
+    """``anonymizers airflow up|down|status|logs|env|schedules``: the real scheduler,
+    dag-processor and api-server on the embedded cluster (or DATABASE_URL); ``up`` and
+    ``schedules`` check the schedules file first (a wrong one: one line, nothing started)."""
     from anonymizers.airflow_service import AirflowService, export_lines
     from anonymizers.db.connection import database_url
+    from anonymizers.schedules import check_retired_settings, load_schedules, schedules_path
 
+    if args.action in ("up", "schedules"):
+        check_retired_settings()
+        declared = load_schedules()
+        shown = [f"  {schedule.describe()}" for schedule in declared] or ["  (none)"]
+        text = f"scheduled releases declared in {schedules_path()}:\n" + "\n".join(shown)
+        if args.action == "schedules":
+            print(text)
+            return 0
+        _echo(text)
     url = _ensure_database() if args.action == "up" else database_url()
     service = AirflowService.from_environment(url)
     if args.action == "up":
@@ -650,7 +661,8 @@ def _airflow_parser(sub: Any) -> None:
         "status": "which Airflow processes run, the UI's address and where the logs are",
         "logs": "the last lines of each Airflow process's log",
         "env": "print the environment (`export` lines) the `airflow` command needs to talk "
-               "to this Airflow: eval \"$(anonymizers airflow env)\""})
+               "to this Airflow: eval \"$(anonymizers airflow env)\"",
+        "schedules": "check the schedules file and list the scheduled releases it declares"})
     actions["logs"].add_argument("--lines", type=int, default=20,
                                  help="lines of each component (default 20)")
     air.set_defaults(func=cmd_airflow)

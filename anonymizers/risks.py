@@ -16,12 +16,13 @@ time).
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["ATTACK", "COMPOSITION", "PRECISION", "PRECISION_FLOOR_M", "RISKS", "Risk",
-           "accepted_risks"]
+__all__ = ["ATTACK", "CALLER_ENV", "COMMAND_LINE", "COMPOSITION", "PRECISION",
+           "PRECISION_FLOOR_M", "RISKS", "Risk", "accepted_risks"]
 
 # The finest lattice a release may publish on without an accepted precision risk (privacy
 # rule 7): the cell size, lattice step or grid side of every parameter that sets a
@@ -30,6 +31,12 @@ __all__ = ["ATTACK", "COMPOSITION", "PRECISION", "PRECISION_FLOOR_M", "RISKS", "
 # exactly one person in their outermost strip). 50 m is about a city block's half-width
 # and five to ten times the error of a consumer GPS fix: finer, and an edge is the fix.
 PRECISION_FLOOR_M = 50.0
+
+# Set (to COMMAND_LINE) while the ``anonymizers`` command runs a DAG in its own process
+# (airflow_runner.run_dag): a refusal then names the command's flag; under Airflow's
+# scheduler or a dag.test() of its own, the DAG param.
+CALLER_ENV = "ANONYMIZERS_CALLER"
+COMMAND_LINE = "command line"
 
 
 @dataclass(frozen=True)
@@ -50,6 +57,13 @@ class Risk:
     @property
     def flag(self) -> str:
         return f"--accept-{self.name}-risk"
+
+    def how_to_accept(self) -> str:
+        """What the caller gives to accept the risk, e.g. in ``..., or <this>.``."""
+        if os.environ.get(CALLER_ENV) == COMMAND_LINE:
+            return f"give {self.flag} \"<reason>\""
+        return (f"set the DAG param {self.param} to \"<reason>\" (in the run's conf, or in "
+                "its schedule's declaration)")
 
 
 COMPOSITION = Risk(

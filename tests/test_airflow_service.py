@@ -1,6 +1,8 @@
-"""The real Airflow (not dag.test()): `anonymizers airflow up`, Airflow's own backfill
-command over two days of a synthetic city, the scheduler killed (SIGKILL, with its workers
-and their tasks) in the middle of both runs and started again, and `down`.
+"""The real Airflow (not dag.test()): `anonymizers airflow up` with a schedule declared over
+two days of a synthetic city, the scheduler's own runs of it (one per day), the scheduler
+killed (SIGKILL, with its workers and their tasks) in the middle of both runs and started
+again, Airflow's backfill command over the same days, and `down`. A family DAG, unpaused
+with nothing declared for it, runs nothing.
 
 The service runs its components against a database of this test (the data) and a
 metadata database of its own on the same server, on a free port, with its files in a
@@ -41,10 +43,24 @@ from pipeline_helpers import catalog_rows, schemas
 
 from anonymizers.airflow_service import COMPONENTS, AirflowService, sqlalchemy_url
 from anonymizers.pipeline.steps import FAULT_ENV
+from anonymizers.schedules import SCHEDULES_ENV
 
 DAYS = ("2026-03-02", "2026-03-03")
-DAG = "generalization"
-PARAMS = {"dataset": "city", "method": "grid_kam_cut", "k": 3, "cell_size": 500}
+DAG = "scheduled_city_grid"
+FAMILY_DAG = "generalization"
+# The scheduler creates one run per day of DAYS (catchup from the first, none after the last).
+SCHEDULES = f"""
+[schedules.city_grid]
+dataset = "city"
+method = "grid_kam_cut"
+k = 3
+schedule = "@daily"
+start_date = {DAYS[0]}
+end_date = {DAYS[1]}
+catchup = true
+[schedules.city_grid.params]
+cell_size = 500
+"""
 TIMEOUT_SECONDS = 300
 
 
@@ -76,11 +92,11 @@ def service(db_url: str, server_url: str, dropper, two_day_city: tuple[Path, Pat
     load_dataset(two_day_city[0], "city", persons=two_day_city[1], url=db_url)
     metadata_db = f"test_airflow_meta_{uuid.uuid4().hex[:10]}"
     folder = scratch_folder("anonymizers-service-")
+    (folder / "schedules.toml").write_text(SCHEDULES)
     service = AirflowService(
         home=folder / "service", airflow_home=folder / "airflow-home", data_url=db_url,
         metadata_db=metadata_db, port=_free_port(),
-        extra_env={"ANONYMIZERS_SCHEDULE": "@daily",
-                   f"ANONYMIZERS_{DAG.upper()}_PARAMS": json.dumps(PARAMS),
+        extra_env={SCHEDULES_ENV: str(folder / "schedules.toml"),
                    # metrics hangs (until killed) after its work, inside its transaction
                    FAULT_ENV: "metrics:hang",
                    # a task lost with its worker is failed after 20 s and retried 5 s later;
@@ -135,8 +151,7 @@ def _backfill(service: AirflowService, *extra: str) -> int:
 def _running(service: AirflowService, task_id: str) -> int:
     with _metadata(service) as conn:
         row = conn.execute("SELECT count(*) FROM task_instance WHERE task_id = %s "
-                           "AND state = 'running' AND run_id LIKE 'backfill%%'",
-                           (task_id,)).fetchone()
+                           "AND state = 'running' AND dag_id = %s", (task_id, DAG)).fetchone()
     return int(row[0]) if row else 0
 
 
@@ -152,6 +167,28 @@ def _terminate_tasks(conn: psycopg.Connection) -> int:
 
 def _tree(process: psutil.Process) -> list[psutil.Process]:
     return [process, *process.children(recursive=True)]
+
+
+def _scheduled_runs_done(service: AirflowService) -> list[tuple] | None:
+    """The scheduler's own runs of the declared schedule (interval start, state, the release
+    its publish named), once all have ended."""
+    with _metadata(service) as conn:
+        runs = conn.execute(
+            "SELECT r.data_interval_start, r.state, x.value FROM dag_run AS r "
+            "LEFT JOIN xcom AS x ON x.dag_run_id = r.id AND x.task_id = 'publish' "
+            "AND x.key = 'release' WHERE r.dag_id = %s AND r.run_type = 'scheduled' "
+            "ORDER BY 1", (DAG,)).fetchall()
+    if len(runs) == len(DAYS) and all(state in ("success", "failed") for _, state, _ in runs):
+        return runs
+    return None
+
+
+def _xcom_text(value: object) -> str:
+    """An XCom's string as the metadata database returns it (JSON, decoded or not)."""
+    if isinstance(value, bytes | bytearray):
+        value = value.decode()
+    text = str(value)
+    return str(json.loads(text)) if text.startswith('"') else text
 
 
 def _backfill_runs_done(service: AirflowService, backfill_id: int) -> list[tuple] | None:
@@ -172,7 +209,7 @@ def _backfill_runs_done(service: AirflowService, backfill_id: int) -> list[tuple
 
 
 @pytest.mark.slow
-def test_a_backfill_by_the_real_scheduler_survives_a_killed_scheduler_and_publishes_once(
+def test_a_declared_schedule_publishes_each_interval_once_through_a_killed_scheduler(
         service: AirflowService, conn: psycopg.Connection):
     from anonymizers.verifiers import verify_release
 
@@ -187,15 +224,16 @@ def test_a_backfill_by_the_real_scheduler_survives_a_killed_scheduler_and_publis
     phase("up")
     assert set(started) == set(COMPONENTS)
     assert "scheduler: running" in service.status()
-    with _metadata(service) as meta:  # the dag-processor has stored the DAG
-        _wait("the DAG in the metadata DB", lambda: meta.execute(
-            "SELECT 1 FROM dag WHERE dag_id = %s", (DAG,)).fetchone(), service=service)
+    with _metadata(service) as meta:  # the dag-processor has stored the DAGs
+        _wait("the DAGs in the metadata DB", lambda: meta.execute(
+            "SELECT count(*) = 2 FROM dag WHERE dag_id IN (%s, %s)",
+            (DAG, FAMILY_DAG)).fetchone()[0], service=service)
+    # Nothing is declared for the family DAG: unpaused, it runs nothing (checked at the end).
+    _airflow(service, "dags", "unpause", FAMILY_DAG)
     _airflow(service, "dags", "unpause", DAG)
-    phase("DAG stored and unpaused")
-
-    first = _backfill(service)
-    phase("backfill created")
-    # Both runs hang in metrics: the scheduler, its workers and their tasks are killed.
+    phase("DAGs stored and unpaused")
+    # The scheduler's runs of both days hang in metrics: the scheduler, its workers and
+    # their tasks are killed.
     _wait("both runs in their metrics step", lambda: _running(service, "metrics") == 2,
           service=service)
     scheduler = service.processes()[0]
@@ -216,15 +254,18 @@ def test_a_backfill_by_the_real_scheduler_survives_a_killed_scheduler_and_publis
     phase(f"{terminated} task connection(s) terminated")
     _wait("two releases in the catalog", lambda: len(catalog_rows(conn)) == len(DAYS),
           service=service)
-    runs = _wait("the backfill's runs to end", lambda: _backfill_runs_done(service, first),
+    runs = _wait("the scheduled runs to end", lambda: _scheduled_runs_done(service),
                  service=service)
-    assert [state for _, state in runs] == ["success"] * len(DAYS)
+    assert [state for _, state, _ in runs] == ["success"] * len(DAYS)
+    # Each run names the release it published (the XCom `release` of its publish task).
+    assert sorted(_xcom_text(value) for _, _, value in runs) == [
+        row[0] for row in catalog_rows(conn)]
     phase("two releases published")
     _assert_private_and_free_of_the_digest(service, conn)
     phase("files checked as another user")
     with _metadata(service) as meta:  # metrics ran again, in a retry
         tries = meta.execute("SELECT try_number FROM task_instance WHERE task_id = 'metrics' "
-                             "AND run_id LIKE 'backfill%%'").fetchall()
+                             "AND dag_id = %s", (DAG,)).fetchall()
     assert len(tries) == len(DAYS) and all(try_number >= 2 for try_number, in tries)
     lost = [path for path in service.airflow_home.glob(f"logs/dag_id={DAG}/*/task_id=metrics/*")
             if "terminating connection" in path.read_text(errors="replace")]
@@ -236,7 +277,8 @@ def test_a_backfill_by_the_real_scheduler_survives_a_killed_scheduler_and_publis
     for name, _, _ in windows:
         assert verify_release(conn, name).passed, name
 
-    # Again, reprocessing the completed runs: the gate finds both published.
+    # Airflow's backfill over the same days, reprocessing the completed runs: the gate
+    # finds both published.
     again = _backfill(service, "--reprocess-behavior", "completed")
     runs = _wait("the second backfill's runs to end",
                  lambda: _backfill_runs_done(service, again), service=service)
@@ -244,6 +286,9 @@ def test_a_backfill_by_the_real_scheduler_survives_a_killed_scheduler_and_publis
     assert [row[0] for row in catalog_rows(conn)] == sorted(name for name, _, _ in windows)
     assert schemas(conn, "work_") == schemas(conn, "build_") == []
     phase("backfill again: nothing published twice")
+    with _metadata(service) as meta:  # unpaused long ago, with nothing declared
+        assert meta.execute("SELECT count(*) FROM dag_run WHERE dag_id = %s",
+                            (FAMILY_DAG,)).fetchone()[0] == 0
 
     alive = service.processes()
     stopped = service.down(log=lambda _: None)
@@ -302,28 +347,12 @@ def _load_dag(**env: str) -> dict:
     """The settings of the DAG as its file builds them under ``env``, read in a child
     process: a DAG built in this process with other settings makes later ``dag.test()``
     runs of the same dag_id here fail ("the dag is not serialized")."""
-    result = subprocess.run([sys.executable, "-c", _DAG_SETTINGS, f"{DAG}.py"],
+    result = subprocess.run([sys.executable, "-c", _DAG_SETTINGS, f"{FAMILY_DAG}.py"],
                             env={**os.environ, **env}, capture_output=True, text=True,
                             check=False)
     if result.returncode != 0:
         raise ValueError(result.stderr[-3000:])
     return json.loads(result.stdout.strip().splitlines()[-1])
-
-
-def test_the_schedule_releases_data_intervals_and_can_be_set_or_switched_off():
-    dag = _load_dag(ANONYMIZERS_SCHEDULE="0 6 * * *", ANONYMIZERS_START_DATE="2008-02-02")
-    assert dag["timetable"] == "CronDataIntervalTimetable"
-    assert dag["expression"] == "0 6 * * *"
-    assert dag["start_date"] == "2008-02-02T00:00:00+00:00" and not dag["catchup"]
-    assert _load_dag(ANONYMIZERS_SCHEDULE="none")["timetable"] == "NullTimetable"
-
-
-def test_param_defaults_of_scheduled_runs_come_from_the_environment():
-    variable = f"ANONYMIZERS_{DAG.upper()}_PARAMS"
-    dag = _load_dag(**{variable: json.dumps(PARAMS)})
-    assert {name: dag["params"][name] for name in PARAMS} == PARAMS
-    with pytest.raises(ValueError, match="unknown params"):
-        _load_dag(**{variable: '{"cellsize": 500}'})
 
 
 def test_a_user_mistake_fails_a_task_for_good_anything_else_is_retried():

@@ -402,7 +402,7 @@ def test_airflow_service_uses_postgres_metadata_and_local_executor(service: str)
     env = _environment(service)
     assert env.get("AIRFLOW__CORE__EXECUTOR") == "LocalExecutor"
     assert env.get("AIRFLOW__CORE__LOAD_EXAMPLES", "").lower() == "false"
-    assert "ANONYMIZERS_SCHEDULE" in env
+    assert "ANONYMIZERS_SCHEDULE" not in env  # retired: the schedules file replaced it
     uri = urlsplit(_interpolate(env["AIRFLOW__DATABASE__SQL_ALCHEMY_CONN"], SECRETS))
     assert uri.scheme.startswith("postgresql"), "Airflow metadata must not be sqlite"
     assert uri.hostname == "airflow-metadata"
@@ -636,3 +636,42 @@ def test_constraints_pin_the_airflow_version_of_the_image() -> None:
         f".ci/constraints.txt pins apache-airflow=={pins[0]}, the image defaults to "
         f"{DOCKERFILE_FACTS.arg_defaults.get('AIRFLOW_VERSION')}"
     )
+
+
+# --- Scheduled releases: one declaration file, mounted into every Airflow service -----------
+
+
+def _schedules_mount(service: str) -> dict[str, Any]:
+    target = _environment(service).get("ANONYMIZERS_SCHEDULES")
+    assert target, f"{service} does not say where the schedules file is (ANONYMIZERS_SCHEDULES)"
+    mounts = [v for v in SERVICES[service].get("volumes", [])
+              if isinstance(v, dict) and v.get("target") == target]
+    assert len(mounts) == 1, f"{service} does not mount a file at {target}"
+    return dict(mounts[0])
+
+
+@pytest.mark.parametrize("service", IMAGE_SERVICES)
+def test_every_airflow_service_reads_the_same_declared_schedules_read_only(service: str) -> None:
+    mount = _schedules_mount(service)
+    assert mount == _schedules_mount("airflow-dag-processor")
+    assert mount["type"] == "bind" and mount["read_only"] is True
+    # A missing host file must fail the start, not become an empty folder at the target.
+    assert mount["bind"]["create_host_path"] is False
+    assert _interpolate(mount["source"], {}) == "./schedules.toml"
+    assert "ANONYMIZERS_SCHEDULES_FILE" in _load_example_env()
+
+
+def test_the_schedules_file_of_the_deployment_is_valid_and_declares_nothing(
+        tmp_path: Path) -> None:
+    """docker/schedules.toml (the mount's default source) parses as the DAG file parses it;
+    its example, uncommented, is a valid declaration."""
+    from anonymizers.schedules import load_schedules
+
+    path = DOCKER_DIR / _interpolate(_schedules_mount("airflow-scheduler")["source"], {})
+    assert load_schedules(path) == []
+    example = "\n".join(line.removeprefix("# ") for line in path.read_text().splitlines()
+                        if line.startswith("# [") or (line.startswith("# ") and " = " in line))
+    uncommented = tmp_path / "schedules.toml"
+    uncommented.write_text(example)
+    declared = load_schedules(uncommented)
+    assert [schedule.dag_id for schedule in declared] == ["scheduled_city_daily"]

@@ -56,7 +56,7 @@ def test_a_lattice_below_the_floor_is_refused_before_the_run(loaded_city, db_url
         generate_and_store_qids(loaded_city, "graph", 6, seed=1, url=db_url)
     params = window("06:00", "09:00", method=method, **{name: 0.001})
     with pytest.raises(InputError, match=rf"{name}=0.001 m is finer than the 50 m floor.*"
-                                         "accept-precision-risk"):
+                                         "accept_precision_risk"):
         steps.prepare(params, None, "fine")
     assert conn.execute("SELECT count(*) FROM pg_namespace WHERE nspname LIKE 'work%'"
                         ).fetchone()[0] == 0
@@ -114,7 +114,7 @@ def test_the_same_file_under_another_name_shares_the_ledger(city_twice, conn):
     run_steps(window("06:00", "09:00"))
     with pytest.raises(InputError, match=r"overlaps 1 published release\(s\) of the data of "
                                          r"dataset 'city_copy' \(under this or another "
-                                         r"dataset name\).*accept-composition-risk"):
+                                         r"dataset name\).*accept_composition_risk"):
         steps.prepare(window("07:00", "10:00", dataset=city_twice), None, "copy")
     assert steps.prepare(window("09:00", "12:00", dataset=city_twice), None, "next")
 

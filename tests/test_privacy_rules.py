@@ -46,7 +46,7 @@ def publish(params: dict, run_id: str = "run") -> ReleaseSpec:
 ])
 def test_a_window_overlapping_a_published_one_is_refused(loaded_city, conn, start, end):
     publish(window("06:00", "09:00"))
-    with pytest.raises(InputError, match=r"overlaps 1 published release.*accept-composition-risk"):
+    with pytest.raises(InputError, match=r"overlaps 1 published release.*accept_composition_risk"):
         steps.prepare(window(start, end, cell_size=400.0), None, "second")
     assert conn.execute("SELECT count(*) FROM catalog.releases").fetchone()[0] == 1
 

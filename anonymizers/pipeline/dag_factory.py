@@ -13,15 +13,23 @@ runs the same tasks once per window, as a mapped task group (``window``): the in
 are independent (own work and build schemas, own release), so an executor with several
 workers runs them in parallel; publish serialises only the ledger check, per dataset.
 
-Scheduling (read when the DAG file is parsed, so set in the environment of the DAG
-processor): ``ANONYMIZERS_SCHEDULE`` (a cron expression or preset, default ``@daily``;
-``none`` for manual runs only), ``ANONYMIZERS_START_DATE`` (the first data interval a
-backfill may ask for, default 2000-01-01) and ``ANONYMIZERS_<FAMILY>_PARAMS`` (a JSON object
-of param defaults, e.g. ``{"dataset": "city", "k": 3}``: what a scheduled run releases),
-``ANONYMIZERS_TASK_RETRIES`` and ``ANONYMIZERS_RETRY_DELAY_SECONDS`` (see _default_args),
-``ANONYMIZERS_POOL`` (an Airflow pool every task runs in: caps concurrent steps on a cluster).
-Airflow 3 turns a cron string into a trigger timetable whose data interval is one instant;
-a release needs the interval, so the schedule is a ``CronDataIntervalTimetable``.
+Scheduling: the family DAGs are manual (schedule None: unpausing one creates no run).
+Each scheduled release is declared in the schedules file (:mod:`anonymizers.schedules`)
+and becomes a DAG of its own, ``scheduled_<name>`` (``scheduled_dags``), built by
+``release_dag`` with the declaration: its cron or preset as a ``CronDataIntervalTimetable``
+(Airflow 3 turns a cron string into a trigger timetable whose data interval is one
+instant; a release needs the interval), its start and end dates, and its dataset, method,
+k, parameters and accepted risks as the params' defaults. Read when the DAG file is
+parsed, so in the environment of the DAG processor: ``ANONYMIZERS_SCHEDULES``,
+``ANONYMIZERS_START_DATE`` (the first data interval a family DAG's backfill may ask for,
+default 2000-01-01), ``ANONYMIZERS_TASK_RETRIES`` and ``ANONYMIZERS_RETRY_DELAY_SECONDS``
+(see _default_args), ``ANONYMIZERS_POOL`` (an Airflow pool every task runs in: caps
+concurrent steps on a cluster).
+
+The run names its release: ``publish`` pushes the release's name as the XCom ``release``
+(the run page's XCom tab). Airflow 3.3 lets a task read its DAG run's note, not write it
+(the Task Execution API's DagRun is read-only; the note is set by the public REST API,
+with a user's token, which a task does not hold).
 
 Cheap to import (Airflow's SDK and the registry only): the DAG processor parses it; the
 package's heavy modules are imported inside the tasks.
@@ -29,7 +37,6 @@ package's heavy modules are imported inside the tasks.
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 from collections.abc import Iterator
@@ -58,11 +65,11 @@ from anonymizers.families.registry import (
     family_params,
 )
 from anonymizers.parameters import ParamSpec
+from anonymizers.schedules import Schedule, load_schedules
 
-__all__ = ["dag_params", "param_defaults", "release_dag", "release_schedule",
-           "scheduled_interval", "windows_dag", "windows_params"]
+__all__ = ["dag_params", "release_dag", "scheduled_dags", "scheduled_interval", "windows_dag",
+           "windows_params"]
 
-SCHEDULE_ENV = "ANONYMIZERS_SCHEDULE"
 START_DATE_ENV = "ANONYMIZERS_START_DATE"
 DEFAULT_START_DATE = "2000-01-01"
 RETRIES_ENV = "ANONYMIZERS_TASK_RETRIES"
@@ -79,8 +86,9 @@ def _param(spec: ParamSpec, described: str | None = None) -> Param:
     return Param(spec.default, **schema)
 
 
-def dag_params(family: str) -> dict[str, Param]:
-    """Every param of the family's DAG: the run's, the methods' and the machinery's."""
+def dag_params(family: str, defaults: dict[str, Any] | None = None) -> dict[str, Param]:
+    """Every param of the family's DAG: the run's, the methods' and the machinery's, with
+    ``defaults`` (a declared schedule's: what its runs release) instead of the specs'."""
     methods = [m for m in METHODS.values() if m.family == family]
     params = {spec.name: _param(spec) for spec in RUN_PARAMS}
     params["method"] = Param(methods[0].name, enum=[m.name for m in methods],
@@ -92,34 +100,9 @@ def dag_params(family: str) -> dict[str, Param]:
         prefix = "" if len(users) == len(methods) else f"{', '.join(users)}: "
         params[spec.name] = _param(spec, prefix + spec.help)
     params.update((spec.name, _param(spec)) for spec in MACHINERY_PARAMS)
-    for name, value in param_defaults(family).items():
+    for name, value in (defaults or {}).items():
         params[name] = Param(value, **params[name].schema)
     return params
-
-
-def param_defaults(family: str) -> dict[str, Any]:
-    """``ANONYMIZERS_<FAMILY>_PARAMS``: a JSON object of param defaults for this DAG (what a
-    scheduled run, which has no conf, releases). An unknown name fails the DAG's import."""
-    variable = f"ANONYMIZERS_{family.upper()}_PARAMS"
-    text = os.environ.get(variable, "").strip()
-    if not text:
-        return {}
-    given = json.loads(text)
-    if not isinstance(given, dict):
-        raise ValueError(f"{variable} must be a JSON object, e.g. {{\"dataset\": \"city\"}}")
-    known = {spec.name for spec in (*RUN_PARAMS, *family_params(family), *MACHINERY_PARAMS)}
-    if unknown := sorted(set(given) - known - {"method", "k_counts"}):
-        raise ValueError(f"{variable} names unknown params {unknown}; known: {sorted(known)}")
-    return given
-
-
-def release_schedule() -> CronDataIntervalTimetable | None:
-    """``ANONYMIZERS_SCHEDULE`` (default ``@daily``) as a timetable with data intervals, in
-    UTC: run N releases [N's start, N's end). ``none`` (or empty): manual runs only."""
-    cron = os.environ.get(SCHEDULE_ENV, "@daily").strip()
-    if cron.lower() in ("", "none"):
-        return None
-    return CronDataIntervalTimetable(cron, timezone="UTC")
 
 
 def scheduled_interval(context: Any) -> tuple[Any, Any] | None:
@@ -165,9 +148,10 @@ def _default_args() -> dict[str, Any]:
     return args
 
 
-def _prepare_task() -> Any:
+def _prepare_task(window_hours: float | None = None) -> Any:
     """``prepare``: the window is the mapped ``window`` ([start, end), ISO) of a windows run,
-    else the params' start/end, the scheduled data interval or the whole dataset."""
+    else the params' start/end, the scheduled data interval (or its last ``window_hours``,
+    a declared fixed length) or the whole dataset."""
     @task.short_circuit(task_id="prepare", show_return_value_in_logs=False)
     def prepare(window: list[str] | None = None) -> dict[str, Any] | None:
         from anonymizers.pipeline import steps
@@ -177,6 +161,8 @@ def _prepare_task() -> Any:
         if window is not None:
             params.update(start=window[0], end=window[1])
             interval = None
+        if interval is not None and window_hours is not None:
+            interval = (interval[1] - timedelta(hours=window_hours), interval[1])
         with _no_retry_of_our_errors():
             return steps.prepare(params, interval, context["dag_run"].run_id)
 
@@ -196,7 +182,8 @@ def _plan_task() -> Any:
 
 
 def _release_tasks(family: str, spec: Any) -> None:
-    """The family's steps, then the shared ones, in order, each given prepare's spec."""
+    """The family's steps, then the shared ones, in order, each given prepare's spec.
+    ``publish`` also pushes the release's name (XCom ``release``): the run page shows it."""
     tasks = [_step_task(name, family_step=True)(spec) for name in FAMILIES[family].steps]
     tasks += [_step_task(name, family_step=False)(spec) for name in SHARED_STEPS_AFTER]
     chain(*tasks)
@@ -220,30 +207,60 @@ def _step_task(name: str, family_step: bool) -> Any:
             raise AirflowSkipException(f"{spec['method']} has no step {name}")
         with _no_retry_of_our_errors():
             steps.run_step(name, spec)
+        if name == "publish":
+            from anonymizers.release.spec import ReleaseSpec
+
+            released = ReleaseSpec.from_dict(spec).release_name
+            get_current_context()["ti"].xcom_push(key="release", value=released)
         return spec
 
     return run
 
 
 def _start_date() -> datetime:
-    """``ANONYMIZERS_START_DATE`` (ISO-8601, UTC when naive), default 2000-01-01: early,
-    so that a backfill over old data is possible; ``catchup=False`` keeps the scheduler
-    from creating a run for every day since."""
+    """``ANONYMIZERS_START_DATE`` (ISO-8601, UTC when naive), default 2000-01-01: the start
+    date of the manual DAGs (a declared schedule has its own)."""
     start = datetime.fromisoformat(os.environ.get(START_DATE_ENV) or DEFAULT_START_DATE)
     return start if start.tzinfo else start.replace(tzinfo=UTC)
 
 
-def release_dag(family: str) -> DAG:
-    """The release DAG of ``family`` (its dag_id is the family's name)."""
+def release_dag(family: str, declared: Schedule | None = None) -> DAG:
+    """The release DAG of ``family`` (its dag_id is the family's name), manual runs only;
+    with ``declared``, the DAG of that scheduled release (``scheduled_<name>``): the same
+    tasks, on the declared schedule, its params' defaults the declaration's."""
     entry = FAMILIES[family]
+    settings: dict[str, Any] = {"dag_id": family, "schedule": None,
+                                "start_date": _start_date(), "catchup": False,
+                                "doc_md": _doc(family), "params": dag_params(family)}
+    if declared is not None:
+        settings = {"dag_id": declared.dag_id, "start_date": declared.start_date,
+                    "end_date": declared.end_date, "catchup": declared.catchup,
+                    "schedule": CronDataIntervalTimetable(declared.schedule, timezone="UTC"),
+                    "doc_md": _scheduled_doc(declared) + "\n\n" + _doc(family),
+                    "params": dag_params(family, declared.conf())}
 
-    @dag(dag_id=family, schedule=release_schedule(), start_date=_start_date(), catchup=False,
-         max_active_runs=4, doc_md=_doc(family), tags=["anonymizers", *entry.tags],
-         params=dag_params(family), default_args=_default_args())
+    @dag(**settings, max_active_runs=4, tags=["anonymizers", *entry.tags,
+                                              *(["scheduled"] if declared else [])],
+         default_args=_default_args())
     def release() -> None:
-        _release_tasks(family, _prepare_task()())
+        window_hours = declared.window_hours if declared else None
+        _release_tasks(family, _prepare_task(window_hours)())
 
     return release()
+
+
+def scheduled_dags() -> dict[str, DAG]:
+    """``{dag_id: DAG}`` of every schedule declared in the schedules file (none without
+    one). A wrong file fails the import of the DAG file, with the message naming the entry
+    and key (``anonymizers airflow up`` refuses it before starting anything)."""
+    return {declared.dag_id: release_dag(declared.family, declared)
+            for declared in load_schedules()}
+
+
+def _scheduled_doc(declared: Schedule) -> str:
+    return (f"### Scheduled release `{declared.name}`\n\nDeclared in the schedules file "
+            f"(`anonymizers airflow schedules` lists them): {declared.describe()}. The "
+            "release each run published is the XCom `release` of its `publish` task.")
 
 
 def windows_params(family: str) -> dict[str, Param]:
@@ -261,7 +278,7 @@ def windows_dag(family: str) -> DAG:
     """The windows DAG of ``family`` (dag_id ``<family>_windows``): one release per window
     of [start, end), each a mapped instance of the task group ``window``. Manual runs only
     (``airflow dags trigger``, the UI or ``dag.test()``); scheduled single windows and
-    backfills are the release DAG's."""
+    backfills are the declared schedules' DAGs (``scheduled_<name>``)."""
     entry = FAMILIES[family]
 
     @dag(dag_id=f"{family}_windows", schedule=None, start_date=_start_date(), catchup=False,
@@ -288,8 +305,10 @@ def _doc(family: str) -> str:
             f"{' -> '.join(SHARED_STEPS_AFTER)}. A step the method does not run is skipped; "
             "`verify` is the gate (an independent verifier on the tables exactly as they will "
             f"be published).\n\n{methods}\n\n**Privacy model.** {entry.privacy_model}\n\n"
-            "Scheduled runs release the run's data interval; manual runs take `start`/`end` "
-            "params, or the whole dataset. The database comes from `DATABASE_URL` (or the "
+            "Manual runs only: runs take `start`/`end` params, or the whole dataset. A "
+            "scheduled release is declared in the schedules file and runs as a DAG "
+            "`scheduled_<name>` with these tasks, each run releasing its data interval. "
+            "The database comes from `DATABASE_URL` (or the "
             "embedded cluster). Built by `anonymizers.pipeline.dag_factory` from the registry. "
             f"The DAG `{family}_windows` runs the same tasks once per window of a longer span.")
 

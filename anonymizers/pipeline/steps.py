@@ -165,9 +165,8 @@ def _breach_advice(covered: bool) -> str:
     if covered:
         return "The method's own privacy model covers this attacker: this is a bug."
     return ("The method's privacy model does not cover this attacker. Choose parameters "
-            "that publish less (see the method's documentation), or accept the risk with "
-            f"{ATTACK.param}=\"<reason>\" in the run's conf ({ATTACK.flag} on the command "
-            "line), recorded in the manifest and the catalog.")
+            "that publish less (see the method's documentation), or accept the risk: "
+            f"{ATTACK.how_to_accept()}, recorded in the manifest and the catalog.")
 
 
 def verify(spec: dict[str, Any]) -> dict[str, Any]:

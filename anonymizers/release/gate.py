@@ -28,7 +28,7 @@ from anonymizers.release.fingerprint import (
     source_fingerprint,
 )
 from anonymizers.release.spec import MIN_WINDOW_HOURS, ReleaseSpec, utm_srid
-from anonymizers.risks import PRECISION, PRECISION_FLOOR_M, accepted_risks
+from anonymizers.risks import COMPOSITION, PRECISION, PRECISION_FLOOR_M, accepted_risks
 
 __all__ = [
     "IDLE_GRACE_SECONDS",
@@ -186,13 +186,13 @@ def check_composition(conn: psycopg.Connection, spec: ReleaseSpec) -> None:
     floor = float(spec.params.get("min_window_hours", MIN_WINDOW_HOURS))
     if floor < MIN_WINDOW_HOURS:
         raise InputError(f"min_window_hours={floor:g} is below the default of "
-                         f"{MIN_WINDOW_HOURS:g} h: give --accept-composition-risk \"<reason>\" "
+                         f"{MIN_WINDOW_HOURS:g} h: {COMPOSITION.how_to_accept()} "
                          "to lower it (the reason is recorded in the manifest and catalog)")
     if spec.window_hours < floor:
         raise InputError(f"the window {spec.window_start} .. {spec.window_end} lasts "
                          f"{spec.window_hours * 60:.0f} min, shorter than min_window_hours="
                          f"{floor:g}: next to other releases a short window isolates people. "
-                         "Widen it, or give --accept-composition-risk \"<reason>\".")
+                         f"Widen it, or {COMPOSITION.how_to_accept()}.")
     overlapping = fetch_rows(conn, "release/overlapping_releases.sql", {
         "dataset": spec.dataset, "source_fingerprint": spec.source_fingerprint,
         "window_start": spec.window_start, "window_end": spec.window_end,
@@ -206,8 +206,8 @@ def check_composition(conn: psycopg.Connection, spec: ReleaseSpec) -> None:
             f"published release(s) of the data of dataset {spec.dataset!r} (under this or "
             f"another dataset name): {shown}. Releases of "
             "overlapping windows can be differenced into facts about fewer than k people. "
-            "Choose a window that does not overlap them, or give "
-            "--accept-composition-risk \"<reason>\" (recorded in the manifest and catalog).")
+            f"Choose a window that does not overlap them, or {COMPOSITION.how_to_accept()} "
+            "(recorded in the manifest and catalog).")
 
 
 def check_precision(spec: ReleaseSpec) -> None:
@@ -227,7 +227,7 @@ def check_precision(spec: ReleaseSpec) -> None:
         raise InputError(
             f"{shown} m is finer than the {PRECISION_FLOOR_M:g} m floor of every published "
             "precision: the edges of so fine a lattice can place single persons. Choose at "
-            f"least {PRECISION_FLOOR_M:g}, or give {PRECISION.flag} \"<reason>\" (recorded in "
+            f"least {PRECISION_FLOOR_M:g}, or {PRECISION.how_to_accept()} (recorded in "
             "the manifest and the catalog).")
 
 
