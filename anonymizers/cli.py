@@ -655,8 +655,9 @@ def _airflow_parser(sub: Any) -> None:
     air = sub.add_parser("airflow", help="a real Airflow (scheduler, dag-processor, api-server) "
                          "on the embedded cluster, in the background")
     actions = _actions(air, {
-        "up": "start the scheduler, DAG processor and API server (and create Airflow's "
-              "database on first use); print where the UI is and how to sign in",
+        "up": "check the schedules file, then start the scheduler, DAG processor and API "
+              "server (creating Airflow's database on first use); print where the UI is and "
+              "how to sign in",
         "down": "stop every Airflow process `up` started",
         "status": "which Airflow processes run, the UI's address and where the logs are",
         "logs": "the last lines of each Airflow process's log",
