@@ -188,6 +188,8 @@ def main() -> None:
     parser.add_argument("--ga-ks", type=int, nargs="*", default=None,
                         help="the ks at which the GA runs too (default: every k); Mondrian "
                              "runs at every k")
+    parser.add_argument("--ga-numberings", type=numberings, default=None,
+                        help="the numberings under which the GA runs too (default: every one)")
     args = parser.parse_args()
     frame = adult_frame()
     figures = {
@@ -196,21 +198,27 @@ def main() -> None:
         "records": int(frame.shape[0]), "numberings": args.numbering,
         "population": args.population, "generations": args.generations,
         "extra_generations": args.extra_generations,
-        "public_mondrian_ncp_k10_strict_reported": PUBLIC_MONDRIAN_NCP_K10, "runs": []}
-    for i, numbering in enumerate(args.numbering):
+        "public_mondrian_ncp_k10_strict_reported": PUBLIC_MONDRIAN_NCP_K10,
+        "finished": False, "runs": []}
+    prepared = {}
+    for numbering in args.numbering:
         values, domain, bins = adult_points(frame, numbering)
-        grid = atomic_grid(domain, bins)
-        print(f"{numbering}: {values.shape[0]} records, {grid.n_cells:.3g} atomic intervals",
-              flush=True)
-        generations = (args.generations if i == 0 or args.extra_generations is None
-                       else args.extra_generations)
-        for k in args.ks:
-            ga = args.ga_ks is None or k in args.ga_ks
-            figures["runs"].append(run(k, numbering, values, grid, args.population,
+        prepared[numbering] = (values, atomic_grid(domain, bins))
+        print(f"{numbering}: {values.shape[0]} records, "
+              f"{prepared[numbering][1].n_cells:.3g} atomic intervals", flush=True)
+    # k outside, numbering inside: a run stopped half-way has every numbering at the ks done.
+    for k in args.ks:
+        for i, numbering in enumerate(args.numbering):
+            generations = (args.generations if i == 0 or args.extra_generations is None
+                           else args.extra_generations)
+            ga = ((args.ga_ks is None or k in args.ga_ks)
+                  and (args.ga_numberings is None or numbering in args.ga_numberings))
+            figures["runs"].append(run(k, numbering, *prepared[numbering], args.population,
                                        generations if ga else 0))
-            # Written after every row: a long run stopped half-way keeps what it measured.
             figures["machine"] = {"cpus": os.cpu_count(), "load_average": os.getloadavg()}
             write_results("adult", figures)
+    figures["finished"] = True
+    write_results("adult", figures)
 
 
 if __name__ == "__main__":
