@@ -212,9 +212,9 @@ def render_adult() -> str:
             for r in sorted(data["runs"], key=lambda r: (-r["k"], order[r["numbering"]]))]
     public = data.get("public_mondrian_ncp_k10_strict_reported") or {}
     reported = (f"The public Mondrian's own figures for strict Mondrian at k = 10 on these "
-                f"records (reported, not measured here): {percent(public['first_appearance'])}"
+                f"records (reported, not measured here): {percent(public['first_appearance']):.2f}"
                 f" % with its numbering (`first_appearance`; its README says "
-                f"{percent(public['readme'])} %), {percent(public['alphabetical'])} % on "
+                f"{percent(public['readme']):.2f} %), {percent(public['alphabetical']):.2f} % on "
                 "`alphabetical` codes." if public else "")
     return "\n".join([
         provenance(path, data.get("command")),
