@@ -31,7 +31,8 @@ MARKER = re.compile(r"^<!-- render: ([a-z_]+) -->$", re.MULTILINE)
 # generically on the benchmarks page.
 DAYS = re.compile(r"(kam_rec|kam_cut)_tdrive_days_.*\.json$")
 SPECIFIC = (DAYS, re.compile(r"tcaa_edge_strips\.json$"),
-            re.compile(r"mob_outside_qids\.json$"), re.compile(r"(matrix|differential)\.jsonl$"))
+            re.compile(r"mob_outside_qids\.json$"), re.compile(r"(matrix|differential)\.jsonl$"),
+            re.compile(r"adult\.json$"))
 
 
 # ----------------------------------------------------------------------------- reading
@@ -192,6 +193,38 @@ def render_mob_outside_qids() -> str:
     return "\n".join(parts) or "No result file of this benchmark is committed.\n"
 
 
+def percent(value: Any) -> Any:
+    return None if value is None else round(100 * float(value), 2)
+
+
+def render_adult() -> str:
+    """The GA and Mondrian on UCI Adult under each numbering of the categorical values."""
+    path = BENCH / "results" / "adult.json"
+    if not path.exists():
+        return f"`{path.relative_to(REPO).as_posix()}` is not committed yet.\n"
+    data = json.loads(path.read_text())
+    order = {name: i for i, name in enumerate(data["numberings"])}
+    rows = [(r["k"], r["numbering"], percent(r["mondrian_ncp"]), percent(r.get("ga_ncp")),
+             r["mondrian_kullback"], r.get("ga_kullback"), r["mondrian_discernability"],
+             r.get("ga_discernability"), r["mondrian_classes"], r.get("ga_classes"),
+             r.get("ga_suppressed"), r["mondrian_s"], r.get("ga_s"),
+             r.get("ga_generations"))
+            for r in sorted(data["runs"], key=lambda r: (-r["k"], order[r["numbering"]]))]
+    public = data.get("public_mondrian_ncp_k10_strict_reported") or {}
+    reported = (f"The public Mondrian's own figures for strict Mondrian at k = 10 on these "
+                f"records (reported, not measured here): {percent(public['first_appearance']):.2f}"
+                f" % with its numbering (`first_appearance`; its README says "
+                f"{percent(public['readme']):.2f} %), {percent(public['alphabetical']):.2f} % on "
+                "`alphabetical` codes." if public else "")
+    return "\n".join([
+        provenance(path, data.get("command")),
+        f"{data['records']:,} records; GA population {data['population']}. {reported}", "",
+        table(("k", "numbering", "Mondrian NCP (%)", "GA NCP (%)", "Mondrian Kullback",
+               "GA Kullback", "Mondrian discernability", "GA discernability",
+               "Mondrian classes", "GA classes", "GA suppressed", "Mondrian (s)", "GA (s)",
+               "GA generations"), rows)])
+
+
 def render_sweep(name: str) -> str:
     """The real-data matrix or the differential sweep (tests/benchmarks/realdata_matrix.py)."""
     path = BENCH / "measured" / f"{name}.jsonl"
@@ -263,6 +296,7 @@ RENDERERS: dict[str, Callable[[], str]] = {
     "tdrive_days": render_tdrive_days,
     "tcaa_edge_strips": render_tcaa_edge_strips,
     "mob_outside_qids": render_mob_outside_qids,
+    "adult": render_adult,
     "matrix": lambda: render_sweep("matrix"),
     "differential": lambda: render_sweep("differential"),
     "other_results": render_other_results,
