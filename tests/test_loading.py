@@ -534,6 +534,21 @@ def test_persons_file_with_only_user_id_and_extra_columns(conn: psycopg.Connecti
     assert result.record.n_persons == 2
 
 
+def test_a_column_of_numbers_is_stored_as_numbers(conn: psycopg.Connection,
+                                                  tmp_path: Path) -> None:
+    """An extra column whose every filled cell is a number holds JSON numbers, which a
+    demographic grid reads (e.g. height:0:250:25); a column with any text keeps its text."""
+    points = write_csv(tmp_path, GOOD_ROWS)
+    persons = write_persons(tmp_path, [("u1", "181.5", "3"), ("u2", "", "B")],
+                            header="user_id,height,zone")
+    result = load(points, persons=persons)
+    rows = conn.execute("SELECT user_id, attributes, jsonb_typeof(attributes -> 'height') "
+                        "FROM raw.persons WHERE dataset_id = %s ORDER BY 1",
+                        (result.dataset_id,)).fetchall()
+    assert rows == [("u1", {"height": 181.5, "zone": "3"}, "number"),
+                    ("u2", {"zone": "B"}, None)]
+
+
 # --------------------------------------------------------------------------- persons unknown
 
 

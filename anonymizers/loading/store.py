@@ -33,6 +33,7 @@ from dataclasses import asdict, dataclass
 from types import TracebackType
 from typing import Any
 
+import numpy as np
 import pandas as pd
 import psycopg
 from psycopg import sql
@@ -89,13 +90,28 @@ def persons_csv(persons: pd.DataFrame, dataset_id: int) -> bytes:
     """raw.persons rows as CSV; columns other than the known ones become jsonb attributes."""
     extra = [c for c in persons.columns if c != "user_id" and c not in KNOWN_COLUMNS]
     attributes = ([json.dumps({key: value for key, value in record.items() if value != ""})
-                   for record in persons[extra].to_dict("records")]
+                   for record in _attribute_values(persons[extra]).to_dict("records")]
                   if extra else "{}")  # no per-row Python (and GIL) when there is nothing
     rows = pd.DataFrame({"dataset_id": dataset_id, "user_id": persons["user_id"]})
     for column in KNOWN_COLUMNS:
         rows[column] = persons[column] if column in persons.columns else None
     rows["attributes"] = attributes
     return rows.to_csv(index=False, header=False).encode()
+
+
+def _attribute_values(extra: pd.DataFrame) -> pd.DataFrame:
+    """The attribute columns as JSON values: a column whose every non-empty cell is a finite
+    number holds numbers (a demographic grid can then use it: it reads JSON numbers only);
+    any other column keeps its text. Empty cells stay "" (left out of the object)."""
+    values = extra.astype(object)
+    for column in extra.columns:
+        text = extra[column].astype("string").fillna("")
+        filled = text != ""
+        parsed = pd.to_numeric(text.where(filled), errors="coerce")
+        if filled.any() and parsed[filled].notna().all() \
+                and np.isfinite(parsed[filled].astype(float)).all():
+            values[column] = parsed.astype(float).astype(object).where(filled, "")
+    return values
 
 
 def _copy(conn: psycopg.Connection, statement: sql.Composed,
