@@ -2,12 +2,12 @@
 -- a generalization release). Params: srid. Identifiers: build.
 -- One geometry column a table (GIS tools: GDAL, QGIS): a zone's point is in zone_centroids.
 CREATE TABLE {build}.zones (
-    fid      integer GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
     zone_id  integer NOT NULL UNIQUE,
-    geom     geometry(Polygon, %(srid)s) NOT NULL
+    geom     geometry(Polygon, %(srid)s) NOT NULL,
+    fid      integer GENERATED ALWAYS AS IDENTITY PRIMARY KEY
 );
 CREATE TABLE {build}.zone_centroids (
-    fid      integer GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
     zone_id  integer NOT NULL UNIQUE REFERENCES {build}.zones (zone_id),
-    geom     geometry(Point, %(srid)s) NOT NULL
+    geom     geometry(Point, %(srid)s) NOT NULL,
+    fid      integer GENERATED ALWAYS AS IDENTITY PRIMARY KEY
 );

@@ -8,18 +8,18 @@ DROP SCHEMA IF EXISTS {build} CASCADE;
 CREATE SCHEMA {build};
 
 CREATE TABLE {build}.groups (
-    fid       integer GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
     group_id  integer NOT NULL UNIQUE,
-    n_persons integer
+    n_persons integer,
+    fid       integer GENERATED ALWAYS AS IDENTITY PRIMARY KEY
 );
 CREATE TABLE {build}.group_regions (
-    fid      integer GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
     group_id integer NOT NULL REFERENCES {build}.groups (group_id),
     seq      integer NOT NULL,
     t_start  timestamptz NOT NULL,
     t_end    timestamptz NOT NULL,
     geom     geometry(Polygon, %(srid)s) NOT NULL,
-    UNIQUE (group_id, seq)
+    UNIQUE (group_id, seq),
+    fid      integer GENERATED ALWAYS AS IDENTITY PRIMARY KEY
 );
 COMMENT ON COLUMN {build}.groups.group_id IS 'Random id of the group, new in every release (group_regions.group_id).';
 COMMENT ON COLUMN {build}.group_regions.group_id IS 'The group (groups.group_id).';

@@ -22,9 +22,9 @@ FROM (SELECT unnest(cells) AS cell_id FROM {work}.anonymized
 CREATE UNIQUE INDEX ON {work}.cell_map (cell_id);
 
 CREATE TABLE {build}.cells (
-    fid      integer GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
     cell_id  integer NOT NULL UNIQUE,
-    geom     geometry(Polygon, %(srid)s) NOT NULL
+    geom     geometry(Polygon, %(srid)s) NOT NULL,
+    fid      integer GENERATED ALWAYS AS IDENTITY PRIMARY KEY
 );
 INSERT INTO {build}.cells (cell_id, geom)
 SELECT m.release_cell_id, c.geom
@@ -34,9 +34,9 @@ ORDER BY random();
 CREATE INDEX ON {build}.cells USING gist (geom);
 
 CREATE TABLE {build}.cell_centroids (
-    fid      integer GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
     cell_id  integer NOT NULL UNIQUE REFERENCES {build}.cells (cell_id),
-    geom     geometry(Point, %(srid)s) NOT NULL
+    geom     geometry(Point, %(srid)s) NOT NULL,
+    fid      integer GENERATED ALWAYS AS IDENTITY PRIMARY KEY
 );
 INSERT INTO {build}.cell_centroids (cell_id, geom)
 SELECT m.release_cell_id, c.centroid
@@ -46,11 +46,11 @@ ORDER BY random();
 CREATE INDEX ON {build}.cell_centroids USING gist (geom);
 
 CREATE TABLE {build}.trajectories (
-    fid     integer GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
     traj_id uuid NOT NULL UNIQUE DEFAULT gen_random_uuid(),
     cells   jsonb NOT NULL,
     n_cells integer NOT NULL,
-    geom    geometry(LineString, %(srid)s)
+    geom    geometry(LineString, %(srid)s),
+    fid     integer GENERATED ALWAYS AS IDENTITY PRIMARY KEY
 );
 -- Each distinct work sequence is mapped to published ids and drawn as a line once, then
 -- given one row per copy: at 25M fixes 238k distinct sequences make 1.9 million rows (a
@@ -74,13 +74,13 @@ ORDER BY random();
 CREATE INDEX ON {build}.trajectories USING gist (geom);
 
 CREATE TABLE {build}.flows (
-    fid            integer GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
     from_cell      integer NOT NULL REFERENCES {build}.cells (cell_id),
     to_cell        integer NOT NULL REFERENCES {build}.cells (cell_id),
     n_persons      integer NOT NULL,
     n_trajectories integer NOT NULL,
     geom           geometry(LineString, %(srid)s) NOT NULL,
-    UNIQUE (from_cell, to_cell)
+    UNIQUE (from_cell, to_cell),
+    fid            integer GENERATED ALWAYS AS IDENTITY PRIMARY KEY
 );
 INSERT INTO {build}.flows (from_cell, to_cell, n_persons, n_trajectories, geom)
 SELECT mf.release_cell_id, mt.release_cell_id,

@@ -9,34 +9,34 @@
 DROP SCHEMA IF EXISTS {build} CASCADE;
 CREATE SCHEMA {build};
 CREATE TABLE {build}.places (
-    fid      integer GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
     place_id text NOT NULL UNIQUE,
-    geom     geometry(Geometry, %(srid)s) NOT NULL
+    geom     geometry(Geometry, %(srid)s) NOT NULL,
+    fid      integer GENERATED ALWAYS AS IDENTITY PRIMARY KEY
 );
 CREATE TABLE {build}.groups (
-    fid      integer GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
     group_id integer NOT NULL UNIQUE,
     places   jsonb NOT NULL,
     length   integer NOT NULL,
     n_lo     integer NOT NULL,
     n_hi     integer NOT NULL,
-    geom     geometry(LineString, %(srid)s)
+    geom     geometry(LineString, %(srid)s),
+    fid      integer GENERATED ALWAYS AS IDENTITY PRIMARY KEY
 );
 CREATE TABLE {build}.od_groups (
-    fid         integer GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
     od_group_id integer NOT NULL UNIQUE,
     group_id    integer NOT NULL REFERENCES {build}.groups (group_id),
     kind        text NOT NULL CHECK (kind IN ('origin', 'destination')),
     places      jsonb NOT NULL,
     n_lo        integer NOT NULL,
     n_hi        integer NOT NULL,
-    geom        geometry(MultiPoint, %(srid)s)
+    geom        geometry(MultiPoint, %(srid)s),
+    fid         integer GENERATED ALWAYS AS IDENTITY PRIMARY KEY
 );
 CREATE TABLE {build}.demographic_classes (
-    fid      integer GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
     group_id integer NOT NULL REFERENCES {build}.groups (group_id),
     class_id integer NOT NULL,
     n_lo     integer NOT NULL,
     n_hi     integer NOT NULL,
-    UNIQUE (group_id, class_id)
+    UNIQUE (group_id, class_id),
+    fid      integer GENERATED ALWAYS AS IDENTITY PRIMARY KEY
 );

@@ -21,18 +21,18 @@ CREATE TABLE {work}.mob_object_ids AS
 SELECT object_index, gen_random_uuid() AS object_id FROM {work}.mob_published;
 
 CREATE TABLE {build}.objects (
-    fid       integer GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
-    object_id uuid NOT NULL UNIQUE
+    object_id uuid NOT NULL UNIQUE,
+    fid       integer GENERATED ALWAYS AS IDENTITY PRIMARY KEY
 );
 INSERT INTO {build}.objects (object_id)
 SELECT object_id FROM {work}.mob_object_ids ORDER BY random();
 
 CREATE TABLE {build}.positions (
-    fid       integer GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
     object_id uuid NOT NULL REFERENCES {build}.objects (object_id),
     t         timestamptz NOT NULL,
     geom      geometry(Polygon, %(srid)s) NOT NULL,
-    UNIQUE (object_id, t)
+    UNIQUE (object_id, t),
+    fid       integer GENERATED ALWAYS AS IDENTITY PRIMARY KEY
 );
 INSERT INTO {build}.positions (object_id, t, geom)
 SELECT o.object_id, tp.t,

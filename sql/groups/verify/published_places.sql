@@ -22,5 +22,8 @@ CROSS JOIN LATERAL (
                 THEN ARRAY(SELECT e FROM jsonb_array_elements_text(o.places)
                                          WITH ORDINALITY AS u(e, i) ORDER BY i)
            END AS places) AS t;
+-- Keyed like the release's ids (the checks group by them); a repeated id stops the check.
+ALTER TABLE tgv_groups ADD PRIMARY KEY (group_id);
+ALTER TABLE tgv_od_groups ADD PRIMARY KEY (od_group_id);
 ANALYZE tgv_groups;
 ANALYZE tgv_od_groups;
