@@ -156,11 +156,15 @@ def test_the_attack_reads_in_the_run_what_it_derives_from_raw_fixes(loaded_city,
         ), flows AS (
             DELETE FROM {build}.flows WHERE (SELECT release_cell_id FROM busiest)
                                             IN (from_cell, to_cell)
-        ), cells AS (
-            DELETE FROM {build}.cells WHERE cell_id = (SELECT release_cell_id FROM busiest)
+        ), points AS (
+            DELETE FROM {build}.cell_centroids
+            WHERE cell_id = (SELECT release_cell_id FROM busiest)
         )
         DELETE FROM {work}.cell_map WHERE cell_id = (SELECT cell_id FROM busiest)
         """).format(work=work, build=build))
+    conn.execute(sql.SQL("DELETE FROM {build}.cells WHERE cell_id NOT IN "
+                         "(SELECT release_cell_id FROM {work}.cell_map)").format(
+        work=work, build=build))
     assert conn.execute(sql.SQL(
         "SELECT count(*) FROM {}.visits WHERE cell_id NOT IN (SELECT cell_id FROM {}.cell_map)"
     ).format(work, work)).fetchone()[0] > 0

@@ -8,10 +8,7 @@
 -- from them to the run's members stay in the work schema (tg_published_*), private, for
 -- the verifier's assignment checks. Places: those a published group or common group names.
 -- demographic_classes is filled by the step (its columns depend on the attributes).
--- Geometry (privacy rule 2: no coordinate of a person): a group's line joins the points of
--- its places in order, an od group's multipoint holds the points of its places; a place's
--- point is ST_Centroid of its published geometry (the point itself, or the centre of a
--- grid square or cell). A group of one place has no line (NULL).
+-- The groups' geometry is drawn from the published places next (061_group_geometry.sql).
 -- Params: k, interval_size. Identifiers: work, build.
 DROP TABLE IF EXISTS {work}.tg_group_ids, {work}.tg_od_ids, {work}.tg_published_assignment,
     {work}.tg_published_od_members, {work}.tg_published_class_members;
@@ -60,25 +57,6 @@ ORDER BY random();
 CREATE INDEX ON {build}.places USING gist (geom);
 CREATE INDEX ON {build}.groups USING gin (places);
 
-UPDATE {build}.groups AS g
-SET geom = l.line
-FROM (SELECT g.group_id, ST_MakeLine(ST_Centroid(p.geom) ORDER BY u.ord) AS line
-      FROM {build}.groups AS g
-      CROSS JOIN LATERAL jsonb_array_elements_text(g.places) WITH ORDINALITY AS u(place_id, ord)
-      JOIN {build}.places AS p ON p.place_id = u.place_id
-      GROUP BY g.group_id
-      HAVING count(*) >= 2) AS l
-WHERE l.group_id = g.group_id;
-UPDATE {build}.od_groups AS o
-SET geom = m.points
-FROM (SELECT o.od_group_id, ST_Collect(ST_Centroid(p.geom) ORDER BY u.ord) AS points
-      FROM {build}.od_groups AS o
-      CROSS JOIN LATERAL jsonb_array_elements_text(o.places) WITH ORDINALITY AS u(place_id, ord)
-      JOIN {build}.places AS p ON p.place_id = u.place_id
-      GROUP BY o.od_group_id) AS m
-WHERE m.od_group_id = o.od_group_id;
-CREATE INDEX ON {build}.groups USING gist (geom);
-CREATE INDEX ON {build}.od_groups USING gist (geom);
 
 CREATE TABLE {work}.tg_published_assignment AS
 SELECT i.group_id, tr.traj_id, tr.user_id, a.seq_start, a.seq_stop

@@ -16,7 +16,7 @@ WITH group_lines AS (
 ), od_points AS (
     SELECT o.od_group_id,
            (SELECT CASE WHEN count(*) = count(p.place_id)
-                        THEN ST_Collect(ST_Centroid(p.geom) ORDER BY u.ord) END
+                        THEN ST_Multi(ST_Collect(ST_Centroid(p.geom) ORDER BY u.ord)) END
             FROM unnest(t.places) WITH ORDINALITY AS u(place_id, ord)
             LEFT JOIN {places} AS p ON p.place_id = u.place_id) AS points,
            o.geom, t.places
