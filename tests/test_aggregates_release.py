@@ -44,8 +44,9 @@ def _check_published(analyst_url: str, name: str, k: int, table: str,
         zones = {zone_id: (x0, y0, x1, y1) for zone_id, x0, y0, x1, y1 in _rows(
             analyst, "SELECT zone_id, ST_XMin(geom), ST_YMin(geom), ST_XMax(geom), "
             "ST_YMax(geom) FROM {s}.zones", name)}
-        cells = analyst.execute(sql.SQL("SELECT * FROM {}").format(
-            sql.Identifier(name, table))).fetchall()
+        # Every column but the last, fid (a row number, GIS tools' feature id).
+        cells = [row[:-1] for row in analyst.execute(sql.SQL("SELECT * FROM {}").format(
+            sql.Identifier(name, table))).fetchall()]
         bins = _rows(analyst, "SELECT bin_start, bin_end, n_lo, n_hi FROM {s}.bin_totals", name)
         totals = _rows(analyst, "SELECT counted, bins, n_lo, n_hi FROM {s}.totals", name)
     assert cells and bins and totals

@@ -125,10 +125,10 @@ def _applied(method: str) -> tuple[str, ...]:
 def _copy_release(conn: psycopg.Connection, source: str, copy: str) -> None:
     conn.execute(sql.SQL("DROP SCHEMA IF EXISTS {} CASCADE").format(sql.Identifier(copy)))
     conn.execute(sql.SQL("CREATE SCHEMA {}").format(sql.Identifier(copy)))
-    for table in ("manifest", "cells", "trajectories"):
+    for table in ("manifest", "cells", "cell_centroids", "trajectories"):
         conn.execute(sql.SQL("CREATE TABLE {} (LIKE {} INCLUDING ALL)").format(
             sql.Identifier(copy, table), sql.Identifier(source, table)))
-        conn.execute(sql.SQL("INSERT INTO {} SELECT * FROM {}").format(
+        conn.execute(sql.SQL("INSERT INTO {} OVERRIDING SYSTEM VALUE SELECT * FROM {}").format(
             sql.Identifier(copy, table), sql.Identifier(source, table)))
 
 

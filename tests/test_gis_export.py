@@ -228,3 +228,24 @@ def test_the_groups_verifier_refuses_a_group_drawn_off_its_places(
             conn.rollback()
             assert planted.checks["group_geometry"] == 1, change
             assert any("not the line through its places" in v for v in planted.violations)
+
+
+def test_a_raw_id_inside_a_published_json_list_is_refused(
+        published_city: dict[str, str], published_city_db: str) -> None:
+    """Lists are JSON now (groups.places): the shared identifier scan reads every string in
+    them, as it read every element of a text array."""
+    from psycopg import sql
+
+    from anonymizers.families.groups.verifier import verify_groups_release
+
+    schema = published_city["tg_nonoverlapping"]
+    with psycopg.connect(published_city_db) as conn:
+        (user_id,) = conn.execute("SELECT user_id FROM raw.points LIMIT 1").fetchone()
+        conn.execute(sql.SQL(
+            "UPDATE {g} SET places = places || to_jsonb(%s::text) "
+            "WHERE fid = (SELECT min(fid) FROM {g})").format(
+            g=sql.Identifier(schema, "groups")), (user_id,))
+        planted = verify_groups_release(conn, schema)
+        conn.rollback()
+    assert any("groups.places holds 1 raw traj_id/user_id" in v for v in planted.violations), \
+        planted.violations

@@ -4,7 +4,7 @@
 -- two counts of a ratio (numerator, denominator: sql/metrics/095_interval_filter_counts.sql
 -- filters them and divides).
 -- Identifiers: build.
-DELETE FROM {build}.metrics;
+TRUNCATE {build}.metrics RESTART IDENTITY;  -- fid (the row number) starts again at 1
 DROP TABLE IF EXISTS {build}.metric_series;
 CREATE TABLE {build}.metric_series (
     series      text NOT NULL,
