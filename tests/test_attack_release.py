@@ -11,6 +11,7 @@ import pytest
 from conftest import PUBLISHED_CITY, PUBLISHED_K
 from pipeline_helpers import release_params, run_steps
 from psycopg import sql
+from psycopg.types.json import Jsonb
 from voronoi_helpers import voronoi_params
 
 from anonymizers.attacks import release as attack_settings
@@ -88,7 +89,7 @@ def test_a_record_of_one_person_is_caught_by_the_attacks(published_city, publish
         _copy_release(conn, source, copy)
         cells = _one_persons_cells(conn, source)
         conn.execute(sql.SQL("INSERT INTO {}.trajectories (cells, n_cells) VALUES (%s, %s)")
-                     .format(sql.Identifier(copy)), (cells, len(cells)))
+                     .format(sql.Identifier(copy)), (Jsonb(cells), len(cells)))
         attack = attack_release(conn, copy, AttackSettings((1, 2), None, 200), ["location"])
     assert attack.breaches()
     monkeypatch.setenv("DATABASE_URL", published_city_db)
@@ -206,7 +207,7 @@ def test_a_covered_attack_beating_1_over_k_stops_the_metrics_step(loaded_city, c
     build = sql.Identifier(schema)
     cells = _one_persons_cells(conn, schema)
     conn.execute(sql.SQL("INSERT INTO {}.trajectories (cells, n_cells) VALUES (%s, %s)")
-                 .format(build), (cells, len(cells)))
+                 .format(build), (Jsonb(cells), len(cells)))
     with pytest.raises(PrivacyViolation, match=r"attack with \d known points re-identifies"):
         steps.metrics(spec)
     assert conn.execute(sql.SQL("SELECT count(*) FROM {}.metrics").format(build)
@@ -235,7 +236,7 @@ def _one_persons_cells(conn: psycopg.Connection, release: str) -> list[int]:
         for a, b in pairwise(sequence):
             persons = {owners[i] for i in holders[a] & holders[b]}
             if len(persons) == 1 and not any(a in r and b in r for r in published):
-                return [a, b]
+                return [int(a), int(b)]  # a JSON list of cell ids, as the release has
     raise AssertionError("every pair of consecutive cells is shared or published")
 
 

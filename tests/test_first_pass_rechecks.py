@@ -33,7 +33,7 @@ from anonymizers.verifiers.base import interval_count
 # (the grid's cells publish their centres too: half a cell).
 LATTICE = {"grid_kam_cut": ("cell_size", 2), "mob_symmetric": ("cell_size", 1),
            "tcaa": ("snap", 1), "mla_iterative_kmeans": ("epsilon", 1),
-           "tg_nonoverlapping": ("cell_size", 1)}
+           "tg_nonoverlapping": ("cell_size", 2)}  # groups drawn through squares' centres
 TOLERANCE_M = 1e-3
 
 
