@@ -82,20 +82,22 @@ def test_voronoi_method_publishes_a_verified_release(loaded_city: str, conn: psy
     assert verdict["passed"] is True and verdict["n_violations"] == 0, verdict
     assert srid == spec.srid
 
-    geometry = conn.execute(f"SELECT DISTINCT ST_GeometryType(geom), ST_SRID(geom), "
-                            f"ST_SRID(centroid) FROM {name}.cells").fetchall()
+    geometry = conn.execute(f"SELECT DISTINCT ST_GeometryType(c.geom), ST_SRID(c.geom), "
+                            f"ST_SRID(p.geom) FROM {name}.cells AS c "
+                            f"JOIN {name}.cell_centroids AS p USING (cell_id)").fetchall()
     assert geometry == [("ST_Polygon", spec.srid, spec.srid)]
     declared = conn.execute("SELECT type, srid FROM geometry_columns WHERE f_table_schema = %s "
                             "AND f_table_name = 'cells' AND f_geometry_column = 'geom'",
                             (name,)).fetchall()
     assert declared == [("POLYGON", spec.srid)]
-    assert {("cells", "geom"), ("cells", "centroid"), ("trajectories", "geom"),
+    assert {("cells", "geom"), ("cell_centroids", "geom"), ("trajectories", "geom"),
             ("flows", "geom")} <= gist_indexed_columns(conn, name)
 
     n_trajectories, dangling = one(
         conn, f"SELECT count(DISTINCT t.traj_id), count(*) FILTER (WHERE c.cell_id IS NULL) "
-        f"FROM {name}.trajectories AS t CROSS JOIN LATERAL unnest(t.cells) AS u(cell_id) "
-        f"LEFT JOIN {name}.cells AS c ON c.cell_id = u.cell_id")
+        f"FROM {name}.trajectories AS t "
+        f"CROSS JOIN LATERAL jsonb_array_elements_text(t.cells) AS u(cell_id) "
+        f"LEFT JOIN {name}.cells AS c ON c.cell_id = u.cell_id::integer")
     assert n_trajectories > 0 and dangling == 0
 
     n_flows, weakest = one(conn, f"SELECT count(*), min(n_persons) FROM {name}.flows")
