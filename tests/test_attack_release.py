@@ -131,6 +131,10 @@ def _copy_release(conn: psycopg.Connection, source: str, copy: str) -> None:
             sql.Identifier(copy, table), sql.Identifier(source, table)))
         conn.execute(sql.SQL("INSERT INTO {} OVERRIDING SYSTEM VALUE SELECT * FROM {}").format(
             sql.Identifier(copy, table), sql.Identifier(source, table)))
+        # The copy's row numbers (fid) go on from the source's.
+        conn.execute(sql.SQL("SELECT setval(pg_get_serial_sequence(%s, 'fid'), "
+                             "(SELECT max(fid) FROM {}))").format(sql.Identifier(copy, table)),
+                     (f'"{copy}"."{table}"',))
 
 
 @pytest.mark.parametrize("method", ["grid_kam_cut", "kam_cut", "kam_rec"])
