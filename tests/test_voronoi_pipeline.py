@@ -19,6 +19,7 @@ import psycopg
 import pytest
 from pipeline_helpers import catalog_rows, release_params, run_steps
 from psycopg import sql
+from psycopg.types.json import Jsonb
 from voronoi_helpers import (
     RADIUS,
     Totals,
@@ -632,7 +633,7 @@ def move_a_centroid_onto_a_lone_fix(conn: psycopg.Connection, spec: ReleaseSpec)
             SELECT c.cell_id FROM {spec.build_schema}.cells AS c, lone
             ORDER BY ST_Distance(c.geom, lone.geom), c.cell_id LIMIT 1
         )
-        UPDATE {spec.build_schema}.cells AS c SET centroid = lone.geom
+        UPDATE {spec.build_schema}.cell_centroids AS c SET geom = lone.geom
         FROM lone, target WHERE c.cell_id = target.cell_id
         RETURNING c.cell_id""", {"r": RADIUS}).fetchone()
     assert row is not None, "no fix of a person alone within r: nothing to plant"
@@ -661,7 +662,7 @@ def add_a_trajectory_of_one_person(conn: psycopg.Connection, spec: ReleaseSpec) 
                                                                owners) == 1:
             planted = [released[cell] for cell in cells]
             conn.execute(f"INSERT INTO {spec.build_schema}.trajectories (cells, n_cells) "
-                         "VALUES (%s, %s)", (planted, len(planted)))
+                         "VALUES (%s, %s)", (Jsonb([int(c) for c in planted]), len(planted)))
             return f"trajectory cells {planted} are contained in only 1 persons' sequences"
     pytest.fail("no trajectory with a crossed cell is one person's alone")
 
