@@ -240,7 +240,9 @@ def test_a_raw_id_inside_a_published_json_list_is_refused(
 
     schema = published_city["tg_nonoverlapping"]
     with psycopg.connect(published_city_db) as conn:
-        (user_id,) = conn.execute("SELECT user_id FROM raw.points LIMIT 1").fetchone()
+        row = conn.execute("SELECT user_id FROM raw.points LIMIT 1").fetchone()
+        assert row is not None, "the city has no fix"
+        (user_id,) = row
         conn.execute(sql.SQL(
             "UPDATE {g} SET places = places || to_jsonb(%s::text) "
             "WHERE fid = (SELECT min(fid) FROM {g})").format(
