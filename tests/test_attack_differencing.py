@@ -155,9 +155,10 @@ def _city_database(server_url: str, small_city: tuple[Path, Path]
 def _flows(conn: psycopg.Connection, schema: str) -> dict[tuple[str, str], tuple[int, int]]:
     """A release's flows by the text of their cells' centroids: n_persons, n_trajectories."""
     rows = conn.execute(psycopg.sql.SQL(
-        "SELECT ST_AsText(a.centroid), ST_AsText(b.centroid), f.n_persons, f.n_trajectories "
-        "FROM {s}.flows f JOIN {s}.cells a ON a.cell_id = f.from_cell "
-        "JOIN {s}.cells b ON b.cell_id = f.to_cell").format(s=psycopg.sql.Identifier(schema)))
+        "SELECT ST_AsText(a.geom), ST_AsText(b.geom), f.n_persons, f.n_trajectories "
+        "FROM {s}.flows f JOIN {s}.cell_centroids a ON a.cell_id = f.from_cell "
+        "JOIN {s}.cell_centroids b ON b.cell_id = f.to_cell").format(
+            s=psycopg.sql.Identifier(schema)))
     return {(r[0], r[1]): (r[2], r[3]) for r in rows}
 
 

@@ -11,6 +11,7 @@ import pytest
 from conftest import PUBLISHED_CITY, PUBLISHED_K
 from pipeline_helpers import release_params, run_steps
 from psycopg import sql
+from psycopg.types.json import Jsonb
 from voronoi_helpers import voronoi_params
 
 from anonymizers.attacks import release as attack_settings
@@ -88,7 +89,7 @@ def test_a_record_of_one_person_is_caught_by_the_attacks(published_city, publish
         _copy_release(conn, source, copy)
         cells = _one_persons_cells(conn, source)
         conn.execute(sql.SQL("INSERT INTO {}.trajectories (cells, n_cells) VALUES (%s, %s)")
-                     .format(sql.Identifier(copy)), (cells, len(cells)))
+                     .format(sql.Identifier(copy)), (Jsonb(cells), len(cells)))
         attack = attack_release(conn, copy, AttackSettings((1, 2), None, 200), ["location"])
     assert attack.breaches()
     monkeypatch.setenv("DATABASE_URL", published_city_db)
@@ -125,11 +126,15 @@ def _applied(method: str) -> tuple[str, ...]:
 def _copy_release(conn: psycopg.Connection, source: str, copy: str) -> None:
     conn.execute(sql.SQL("DROP SCHEMA IF EXISTS {} CASCADE").format(sql.Identifier(copy)))
     conn.execute(sql.SQL("CREATE SCHEMA {}").format(sql.Identifier(copy)))
-    for table in ("manifest", "cells", "trajectories"):
+    for table in ("manifest", "cells", "cell_centroids", "trajectories"):
         conn.execute(sql.SQL("CREATE TABLE {} (LIKE {} INCLUDING ALL)").format(
             sql.Identifier(copy, table), sql.Identifier(source, table)))
-        conn.execute(sql.SQL("INSERT INTO {} SELECT * FROM {}").format(
+        conn.execute(sql.SQL("INSERT INTO {} OVERRIDING SYSTEM VALUE SELECT * FROM {}").format(
             sql.Identifier(copy, table), sql.Identifier(source, table)))
+        # The copy's row numbers (fid) go on from the source's.
+        conn.execute(sql.SQL("SELECT setval(pg_get_serial_sequence(%s, 'fid'), "
+                             "(SELECT max(fid) FROM {}))").format(sql.Identifier(copy, table)),
+                     (f'"{copy}"."{table}"',))
 
 
 @pytest.mark.parametrize("method", ["grid_kam_cut", "kam_cut", "kam_rec"])
@@ -156,11 +161,15 @@ def test_the_attack_reads_in_the_run_what_it_derives_from_raw_fixes(loaded_city,
         ), flows AS (
             DELETE FROM {build}.flows WHERE (SELECT release_cell_id FROM busiest)
                                             IN (from_cell, to_cell)
-        ), cells AS (
-            DELETE FROM {build}.cells WHERE cell_id = (SELECT release_cell_id FROM busiest)
+        ), points AS (
+            DELETE FROM {build}.cell_centroids
+            WHERE cell_id = (SELECT release_cell_id FROM busiest)
         )
         DELETE FROM {work}.cell_map WHERE cell_id = (SELECT cell_id FROM busiest)
         """).format(work=work, build=build))
+    conn.execute(sql.SQL("DELETE FROM {build}.cells WHERE cell_id NOT IN "
+                         "(SELECT release_cell_id FROM {work}.cell_map)").format(
+        work=work, build=build))
     assert conn.execute(sql.SQL(
         "SELECT count(*) FROM {}.visits WHERE cell_id NOT IN (SELECT cell_id FROM {}.cell_map)"
     ).format(work, work)).fetchone()[0] > 0
@@ -202,7 +211,7 @@ def test_a_covered_attack_beating_1_over_k_stops_the_metrics_step(loaded_city, c
     build = sql.Identifier(schema)
     cells = _one_persons_cells(conn, schema)
     conn.execute(sql.SQL("INSERT INTO {}.trajectories (cells, n_cells) VALUES (%s, %s)")
-                 .format(build), (cells, len(cells)))
+                 .format(build), (Jsonb(cells), len(cells)))
     with pytest.raises(PrivacyViolation, match=r"attack with \d known points re-identifies"):
         steps.metrics(spec)
     assert conn.execute(sql.SQL("SELECT count(*) FROM {}.metrics").format(build)
@@ -231,7 +240,7 @@ def _one_persons_cells(conn: psycopg.Connection, release: str) -> list[int]:
         for a, b in pairwise(sequence):
             persons = {owners[i] for i in holders[a] & holders[b]}
             if len(persons) == 1 and not any(a in r and b in r for r in published):
-                return [a, b]
+                return [int(a), int(b)]  # a JSON list of cell ids, as the release has
     raise AssertionError("every pair of consecutive cells is shared or published")
 
 

@@ -14,6 +14,7 @@ from pathlib import Path
 import psycopg
 import pytest
 from conftest import PUBLISHED_CITY
+from psycopg.types.json import Jsonb
 
 from anonymizers.cli import main
 from anonymizers.compare.chooser import method_params
@@ -66,9 +67,9 @@ def _generalization_release(conn: psycopg.Connection, name: str,
         conn.execute(f"INSERT INTO {name}.cells VALUES (%s, %s::geometry)",
                      (cell, _box(x0, x1)))
     conn.execute(f"CREATE TABLE {name}.trajectories (traj_id uuid DEFAULT gen_random_uuid(), "
-                 "cells integer[])")
+                 "cells jsonb)")
     for cells in sequences:
-        conn.execute(f"INSERT INTO {name}.trajectories (cells) VALUES (%s)", (cells,))
+        conn.execute(f"INSERT INTO {name}.trajectories (cells) VALUES (%s)", (Jsonb(cells),))
 
 
 def _window(conn: psycopg.Connection):

@@ -21,6 +21,7 @@ import numpy as np
 import psycopg
 import pytest
 from psycopg import sql
+from psycopg.types.json import Jsonb
 from scipy.spatial import Delaunay
 
 from anonymizers.db.sqlfiles import run_sql_file
@@ -256,10 +257,11 @@ def _execute(conn: psycopg.Connection, text: str, **names: str) -> None:
 def create_release_tables(conn: psycopg.Connection, schema: str) -> None:
     _execute(conn, """
         CREATE TABLE {s}.places (place_id text PRIMARY KEY, geom geometry(Geometry, {srid}));
-        CREATE TABLE {s}.groups (group_id integer PRIMARY KEY, places text[], length integer,
-                                 n_lo integer, n_hi integer);
+        CREATE TABLE {s}.groups (group_id integer PRIMARY KEY, places jsonb, length integer,
+                                 n_lo integer, n_hi integer, geom geometry(LineString, {srid}));
         CREATE TABLE {s}.od_groups (od_group_id integer PRIMARY KEY, group_id integer,
-                                    kind text, places text[], n_lo integer, n_hi integer);
+                                    kind text, places jsonb, n_lo integer, n_hi integer,
+                                    geom geometry(MultiPoint, {srid}));
         CREATE TABLE {s}.demographic_classes (
             group_id integer, class_id integer, n_lo integer, n_hi integer,
             age_lo float8, age_hi float8, income_lo float8, income_hi float8,
@@ -318,7 +320,8 @@ def insert_groups(sc: Scenario, schema: str, groups: dict[int, str],
     with sc.conn.cursor() as cur:
         cur.executemany(sql.SQL("INSERT INTO {}.groups VALUES (%s, %s, %s, %s, %s)").format(
             sql.Identifier(schema)),
-            [(g, sc.places(seq), len(seq), *interval(counts[g])) for g, seq in groups.items()])
+            [(g, Jsonb(sc.places(seq)), len(seq), *interval(counts[g]))
+             for g, seq in groups.items()])
 
 
 def insert_classes(sc: Scenario, schema: str, work: str | None,
@@ -368,6 +371,7 @@ def build_overlapping(sc: Scenario, published: bool = False) -> Built:
     counts = {g: len(containing(seq)) for g, seq in OVERLAPPING_GROUPS.items()}
     insert_groups(sc, schema, OVERLAPPING_GROUPS, counts)
     insert_places(sc, schema, {p for seq in OVERLAPPING_GROUPS.values() for p in sc.places(seq)})
+    run_sql_file(sc.conn, "groups/061_group_geometry.sql", build=schema)
     persons = {g: sorted({p for _, p, _ in containing(seq)})
                for g, seq in OVERLAPPING_GROUPS.items()}
     if work is not None:
@@ -399,13 +403,14 @@ def build_nonoverlapping(sc: Scenario, published: bool = False) -> Built:
         ends = [t for t, _, _ in ASSIGNMENT[group]
                 if sc.place_names[sequence[t][0 if kind == "origin" else -1]] in hood]
         od_places[od_id] = hood
-        od_rows.append((od_id, group, kind, hood, *interval(len(ends))))
+        od_rows.append((od_id, group, kind, Jsonb(hood), *interval(len(ends))))
         members += [(od_id, t, sc.user_ids[person[t]]) for t in ends]
     with sc.conn.cursor() as cur:
         cur.executemany(sql.SQL("INSERT INTO {}.od_groups VALUES (%s, %s, %s, %s, %s, %s)"
                                 ).format(sql.Identifier(schema)), od_rows)
     named = {p for seq in NONOVERLAPPING_GROUPS.values() for p in sc.places(seq)}
     insert_places(sc, schema, named | {p for hood in od_places.values() for p in hood})
+    run_sql_file(sc.conn, "groups/061_group_geometry.sql", build=schema)
     if work is not None:
         create_private_tables(sc.conn, work)
         insert_assignment(sc, work, [(g, t, a, b) for g, rows in ASSIGNMENT.items()
@@ -514,8 +519,9 @@ def test_the_occurrences_of_sequences_of_every_length_are_the_brute_force_ones(c
 
 
 def _reverse(group: int) -> str:
-    return ("UPDATE {s}.groups SET places = ARRAY(SELECT places[i] FROM "
-            f"generate_subscripts(places, 1) AS i ORDER BY i DESC) WHERE group_id = {group}")
+    return ("UPDATE {s}.groups SET places = (SELECT jsonb_agg(e ORDER BY i DESC) FROM "
+            "jsonb_array_elements(places) WITH ORDINALITY AS u(e, i)), geom = ST_Reverse(geom) "
+            f"WHERE group_id = {group}")
 
 
 def _class(column: str, value: str, group: int = 1, class_id: int = 1) -> str:
@@ -525,7 +531,7 @@ def _class(column: str, value: str, group: int = 1, class_id: int = 1) -> str:
 
 def group_plants(sc: Scenario) -> dict[str, tuple[list[str], str]]:
     """Plants every method must catch: (statements, expected violation)."""
-    fde = "ARRAY[" + ", ".join(f"'{p}'" for p in sc.places("FDE")) + "]"
+    fde = "to_jsonb(ARRAY[" + ", ".join(f"'{p}'" for p in sc.places("FDE")) + "])"
     a, f = sc.place_names["A"], sc.place_names["F"]
     cell = "ST_MakeEnvelope({0} * 100, {1} * 100, ({0} + 1) * 100, ({1} + 1) * 100, 32633)"
     return {
@@ -572,13 +578,13 @@ def group_plants(sc: Scenario) -> dict[str, tuple[list[str], str]]:
 
 
 def nonoverlapping_plants(sc: Scenario, built: Built) -> dict[str, tuple[list[str], str]]:
-    a_hood = "ARRAY[" + ", ".join(f"'{p}'" for p in built.od_places[1]) + "]"
+    a_hood = "to_jsonb(ARRAY[" + ", ".join(f"'{p}'" for p in built.od_places[1]) + "])"
     g = sc.place_names["G"]
     u = sc.user_ids
     return {
         "overlapping ranges of one trajectory": (
-            ["INSERT INTO {s}.groups VALUES (3, ARRAY["
-             + ", ".join(f"'{p}'" for p in sc.places("CD")) + "], 2, 3, 5)",
+            ["INSERT INTO {s}.groups VALUES (3, to_jsonb(ARRAY["
+             + ", ".join(f"'{p}'" for p in sc.places("CD")) + "]), 2, 3, 5)",
              "INSERT INTO {w}.tg_published_assignment VALUES "
              f"(3, 't1', '{u[1]}', 2, 4), (3, 't2', '{u[2]}', 2, 4), (3, 't9', '{u[8]}', 3, 5)"],
             "overlaps another of its ranges"),
@@ -593,7 +599,7 @@ def nonoverlapping_plants(sc: Scenario, built: Built) -> dict[str, tuple[list[st
              "AND traj_id IN ('t8', 't10')"],
             "does not hold the true count"),
         "an od group that is not a closed neighbourhood": (
-            [f"UPDATE {{s}}.od_groups SET places = array_remove(places, '{g}') "
+            [f"UPDATE {{s}}.od_groups SET places = places - '{g}' "
              "WHERE od_group_id = 1"], "not one place and all its neighbours"),
         "an od member in two origin groups": (
             [f"INSERT INTO {{s}}.od_groups VALUES (3, 2, 'origin', {a_hood}, 3, 5)",
@@ -782,7 +788,7 @@ def test_the_verifier_checks_thousands_of_trajectories_quickly(conn, tmp_path, c
         sql.Identifier(schema)), (k, k))
     create_release_tables(conn, schema)
     name = {c: f"{BASE[0] + c[0]}:{BASE[1] + c[1]}" for c in centres}
-    rows = [(g, [name[c] for c in seq], len(seq), *interval(len(trajs), k, k))
+    rows = [(g, Jsonb([name[c] for c in seq]), len(seq), *interval(len(trajs), k, k))
             for g, (seq, (trajs, _)) in enumerate(groups.items(), start=1)]
     with conn.cursor() as cur:
         cur.executemany(sql.SQL("INSERT INTO {}.groups VALUES (%s, %s, %s, %s, %s)").format(
@@ -793,6 +799,7 @@ def test_the_verifier_checks_thousands_of_trajectories_quickly(conn, tmp_path, c
             "(%s + 1) * 100.0, (%s + 1) * 100.0, 32633))").format(sql.Identifier(schema)),
             [(name[c], BASE[0] + c[0], BASE[1] + c[1], BASE[0] + c[0], BASE[1] + c[1])
              for c in used])
+    run_sql_file(conn, "groups/061_group_geometry.sql", build=schema)
     began = time.perf_counter()
     result = verify_groups_release(conn, schema)
     seconds = time.perf_counter() - began

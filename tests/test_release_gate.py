@@ -12,6 +12,7 @@ import time
 import psycopg
 import pytest
 from pipeline_helpers import catalog_rows, release_params, run_steps, schemas
+from psycopg.types.json import Jsonb
 
 from anonymizers.errors import InputError, PrivacyViolation, ReleaseError
 from anonymizers.pipeline import steps
@@ -105,11 +106,11 @@ def test_a_planted_violation_is_caught_and_never_published(loaded_city, conn):
         JOIN {ReleaseSpec.from_dict(spec).work_schema}.cell_map m USING (cell_id)
         GROUP BY v.traj_id HAVING count(*) >= 6 LIMIT 1""").fetchone()
     if unique is None or unique[0] is None:  # every cell of it must be published to plant
-        conn.execute(f"INSERT INTO {build}.cells SELECT cell_id + 100000, geom, centroid "
-                     f"FROM {build}.cells LIMIT 1")
+        conn.execute(f"INSERT INTO {build}.cells (cell_id, geom) SELECT cell_id + 100000, "
+                     f"geom FROM {build}.cells LIMIT 1")
         unique = conn.execute(f"SELECT ARRAY[max(cell_id)] FROM {build}.cells").fetchone()
     conn.execute(f"INSERT INTO {build}.trajectories (cells, n_cells) VALUES (%s, %s)",
-                 (unique[0], len(unique[0])))
+                 (Jsonb(unique[0]), len(unique[0])))
     with pytest.raises(PrivacyViolation) as refusal:
         steps.verify(spec)
     # The refusal says whose fault it is and what the operator can change meanwhile.

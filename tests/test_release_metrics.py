@@ -17,6 +17,7 @@ import numpy as np
 import psycopg
 import pytest
 from pipeline_helpers import STEP_ORDER, release_params, run_steps
+from psycopg.types.json import Jsonb
 
 from anonymizers.db.connection import connect
 from anonymizers.db.sqlfiles import run_sql_file
@@ -329,7 +330,7 @@ def test_metric_series_is_documented_and_the_release_still_verifies(loaded_city,
         "FROM pg_attribute AS a WHERE a.attrelid = %s::regclass AND a.attnum > 0 "
         "AND NOT a.attisdropped", (f"{release.build_schema}.metric_series",)).fetchall()
     assert {name for name, _, _ in comments} == {"series", "x", "value", "unit", "description",
-                                                 "numerator", "denominator"}
+                                                 "numerator", "denominator", "fid"}
     assert all(column and table for _, column, table in comments)
     steps.verify(release.to_dict())  # the new table passes the gate (no ids, no timestamps)
 
@@ -379,7 +380,7 @@ def test_a_planted_sequence_of_fewer_than_k_persons_is_refused(loaded_city, conn
         "JOIN {w}.cell_map AS m ON m.release_cell_id = u.cell").format(w=work),
         (window.traj_ids[source], pattern))
     conn.execute(psycopg.sql.SQL("INSERT INTO {}.trajectories (cells, n_cells) VALUES (%s, %s)")
-                 .format(build_), (pattern, len(pattern)))
+                 .format(build_), (Jsonb([int(cell) for cell in pattern]), len(pattern)))
     with pytest.raises(PrivacyViolation, match="exceeds 1/k"):
         compute(release)
 

@@ -37,8 +37,9 @@ FRESH_IDS: dict[str, str] = {
                                     {}).items()},
 }
 # Ids fresh within another id (a demographic class is numbered within its group): left out;
-# the class's row is still compared, as part of its group.
-IGNORED = {"class_id"}
+# the class's row is still compared, as part of its group. fid is every table's row number
+# (GIS tools' feature id), drawn in the random row order.
+IGNORED = {"class_id", "fid"}
 
 Row = dict[str, Any]
 

@@ -19,6 +19,7 @@ import psycopg
 import pytest
 from pipeline_helpers import catalog_rows, release_params, run_steps
 from psycopg import sql
+from psycopg.types.json import Jsonb
 from voronoi_helpers import (
     RADIUS,
     Totals,
@@ -82,20 +83,22 @@ def test_voronoi_method_publishes_a_verified_release(loaded_city: str, conn: psy
     assert verdict["passed"] is True and verdict["n_violations"] == 0, verdict
     assert srid == spec.srid
 
-    geometry = conn.execute(f"SELECT DISTINCT ST_GeometryType(geom), ST_SRID(geom), "
-                            f"ST_SRID(centroid) FROM {name}.cells").fetchall()
+    geometry = conn.execute(f"SELECT DISTINCT ST_GeometryType(c.geom), ST_SRID(c.geom), "
+                            f"ST_SRID(p.geom) FROM {name}.cells AS c "
+                            f"JOIN {name}.cell_centroids AS p USING (cell_id)").fetchall()
     assert geometry == [("ST_Polygon", spec.srid, spec.srid)]
     declared = conn.execute("SELECT type, srid FROM geometry_columns WHERE f_table_schema = %s "
                             "AND f_table_name = 'cells' AND f_geometry_column = 'geom'",
                             (name,)).fetchall()
     assert declared == [("POLYGON", spec.srid)]
-    assert {("cells", "geom"), ("cells", "centroid"), ("trajectories", "geom"),
+    assert {("cells", "geom"), ("cell_centroids", "geom"), ("trajectories", "geom"),
             ("flows", "geom")} <= gist_indexed_columns(conn, name)
 
     n_trajectories, dangling = one(
         conn, f"SELECT count(DISTINCT t.traj_id), count(*) FILTER (WHERE c.cell_id IS NULL) "
-        f"FROM {name}.trajectories AS t CROSS JOIN LATERAL unnest(t.cells) AS u(cell_id) "
-        f"LEFT JOIN {name}.cells AS c ON c.cell_id = u.cell_id")
+        f"FROM {name}.trajectories AS t "
+        f"CROSS JOIN LATERAL jsonb_array_elements_text(t.cells) AS u(cell_id) "
+        f"LEFT JOIN {name}.cells AS c ON c.cell_id = u.cell_id::integer")
     assert n_trajectories > 0 and dangling == 0
 
     n_flows, weakest = one(conn, f"SELECT count(*), min(n_persons) FROM {name}.flows")
@@ -630,7 +633,7 @@ def move_a_centroid_onto_a_lone_fix(conn: psycopg.Connection, spec: ReleaseSpec)
             SELECT c.cell_id FROM {spec.build_schema}.cells AS c, lone
             ORDER BY ST_Distance(c.geom, lone.geom), c.cell_id LIMIT 1
         )
-        UPDATE {spec.build_schema}.cells AS c SET centroid = lone.geom
+        UPDATE {spec.build_schema}.cell_centroids AS c SET geom = lone.geom
         FROM lone, target WHERE c.cell_id = target.cell_id
         RETURNING c.cell_id""", {"r": RADIUS}).fetchone()
     assert row is not None, "no fix of a person alone within r: nothing to plant"
@@ -659,7 +662,7 @@ def add_a_trajectory_of_one_person(conn: psycopg.Connection, spec: ReleaseSpec) 
                                                                owners) == 1:
             planted = [released[cell] for cell in cells]
             conn.execute(f"INSERT INTO {spec.build_schema}.trajectories (cells, n_cells) "
-                         "VALUES (%s, %s)", (planted, len(planted)))
+                         "VALUES (%s, %s)", (Jsonb([int(c) for c in planted]), len(planted)))
             return f"trajectory cells {planted} are contained in only 1 persons' sequences"
     pytest.fail("no trajectory with a crossed cell is one person's alone")
 

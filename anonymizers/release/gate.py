@@ -292,10 +292,20 @@ def publish(conn: psycopg.Connection, spec: ReleaseSpec) -> bool:
         raise ReleaseError(f"nothing to publish: build schema {spec.build_schema} is missing")
     if not _verifier_passed(conn, spec):
         raise ReleaseError(f"{spec.build_schema} has no passing verifier result: not published")
-    run_sql_file(conn, "release/publish.sql", build=spec.build_schema, release=spec.release_name)
+    run_sql_file(conn, "release/publish.sql", {"comment": _schema_comment(spec)},
+                 build=spec.build_schema, release=spec.release_name)
     if not spec.params.get("comparison"):
         run_sql_file(conn, "release/grant_analyst.sql", release=spec.release_name)
     return True
+
+
+def _schema_comment(spec: ReleaseSpec) -> str:
+    """What an analyst reads about the release schema (psql's \\dn+, QGIS's browser)."""
+    return (f"A release of dataset {spec.dataset} by method {spec.method} (k = {spec.k}): "
+            "manifest says what was released, from which window, how and with which proof; "
+            "metrics and metric_series measure it; the other tables are the method's, each "
+            "with a comment. Every table has one geometry column at most and the integer "
+            "key fid (a row number); ids are ordinary columns. Listed in catalog.releases.")
 
 
 def drop_stale_schemas(conn: psycopg.Connection, spec: ReleaseSpec,

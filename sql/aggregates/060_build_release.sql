@@ -16,12 +16,17 @@ FROM (SELECT c.zone_key FROM {work}.ag_cells AS c JOIN {work}.ag_published_cells
       WHERE c.origin_key IS NOT NULL) AS used;
 ALTER TABLE {work}.ag_zone_ids ADD PRIMARY KEY (zone_key);
 
-INSERT INTO {build}.zones (zone_id, geom, centroid)
-SELECT i.zone_id, z.geom, z.centroid
+INSERT INTO {build}.zones (zone_id, geom)
+SELECT i.zone_id, z.geom
 FROM {work}.ag_zone_ids AS i JOIN {work}.ag_zones AS z USING (zone_key)
 ORDER BY random();
 CREATE INDEX ON {build}.zones USING gist (geom);
-CREATE INDEX ON {build}.zones USING gist (centroid);
+INSERT INTO {build}.zone_centroids (zone_id, geom)
+SELECT i.zone_id, z.centroid
+FROM {work}.ag_zone_ids AS i JOIN {work}.ag_zones AS z USING (zone_key)
+WHERE z.centroid IS NOT NULL
+ORDER BY random();
+CREATE INDEX ON {build}.zone_centroids USING gist (geom);
 
 CREATE TEMP TABLE ag_filtered ON COMMIT DROP AS
 SELECT c.cell_index, c.bin, c.origin_key, c.zone_key,
@@ -70,9 +75,16 @@ WHERE w.published;
 
 COMMENT ON TABLE {build}.zones IS
     'The zones the published counts name: squares of a fixed grid of manifest.parameters.cell_size metres anchored at the CRS origin (zones=grid), the dataset''s public places (zones=dataset), or the cells of the published release manifest.parameters.zones_release (zones=voronoi). Only zones a published count names are listed. Ids are fresh in every release. In the release''s metric CRS.';
+COMMENT ON COLUMN {build}.zones.fid IS 'Row number (the feature id GIS tools use); join on zone_id.';
 COMMENT ON COLUMN {build}.zones.zone_id IS 'The zone''s id in this release (random; another release''s ids differ).';
 COMMENT ON COLUMN {build}.zones.geom IS 'The zone: a grid square, a place''s point, or a cell of zones_release.';
-COMMENT ON COLUMN {build}.zones.centroid IS 'The grid square''s centre, or the place''s point; NULL for the cells of zones_release.';
+COMMENT ON TABLE {build}.zone_centroids IS
+    'The point of each zone that has one: the grid square''s centre, or the place''s point; the cells of zones_release have none (no row).';
+COMMENT ON COLUMN {build}.zone_centroids.fid IS 'Row number (the feature id GIS tools use); join on zone_id.';
+COMMENT ON COLUMN {build}.zone_centroids.zone_id IS 'The zone (zones.zone_id).';
+COMMENT ON COLUMN {build}.zone_centroids.geom IS 'The zone''s point, in the release''s metric CRS.';
+COMMENT ON COLUMN {build}.presence_counts.fid IS
+    'Row number (the feature id GIS tools use); (zone_id, bin_start) is the key of a count.';
 COMMENT ON TABLE {build}.presence_counts IS
     'Presence counts (method presence): the persons whose dominant zone in the time bin was the zone (the zone holding most of their fixes in the bin; ties to the zone first in a public order). Each person counts once per bin, so the cells of a bin add up to its bin total. A cell of fewer than k persons is absent, and so are further cells whose absence keeps every published total from revealing fewer than k persons (secondary suppression); an absent cell may be 0 or any suppressed count. No zone totals over bins are published.';
 COMMENT ON COLUMN {build}.presence_counts.zone_id IS 'The zone (zones.zone_id).';
@@ -80,6 +92,8 @@ COMMENT ON COLUMN {build}.presence_counts.bin_start IS 'Start of the time bin (i
 COMMENT ON COLUMN {build}.presence_counts.bin_end IS 'End of the time bin (exclusive).';
 COMMENT ON COLUMN {build}.presence_counts.n_lo IS 'Interval filter (seed 004 §4.2): the cell''s persons number between n_lo and n_hi, inclusive; the interval is one of a fixed tiling of size manifest.count_interval starting at k.';
 COMMENT ON COLUMN {build}.presence_counts.n_hi IS 'Upper end (inclusive) of the interval holding the cell''s number of persons.';
+COMMENT ON COLUMN {build}.od_counts.fid IS
+    'Row number (the feature id GIS tools use); (origin_zone_id, destination_zone_id, bin_start) is the key of a count.';
 COMMENT ON TABLE {build}.od_counts IS
     'Origin-destination counts (method od): the persons whose dominant zone was the origin in the bin before and the destination in this bin (one move per person observed in both bins, counted in the later one; stayers have origin = destination). The cells of a bin add up to its bin total. Suppressed cells are absent as in presence_counts; no row or column totals are published.';
 COMMENT ON COLUMN {build}.od_counts.origin_zone_id IS 'The dominant zone in the previous bin (zones.zone_id).';
@@ -88,6 +102,8 @@ COMMENT ON COLUMN {build}.od_counts.bin_start IS 'Start of the bin the move ends
 COMMENT ON COLUMN {build}.od_counts.bin_end IS 'End of the bin the move ends in (exclusive).';
 COMMENT ON COLUMN {build}.od_counts.n_lo IS 'Interval filter of the number of persons making the move (as presence_counts.n_lo).';
 COMMENT ON COLUMN {build}.od_counts.n_hi IS 'Upper end (inclusive) of the interval holding the number of persons making the move.';
+COMMENT ON COLUMN {build}.bin_totals.fid IS
+    'Row number (the feature id GIS tools use); bin_start is the key of a total.';
 COMMENT ON TABLE {build}.bin_totals IS
     'Per time bin, the total of its cells: persons observed in the bin (presence), or persons observed in the bin and the one before (od). Absent when below k, or when its absence keeps the window total from revealing fewer than k persons.';
 COMMENT ON COLUMN {build}.bin_totals.counted IS 'What the total counts: persons (presence) or moves (od).';
@@ -95,6 +111,8 @@ COMMENT ON COLUMN {build}.bin_totals.bin_start IS 'Start of the time bin (inclus
 COMMENT ON COLUMN {build}.bin_totals.bin_end IS 'End of the time bin (exclusive).';
 COMMENT ON COLUMN {build}.bin_totals.n_lo IS 'Interval filter of the bin''s total (as presence_counts.n_lo).';
 COMMENT ON COLUMN {build}.bin_totals.n_hi IS 'Upper end (inclusive) of the interval holding the bin''s total.';
+COMMENT ON COLUMN {build}.totals.fid IS
+    'Row number (the feature id GIS tools use); the table has one row when the total is published.';
 COMMENT ON TABLE {build}.totals IS
     'The window total: the sum of all bin totals (person-bins, or moves) over the whole bins of the window; absent when below k.';
 COMMENT ON COLUMN {build}.totals.counted IS 'What the total counts: person-bins (presence) or moves (od).';

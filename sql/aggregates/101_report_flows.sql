@@ -8,6 +8,8 @@ SELECT ST_AsBinary(CASE WHEN c.origin_zone_id = c.destination_zone_id THEN b
 FROM {release}.od_counts AS c
 JOIN {release}.zones AS o ON o.zone_id = c.origin_zone_id
 JOIN {release}.zones AS d ON d.zone_id = c.destination_zone_id
-CROSS JOIN LATERAL (SELECT coalesce(o.centroid, ST_PointOnSurface(o.geom)) AS a,
-                           coalesce(d.centroid, ST_PointOnSurface(d.geom)) AS b) AS p
+LEFT JOIN {release}.zone_centroids AS oc ON oc.zone_id = c.origin_zone_id
+LEFT JOIN {release}.zone_centroids AS dc ON dc.zone_id = c.destination_zone_id
+CROSS JOIN LATERAL (SELECT coalesce(oc.geom, ST_PointOnSurface(o.geom)) AS a,
+                           coalesce(dc.geom, ST_PointOnSurface(d.geom)) AS b) AS p
 ORDER BY c.n_lo, c.bin_start;

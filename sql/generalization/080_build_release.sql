@@ -5,7 +5,10 @@
 -- Inputs: {work}.anonymized(anon_id, cells integer[]), {work}.cells(cell_id, geom,
 -- centroid), {work}.flows. Flow counts are published through the interval filter
 -- (catalog.interval_count, seed 004 §4.2). Params: srid, k, count_interval.
--- Identifiers: work, build.
+-- Tables as GIS tools take them (GDAL, QGIS): one geometry column each (the cells' points
+-- are cell_centroids), a single-column integer key fid (a row number in the random row
+-- order) with the ids as ordinary unique attributes, and the cell sequence as a JSON array
+-- (GeoPackage has no array type). Identifiers: work, build.
 SET LOCAL work_mem = '256MB';
 DROP SCHEMA IF EXISTS {build} CASCADE;
 CREATE SCHEMA {build};
@@ -19,23 +22,35 @@ FROM (SELECT unnest(cells) AS cell_id FROM {work}.anonymized
 CREATE UNIQUE INDEX ON {work}.cell_map (cell_id);
 
 CREATE TABLE {build}.cells (
-    cell_id  integer PRIMARY KEY,
+    cell_id  integer NOT NULL UNIQUE,
     geom     geometry(Polygon, %(srid)s) NOT NULL,
-    centroid geometry(Point, %(srid)s) NOT NULL
+    fid      integer GENERATED ALWAYS AS IDENTITY PRIMARY KEY
 );
-INSERT INTO {build}.cells (cell_id, geom, centroid)
-SELECT m.release_cell_id, c.geom, c.centroid
+INSERT INTO {build}.cells (cell_id, geom)
+SELECT m.release_cell_id, c.geom
 FROM {work}.cells AS c
 JOIN {work}.cell_map AS m USING (cell_id)
 ORDER BY random();
 CREATE INDEX ON {build}.cells USING gist (geom);
-CREATE INDEX ON {build}.cells USING gist (centroid);
+
+CREATE TABLE {build}.cell_centroids (
+    cell_id  integer NOT NULL UNIQUE REFERENCES {build}.cells (cell_id),
+    geom     geometry(Point, %(srid)s) NOT NULL,
+    fid      integer GENERATED ALWAYS AS IDENTITY PRIMARY KEY
+);
+INSERT INTO {build}.cell_centroids (cell_id, geom)
+SELECT m.release_cell_id, c.centroid
+FROM {work}.cells AS c
+JOIN {work}.cell_map AS m USING (cell_id)
+ORDER BY random();
+CREATE INDEX ON {build}.cell_centroids USING gist (geom);
 
 CREATE TABLE {build}.trajectories (
-    traj_id uuid PRIMARY KEY DEFAULT gen_random_uuid(),
-    cells   integer[] NOT NULL,
+    traj_id uuid NOT NULL UNIQUE DEFAULT gen_random_uuid(),
+    cells   jsonb NOT NULL,
     n_cells integer NOT NULL,
-    geom    geometry(LineString, %(srid)s)
+    geom    geometry(LineString, %(srid)s),
+    fid     integer GENERATED ALWAYS AS IDENTITY PRIMARY KEY
 );
 -- Each distinct work sequence is mapped to published ids and drawn as a line once, then
 -- given one row per copy: at 25M fixes 238k distinct sequences make 1.9 million rows (a
@@ -52,19 +67,20 @@ WITH work_sequences AS (
     JOIN {work}.cells AS c ON c.cell_id = u.cell_id
     GROUP BY w.id, w.copies
 )
-SELECT s.cells, cardinality(s.cells), CASE WHEN cardinality(s.cells) >= 2 THEN s.line END
+SELECT to_jsonb(s.cells), cardinality(s.cells), CASE WHEN cardinality(s.cells) >= 2 THEN s.line END
 FROM sequences AS s
 CROSS JOIN LATERAL generate_series(1, s.copies)
 ORDER BY random();
 CREATE INDEX ON {build}.trajectories USING gist (geom);
 
 CREATE TABLE {build}.flows (
-    from_cell      integer NOT NULL REFERENCES {build}.cells,
-    to_cell        integer NOT NULL REFERENCES {build}.cells,
+    from_cell      integer NOT NULL REFERENCES {build}.cells (cell_id),
+    to_cell        integer NOT NULL REFERENCES {build}.cells (cell_id),
     n_persons      integer NOT NULL,
     n_trajectories integer NOT NULL,
     geom           geometry(LineString, %(srid)s) NOT NULL,
-    PRIMARY KEY (from_cell, to_cell)
+    UNIQUE (from_cell, to_cell),
+    fid            integer GENERATED ALWAYS AS IDENTITY PRIMARY KEY
 );
 INSERT INTO {build}.flows (from_cell, to_cell, n_persons, n_trajectories, geom)
 SELECT mf.release_cell_id, mt.release_cell_id,
@@ -81,20 +97,29 @@ CREATE INDEX ON {build}.flows USING gist (geom);
 
 COMMENT ON TABLE {build}.cells IS
     'The areas trajectories are generalized to. Only cells used by a published trajectory or flow.';
+COMMENT ON COLUMN {build}.cells.fid IS 'Row number (the feature id GIS tools use); join on cell_id.';
 COMMENT ON COLUMN {build}.cells.cell_id IS 'Cell id, drawn at random for this release only.';
 COMMENT ON COLUMN {build}.cells.geom IS 'The cell polygon (metric CRS of the release).';
-COMMENT ON COLUMN {build}.cells.centroid IS
-    'The point that stands for the cell in trajectories and flows.';
+COMMENT ON TABLE {build}.cell_centroids IS
+    'The point that stands for each cell in trajectories and flows, one row per row of cells.';
+COMMENT ON COLUMN {build}.cell_centroids.fid IS 'Row number (the feature id GIS tools use); join on cell_id.';
+COMMENT ON COLUMN {build}.cell_centroids.cell_id IS 'The cell (cells.cell_id).';
+COMMENT ON COLUMN {build}.cell_centroids.geom IS
+    'The cell''s point: the vertex that trajectories and flows draw for it.';
 COMMENT ON TABLE {build}.trajectories IS
     'k-anonymous generalized trajectories: every cell sequence is contained in the sequences of at least k distinct persons.';
+COMMENT ON COLUMN {build}.trajectories.fid IS 'Row number (the feature id GIS tools use).';
 COMMENT ON COLUMN {build}.trajectories.traj_id IS
     'Random id, fresh in every release: it does not identify a person or join to other releases.';
-COMMENT ON COLUMN {build}.trajectories.cells IS 'Sequence of visited cells (cells.cell_id), in order.';
+COMMENT ON COLUMN {build}.trajectories.cells IS
+    'Sequence of visited cells (cells.cell_id), in order, as a JSON array of integers (e.g. [12, 7, 33]; in SQL: jsonb_array_elements_text(cells) WITH ORDINALITY).';
 COMMENT ON COLUMN {build}.trajectories.n_cells IS 'Number of cells in the sequence.';
 COMMENT ON COLUMN {build}.trajectories.geom IS
     'Line through the centroids of the visited cells; NULL when the sequence has one cell.';
 COMMENT ON TABLE {build}.flows IS
     'Moves between consecutively visited cells; flows with fewer than k supporters are suppressed.';
+COMMENT ON COLUMN {build}.flows.fid IS
+    'Row number (the feature id GIS tools use); (from_cell, to_cell) is the key of a flow.';
 COMMENT ON COLUMN {build}.flows.from_cell IS 'Cell left (cells.cell_id).';
 COMMENT ON COLUMN {build}.flows.to_cell IS 'Cell entered next (cells.cell_id).';
 COMMENT ON COLUMN {build}.flows.n_persons IS

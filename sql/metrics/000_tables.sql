@@ -4,7 +4,7 @@
 -- two counts of a ratio (numerator, denominator: sql/metrics/095_interval_filter_counts.sql
 -- filters them and divides).
 -- Identifiers: build.
-DELETE FROM {build}.metrics;
+TRUNCATE {build}.metrics RESTART IDENTITY;  -- fid (the row number) starts again at 1
 DROP TABLE IF EXISTS {build}.metric_series;
 CREATE TABLE {build}.metric_series (
     series      text NOT NULL,
@@ -14,7 +14,8 @@ CREATE TABLE {build}.metric_series (
     description text NOT NULL,
     numerator   bigint,
     denominator bigint,
-    PRIMARY KEY (series, x)
+    fid         integer GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    UNIQUE (series, x)
 );
 COMMENT ON TABLE {build}.metric_series IS
     'Utility and risk figures of this release that vary along an axis (per iteration of progressive generalization, per fixed length bin, per number of observed points); one row per (series, x). Scalar measures are in metrics. No minimum, maximum or quantile of individual values is published; a count is 0, at least k or NULL (suppressed).';
@@ -25,6 +26,8 @@ COMMENT ON COLUMN {build}.metric_series.x IS
 COMMENT ON COLUMN {build}.metric_series.value IS
     'Value of the series at x (NULL when undefined, e.g. no trajectory has that many points, or when a count is suppressed because fewer than k persons are behind it).';
 COMMENT ON COLUMN {build}.metric_series.unit IS 'Unit of the value.';
+COMMENT ON COLUMN {build}.metric_series.fid IS
+    'Row number (the feature id GIS tools use); (series, x) is the key of a figure.';
 COMMENT ON COLUMN {build}.metric_series.description IS
     'What the series measures, what x is, and how it was computed.';
 COMMENT ON COLUMN {build}.metric_series.numerator IS

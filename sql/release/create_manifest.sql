@@ -6,6 +6,9 @@
 -- (catalog.interval_count, seed 004 §4.2): two releases of nested windows must not
 -- difference into an exact count of one. trajectories_out is exact: it is the size of the
 -- release's main table anyway. A cleared task runs it again: the tables are made afresh.
+-- Every table of a release has a single-column integer key, fid (the feature id GIS tools
+-- need: GDAL, QGIS), last so that a positional INSERT leaves it to its identity; names
+-- stay ordinary (unique) attributes.
 -- Identifiers: build.
 DROP TABLE IF EXISTS {build}.metrics;
 DROP TABLE IF EXISTS {build}.manifest;
@@ -33,7 +36,8 @@ CREATE TABLE {build}.manifest (
     published_unit    text NOT NULL,
     suppressed        bigint,
     verifier_result   jsonb,
-    code_version      text NOT NULL
+    code_version      text NOT NULL,
+    fid               integer GENERATED ALWAYS AS IDENTITY PRIMARY KEY
 );
 INSERT INTO {build}.manifest
 SELECT %(release_name)s, %(dataset)s, %(method)s, %(parameters)s, %(k)s, %(k_counts)s,
@@ -48,12 +52,13 @@ SELECT %(release_name)s, %(dataset)s, %(method)s, %(parameters)s, %(k)s, %(k_cou
        NULL, %(code_version)s;
 
 CREATE TABLE {build}.metrics (
-    name        text PRIMARY KEY,
+    name        text NOT NULL UNIQUE,
     value       double precision,
     unit        text NOT NULL,
     description text NOT NULL,
     numerator   bigint,
-    denominator bigint
+    denominator bigint,
+    fid         integer GENERATED ALWAYS AS IDENTITY PRIMARY KEY
 );
 
 COMMENT ON TABLE {build}.manifest IS 'What this release is: source, method, parameters, privacy model and the verifier''s proof.';
@@ -81,6 +86,8 @@ COMMENT ON COLUMN {build}.manifest.published_unit IS 'What trajectories_out and 
 COMMENT ON COLUMN {build}.manifest.suppressed IS 'Input units (see published_unit) of which nothing was published (interval-filtered; NULL when between 1 and k - 1).';
 COMMENT ON COLUMN {build}.manifest.verifier_result IS 'The independent verifier''s findings on exactly these tables; its counts are interval-filtered like the manifest''s (0, NULL below k, else the lower end of the count_interval-wide interval from k).';
 COMMENT ON COLUMN {build}.manifest.code_version IS 'Version of the anonymizers package that built the release.';
+COMMENT ON COLUMN {build}.manifest.fid IS 'Row number (the feature id GIS tools use); the manifest has one row.';
+COMMENT ON COLUMN {build}.metrics.fid IS 'Row number (the feature id GIS tools use); name is the metric''s key.';
 COMMENT ON TABLE {build}.metrics IS 'Utility and risk measures computed on this release.';
 COMMENT ON COLUMN {build}.metrics.name IS 'Metric name.';
 COMMENT ON COLUMN {build}.metrics.value IS 'Metric value.';

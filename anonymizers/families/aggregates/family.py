@@ -29,7 +29,7 @@ class AggregatesFamily(Family):
 
     @property
     def release_tables(self) -> tuple[str, ...]:
-        return ("zones", "presence_counts", "od_counts", "bin_totals", "totals")
+        return ("zones", "zone_centroids", "presence_counts", "od_counts", "bin_totals", "totals")
 
     def manifest_counts(self, conn: psycopg.Connection, release: Any) -> ManifestCounts:
         return ManifestCounts.from_sql(conn, "aggregates/090_manifest_counts.sql",

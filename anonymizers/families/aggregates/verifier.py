@@ -124,7 +124,7 @@ def _check_zones(conn: psycopg.Connection, schema: str, result: VerifierResult
                  ) -> dict[int, str]:
     """Published zone id -> the verifier's zone key (rule 1)."""
     found = fetch_columns(conn, "aggregates/verify/030_published_zones.sql",
-                          zones=(schema, "zones"))
+                          zones=(schema, "zones"), zone_centroids=(schema, "zone_centroids"))
     keys: dict[int, str] = {}
     unknown = []
     for zone_id, key, centroid_ok in zip(found["zone_id"], found["zone_key"],

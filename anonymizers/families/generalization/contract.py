@@ -29,7 +29,11 @@ EMPTY_BY_DESIGN: dict[str, set[str]] = {}
 def plant(conn: psycopg.Connection, schema: str) -> None:
     """A cell nobody visited: its polygon would point at no k persons (and be on no route)."""
     conn.execute(sql.SQL(
-        "INSERT INTO {c} (cell_id, geom, centroid) "
-        "SELECT (SELECT max(cell_id) + 1 FROM {c}), ST_Translate(geom, 100000, 100000), "
-        "       ST_Translate(centroid, 100000, 100000) "
+        "INSERT INTO {c} (cell_id, geom) "
+        "SELECT (SELECT max(cell_id) + 1 FROM {c}), ST_Translate(geom, 100000, 100000) "
         "FROM {c} LIMIT 1").format(c=sql.Identifier(schema, "cells")))
+    conn.execute(sql.SQL(
+        "INSERT INTO {p} (cell_id, geom) "
+        "SELECT (SELECT max(cell_id) FROM {c}), ST_Translate(geom, 100000, 100000) "
+        "FROM {p} LIMIT 1").format(c=sql.Identifier(schema, "cells"),
+                                   p=sql.Identifier(schema, "cell_centroids")))

@@ -34,7 +34,7 @@ class GeneralizationFamily(Family):
 
     @property
     def release_tables(self) -> tuple[str, ...]:
-        return ("cells", "trajectories", "flows")
+        return ("cells", "cell_centroids", "trajectories", "flows")
 
     def manifest_counts(self, conn: psycopg.Connection, release: Any) -> ManifestCounts:
         return ManifestCounts.from_sql(conn, "generalization/090_manifest_counts.sql",

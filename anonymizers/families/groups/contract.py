@@ -30,9 +30,11 @@ EMPTY_BY_DESIGN: dict[str, set[str]] = {
 
 
 def plant(conn: psycopg.Connection, schema: str) -> None:
-    """One group's sequence reversed: nobody travelled it in that order."""
+    """One group's sequence reversed (its line too, so that only the model is broken):
+    nobody travelled it in that order."""
     conn.execute(sql.SQL(
-        "UPDATE {g} SET places = ARRAY(SELECT places[i] FROM generate_subscripts(places, 1) "
-        "AS i ORDER BY i DESC) WHERE group_id = (SELECT min(group_id) FROM {g} "
-        "WHERE length > 1 AND places[1] <> places[length])").format(
+        "UPDATE {g} SET places = (SELECT jsonb_agg(e ORDER BY i DESC) "
+        "FROM jsonb_array_elements(places) WITH ORDINALITY AS u(e, i)), "
+        "geom = ST_Reverse(geom) WHERE group_id = (SELECT min(group_id) FROM {g} "
+        "WHERE length > 1 AND places -> 0 <> places -> (length - 1))").format(
         g=sql.Identifier(schema, "groups")))

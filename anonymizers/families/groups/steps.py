@@ -533,6 +533,7 @@ def build_places_release(spec: dict[str, Any]) -> None:
         run_sql_file(conn, "groups/060_build_release.sql",
                      {"k": release.k, "interval_size": interval_size(release)},
                      work=work, build=build)
+        run_sql_file(conn, "groups/061_group_geometry.sql", build=build)
         params = typed_params(release)
         names = (parse_demographic_grid(params.demographic_grid).names
                  if params.demographics != "none" else ())

@@ -9,7 +9,9 @@ machinery's shared rules (:mod:`anonymizers.verifiers.base`), then Nordström's 
 
 1. **places**: every published place is the dataset's place of that name, at its position
    (place-sequence datasets), or exactly its cell of the fixed grid (GPS datasets); every
-   place is named by a group or od group, and every named place is published;
+   place is named by a group or od group, and every named place is published; the
+   geometry of a group (the line through its places' points, in order) and of an od group
+   (their points) is exactly what its published places give (privacy rule 2);
 2. **groups** (§4.3): each sequence is a contiguous part of the window's place sequences of
    at least k distinct persons; ``length`` is its number of places; the count interval is
    one of the interval filter's (§4.2: size I, starting at k) and holds the true count
@@ -346,6 +348,29 @@ def _check_places(conn: psycopg.Connection, release: ReleaseUnderTest, tables: d
              "unpublished": "named by a group or od group but not published"}
     for fault, text in texts.items():
         _report(result, f"places_{fault}", faults[fault], text)
+
+
+def _place_sequences(conn: psycopg.Connection, tables: dict[str, Table],
+                     result: VerifierResult) -> dict[str, Table]:
+    """The tables the checks read: groups and od groups with their places as text arrays
+    (temporary tables; the release holds JSON arrays), once their geometry is checked to be
+    exactly the line (groups) or the points (od groups) of their published places."""
+    run_sql_file(conn, "groups/verify/published_places.sql", groups=tables["groups"],
+                 od_groups=tables["od_groups"])
+    rows = fetch_columns(conn, "groups/verify/geometry.sql", groups=tables["groups"],
+                         od_groups=tables["od_groups"], places=tables["places"])
+    faults: dict[str, list[str]] = defaultdict(list)
+    for fault, item in zip(rows["fault"], rows["item"], strict=True):
+        faults[fault].append(item)
+    texts = {"group_places": "places is not a JSON array of place names",
+             "group_geometry": "its geometry is not the line through its places' points, "
+                               "in order",
+             "od_places": "places is not a JSON array of place names",
+             "od_geometry": "its geometry is not the points of its places"}
+    for fault, text in texts.items():
+        _report(result, fault, faults[fault], text)
+    return {**tables, "groups": ("pg_temp", "tgv_groups"),
+            "od_groups": ("pg_temp", "tgv_od_groups")}
 
 
 # --------------------------------------------------------------------------- groups
@@ -731,6 +756,7 @@ def _check_model(conn: psycopg.Connection, release: ReleaseUnderTest, settings: 
     _check_interval_size(release, settings, result)
     with conn.transaction():  # the temporary tables live until its commit
         _derive_visits(conn, release, settings)
+        tables = _place_sequences(conn, tables, result)
         _check_places(conn, release, tables, result)
         run_sql_file(conn, "groups/verify/occurrences.sql", groups=tables["groups"])
         assigned = _check_assignment(conn, release, settings, tables, private, counts, result)

@@ -9,9 +9,10 @@
 -- generalization/attacks/differencing.sql. No trailing semicolon: a subquery.
 -- Identifiers: release.
 WITH zone_keys AS (
-    SELECT zone_id, encode(ST_AsEWKB(geom), 'hex') AS zone_key,
-           ST_AsText(coalesce(centroid, ST_PointOnSurface(geom))) AS zone_label
-    FROM {release}.zones
+    SELECT z.zone_id, encode(ST_AsEWKB(z.geom), 'hex') AS zone_key,
+           ST_AsText(coalesce(c.geom, ST_PointOnSurface(z.geom))) AS zone_label
+    FROM {release}.zones AS z
+    LEFT JOIN {release}.zone_centroids AS c USING (zone_id)
 ), bins AS (
     SELECT m.parameters ->> 'bin_seconds' AS bin_seconds,
            mod(extract(epoch FROM m.window_start)::numeric,

@@ -12,8 +12,14 @@
 -- One row per record, not per cell: at 25M fixes a row per cell was ten million COPY
 -- messages and a sort of them, about a minute. Identifiers: release.
 -- Each row comes with its record's number (what db.groups.copy_sequences reads).
+-- The published sequence is a JSON array (which orders by length first): each distinct
+-- one becomes an integer array for the order.
 COPY (
     SELECT row_number() OVER (ORDER BY cells) - 1, array_to_string(cells, ' ')
-    FROM (SELECT cells FROM {release}.trajectories GROUP BY cells) AS distinct_sequences
+    FROM (SELECT ARRAY(SELECT e::integer
+                       FROM jsonb_array_elements_text(d.cells) WITH ORDINALITY AS u(e, i)
+                       ORDER BY i) AS cells
+          FROM (SELECT cells FROM {release}.trajectories GROUP BY cells) AS d
+         ) AS distinct_sequences
     ORDER BY cells
 ) TO STDOUT WITH (FORMAT csv)

@@ -1,3 +1,3 @@
 -- Attack suite, groups family: every published trajectory group's place sequence.
--- Identifiers: release.
-SELECT places::text[] AS places FROM {release}.groups ORDER BY group_id;
+-- places is a JSON array of place names (read as a list). Identifiers: release.
+SELECT places FROM {release}.groups ORDER BY group_id;
