@@ -22,7 +22,8 @@ from dataclasses import dataclass
 from typing import Any
 
 __all__ = ["ATTACK", "CALLER_ENV", "COMMAND_LINE", "COMPOSITION", "PRECISION",
-           "PRECISION_FLOOR_M", "RISKS", "Risk", "accepted_risks"]
+           "PRECISION_FLOOR_M", "RISKS", "Risk", "accepted_risks",
+           "recorded_risks"]
 
 # The finest lattice a release may publish on without an accepted precision risk (privacy
 # rule 7): the cell size, lattice step or grid side of every parameter that sets a
@@ -76,6 +77,16 @@ ATTACK = Risk(
     "attack", "an attack of the suite measures a re-identification risk above 1/k that the "
     "method's privacy model does not cover (privacy rule 9)")
 RISKS: tuple[Risk, ...] = (COMPOSITION, PRECISION, ATTACK)
+
+
+def recorded_risks(record: Mapping[str, Any]) -> list[tuple[Risk, str]]:
+    """Every risk a manifest or catalog row records as accepted, with its reason.
+
+    >>> [(risk.name, reason) for risk, reason in recorded_risks({"attack_risk": " model "})]
+    [('attack', 'model')]
+    """
+    found = [(risk, str(record.get(risk.column) or "").strip()) for risk in RISKS]
+    return [(risk, reason) for risk, reason in found if reason]
 
 
 def accepted_risks(params: Mapping[str, Any]) -> dict[str, str]:

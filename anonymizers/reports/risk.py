@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from anonymizers.reports.release_data import Metric, Series
-from anonymizers.risks import RISKS
+from anonymizers.risks import recorded_risks
 
 __all__ = ["RISK_PREFIXES", "SAFER_WHEN_HIGHER", "RiskPanel", "is_risk_series",
            "is_safer_when_higher", "risk_panels", "summary_sentences", "worst_attack"]
@@ -106,9 +106,8 @@ def _risk_sentence(metrics: Sequence[Metric], k: int) -> str:
 
 
 def _accepted_sentence(manifest: dict[str, Any]) -> str:
-    accepted = [(risk, str(manifest.get(risk.column) or "").strip()) for risk in RISKS]
     shown = [f"publishing although {risk.accepts} (reason recorded: {reason})"
-             for risk, reason in accepted if reason]
+             for risk, reason in recorded_risks(manifest)]
     if not shown:
         return "None: the operator overrode no privacy rule for this release."
     return "The operator accepted, and the manifest records: " + "; ".join(shown) + "."

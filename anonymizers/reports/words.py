@@ -9,7 +9,7 @@ import re
 from datetime import datetime
 from typing import Any
 
-from anonymizers.risks import PRECISION_FLOOR_M, RISKS
+from anonymizers.risks import PRECISION_FLOOR_M, recorded_risks
 
 __all__ = ["count_text", "manifest_sentences", "parameter_rows", "plain"]
 
@@ -69,8 +69,7 @@ def _verifier_sentence(result: dict[str, Any] | None) -> str:
 
 def _risks_sentence(manifest: dict[str, Any]) -> str:
     """Every rule the operator overrode for this release, with the recorded reason."""
-    accepted = [(risk, str(manifest.get(risk.column) or "").strip()) for risk in RISKS]
-    accepted = [(risk, reason) for risk, reason in accepted if reason]
+    accepted = recorded_risks(manifest)
     if not accepted:
         return ("None. The window overlaps no published window of the same data and is not "
                 "shorter than the minimum; every published precision is at least "
