@@ -126,6 +126,13 @@ CHECK_SENTENCES: dict[str, str] = {
     "places_unused": "Published places used by no published group." + _ZERO,
     "places_not_a_place": "Published places that are not places of the source." + _ZERO,
     "places_unpublished": "Places used by a group but not published." + _ZERO,
+    "group_places": "Groups whose places are not a JSON list of place names." + _ZERO,
+    "group_geometry": "Groups whose line is not drawn through their places' published points, "
+                      "in order." + _ZERO,
+    "od_places": "Origin-destination groups whose places are not a JSON list of place names."
+                 + _ZERO,
+    "od_geometry": "Origin-destination groups whose points are not their places' published "
+                   "points." + _ZERO,
     "groups_bad_interval": "Group counts off the interval filter." + _ZERO,
     "groups_wrong_length": "Groups whose place sequence has the wrong length." + _ZERO,
     "groups_assigned_below_k": "Groups with fewer than k assigned persons." + _ZERO,
